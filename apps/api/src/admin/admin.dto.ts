@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import type { ApiKeyRow, TenantRow, UserRow } from '@loci/db';
+
+// Request bodies: strict objects, so a misspelt field is a 400 instead of silently ignored.
+export const createTenantBody = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  tier: z.enum(['free', 'pro', 'enterprise']).default('free'),
+  billing: z.enum(['platform', 'own_key']).default('platform'),
+});
+
+export const createUserBody = z.strictObject({
+  email: z.email().max(320),
+  password: z.string().min(12, 'must be at least 12 characters').max(1024),
+  role: z.enum(['admin', 'member']),
+});
+
+export const createApiKeyBody = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+});
+
+export const pageQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+// Responses.
+export const tenantResponse = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  tier: z.enum(['free', 'pro', 'enterprise']),
+  billing: z.enum(['platform', 'own_key']),
+  limits: z.object({
+    daily_cost_cap_micros: z.number().int().nullable(),
+    monthly_cost_cap_micros: z.number().int().nullable(),
+    daily_query_quota: z.number().int().nullable(),
+    max_concurrent_queries: z.number().int().nullable(),
+  }),
+  created_at: z.iso.datetime(),
+});
+
+export const tenantListResponse = z.object({
+  items: z.array(tenantResponse),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
+export const userResponse = z.object({
+  id: z.uuid(),
+  tenant_id: z.uuid().nullable(),
+  email: z.string(),
+  role: z.enum(['operator', 'admin', 'member']),
+  created_at: z.iso.datetime(),
+});
+
+export const apiKeyResponse = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  prefix: z.string(),
+  created_at: z.iso.datetime(),
+  last_used_at: z.iso.datetime().nullable(),
+  revoked_at: z.iso.datetime().nullable(),
+});
+
+export const createdApiKeyResponse = apiKeyResponse.extend({
+  key: z.string().describe('The full API key. Shown only in this response: store it now.'),
+});
+
+export const apiKeyListResponse = z.object({ items: z.array(apiKeyResponse) });
+
+export const toTenantResponse = (t: TenantRow): z.infer<typeof tenantResponse> => ({
+  id: t.id,
+  name: t.name,
+  tier: t.tier,
+  billing: t.billing,
+  limits: {
+    daily_cost_cap_micros: t.dailyCostCapMicros,
+    monthly_cost_cap_micros: t.monthlyCostCapMicros,
+    daily_query_quota: t.dailyQueryQuota,
+    max_concurrent_queries: t.maxConcurrentQueries,
+  },
+  created_at: t.createdAt.toISOString(),
+});
+
+export const toUserResponse = (u: UserRow): z.infer<typeof userResponse> => ({
+  id: u.id,
+  tenant_id: u.tenantId,
+  email: u.email,
+  role: u.role,
+  created_at: u.createdAt.toISOString(),
+});
+
+export const toApiKeyResponse = (k: ApiKeyRow): z.infer<typeof apiKeyResponse> => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  created_at: k.createdAt.toISOString(),
+  last_used_at: k.lastUsedAt?.toISOString() ?? null,
+  revoked_at: k.revokedAt?.toISOString() ?? null,
+});

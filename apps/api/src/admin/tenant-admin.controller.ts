@@ -1,0 +1,71 @@
+import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
+import { openApiSchemaOf, ValidBody, ValidQuery } from '@loci/http';
+import {
+  createApiKeyBody,
+  createdApiKeyResponse,
+  createTenantBody,
+  createUserBody,
+  pageQuery,
+  tenantListResponse,
+  tenantResponse,
+  toApiKeyResponse,
+  toTenantResponse,
+  toUserResponse,
+  userResponse,
+} from './admin.dto';
+import { TenantAdminService } from './tenant-admin.service';
+
+/** The operators' API: platform staff create and inspect tenants. */
+@ApiTags('admin')
+@ApiBearerAuth('jwt')
+@Roles('operator')
+@Controller('v1/admin/tenants')
+export class TenantAdminController {
+  constructor(private readonly admin: TenantAdminService) {}
+
+  @Post()
+  @ApiCreatedResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
+  async createTenant(@ValidBody(createTenantBody) body: z.output<typeof createTenantBody>) {
+    return toTenantResponse(await this.admin.createTenant(body));
+  }
+
+  @Get()
+  @ApiOkResponse({ schema: openApiSchemaOf(tenantListResponse, 'output') })
+  async listTenants(@ValidQuery(pageQuery) page: z.output<typeof pageQuery>) {
+    const tenants = await this.admin.listTenants(page);
+    return { items: tenants.map(toTenantResponse), limit: page.limit, offset: page.offset };
+  }
+
+  @Get(':tenantId')
+  @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
+  async getTenant(@Param('tenantId') tenantId: string) {
+    return toTenantResponse(await this.admin.getTenant(tenantId));
+  }
+
+  @Post(':tenantId/users')
+  @ApiCreatedResponse({ schema: openApiSchemaOf(userResponse, 'output') })
+  async createUser(@Param('tenantId') tenantId: string, @ValidBody(createUserBody) body: z.output<typeof createUserBody>) {
+    return toUserResponse(await this.admin.createUser(tenantId, body));
+  }
+
+  @Post(':tenantId/api-keys')
+  @ApiCreatedResponse({ schema: openApiSchemaOf(createdApiKeyResponse, 'output') })
+  async createApiKey(
+    @Param('tenantId') tenantId: string,
+    @ValidBody(createApiKeyBody) body: z.output<typeof createApiKeyBody>,
+    @CurrentPrincipal() principal: Principal,
+  ) {
+    const created = await this.admin.createApiKey(tenantId, body.name, principal.kind === 'jwt' ? principal.userId : null);
+    return { ...toApiKeyResponse(created.row), key: created.key };
+  }
+
+  @Delete(':tenantId/api-keys/:keyId')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Revoked; the key fails from the next request on.' })
+  async revokeApiKey(@Param('tenantId') tenantId: string, @Param('keyId') keyId: string) {
+    await this.admin.revokeApiKey(tenantId, keyId);
+  }
+}

@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { NotFoundError } from '@loci/common';
+import { ApiKeysService, CreatedApiKey, hashPassword } from '@loci/auth';
+import { NewTenant, TenantRow, TenantsRepository, UserRole, UserRow, UsersRepository } from '@loci/db';
+
+/** What operators do to tenants: create them, their users and their API keys. */
+@Injectable()
+export class TenantAdminService {
+  constructor(
+    private readonly tenants: TenantsRepository,
+    private readonly users: UsersRepository,
+    private readonly apiKeys: ApiKeysService,
+  ) {}
+
+  createTenant(tenant: NewTenant): Promise<TenantRow> {
+    return this.tenants.create(tenant);
+  }
+
+  listTenants(page: { limit: number; offset: number }): Promise<TenantRow[]> {
+    return this.tenants.list(page);
+  }
+
+  async getTenant(tenantId: string): Promise<TenantRow> {
+    const tenant = await this.tenants.findById(tenantId);
+    if (!tenant) throw new NotFoundError('No such tenant.');
+    return tenant;
+  }
+
+  async createUser(tenantId: string, user: { email: string; password: string; role: UserRole }): Promise<UserRow> {
+    await this.getTenant(tenantId);
+    return this.users.create({
+      tenantId,
+      email: user.email,
+      passwordHash: await hashPassword(user.password),
+      role: user.role,
+    });
+  }
+
+  async createApiKey(tenantId: string, name: string, createdByUserId: string | null): Promise<CreatedApiKey> {
+    await this.getTenant(tenantId);
+    return this.apiKeys.create(tenantId, name, createdByUserId);
+  }
+
+  async revokeApiKey(tenantId: string, keyId: string): Promise<void> {
+    await this.getTenant(tenantId);
+    await this.apiKeys.revoke(tenantId, keyId);
+  }
+}

@@ -1,0 +1,37 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from '@loci/auth';
+import { ConfigModule, Settings } from '@loci/config';
+import { DbModule } from '@loci/db';
+import { HttpExceptionFilter } from '@loci/http';
+import { KvModule } from '@loci/kv';
+import { TenantAdminController } from './admin/tenant-admin.controller';
+import { TenantAdminService } from './admin/tenant-admin.service';
+import { ApiKeysController } from './api-keys/api-keys.controller';
+import { AuthController } from './auth/auth.controller';
+import { HealthController } from './health/health.controller';
+import { loggerOptions } from './logging';
+import { MeController } from './me/me.controller';
+import { OperatorBootstrapService } from './operator-bootstrap.service';
+
+@Module({})
+export class AppModule {
+  /** `settings` is for tests; the server loads them from the environment. */
+  static forRoot(settings: Settings): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(settings),
+        LoggerModule.forRoot(loggerOptions(settings)),
+        DbModule,
+        KvModule,
+        AuthModule,
+        TerminusModule.forRoot({ logger: false }),
+      ],
+      controllers: [AuthController, MeController, TenantAdminController, ApiKeysController, HealthController],
+      providers: [TenantAdminService, OperatorBootstrapService, { provide: APP_FILTER, useClass: HttpExceptionFilter }],
+    };
+  }
+}

@@ -1,0 +1,24 @@
+import 'reflect-metadata';
+import { loadSettings, SettingsError } from '@loci/config';
+import { createApp } from './create-app';
+
+async function main(): Promise<void> {
+  let settings;
+  try {
+    settings = loadSettings();
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      console.error(error.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+  const app = await createApp(settings);
+  await app.listen(settings.port, settings.host);
+  console.log(`Loci API listening on http://${settings.host}:${settings.port} (docs at /docs)`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

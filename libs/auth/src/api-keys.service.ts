@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { NotFoundError } from '@loci/common';
+import { ApiKeyRow, ApiKeysRepository, isUniqueViolation } from '@loci/db';
+import { generateApiKey } from './api-key-secret';
+
+export interface CreatedApiKey {
+  row: ApiKeyRow;
+  /** The full key: returned once, at creation, and never stored. */
+  key: string;
+}
+
+@Injectable()
+export class ApiKeysService {
+  constructor(private readonly apiKeys: ApiKeysRepository) {}
+
+  async create(tenantId: string, name: string, createdByUserId: string | null): Promise<CreatedApiKey> {
+    // A prefix collision (8 random base64url chars) is astronomically rare; retry rather than fail.
+    for (let attempt = 0; ; attempt++) {
+      const generated = generateApiKey();
+      try {
+        const row = await this.apiKeys.create({
+          tenantId,
+          name,
+          prefix: generated.prefix,
+          secretHash: generated.secretHash,
+          createdByUserId,
+        });
+        return { row, key: generated.key };
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= 2) throw error;
+      }
+    }
+  }
+
+  list(tenantId: string): Promise<ApiKeyRow[]> {
+    return this.apiKeys.listByTenant(tenantId);
+  }
+
+  async revoke(tenantId: string, keyId: string): Promise<void> {
+    if (!(await this.apiKeys.revoke(tenantId, keyId))) throw new NotFoundError('No such API key.');
+  }
+}

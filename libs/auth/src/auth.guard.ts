@@ -1,0 +1,66 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import { ForbiddenError, UnauthenticatedError } from '@loci/common';
+import type { UserRole } from '@loci/db';
+import { looksLikeApiKey } from './api-key-secret';
+import { credentialFrom } from './credential';
+import { API_KEY_ALLOWED, IS_PUBLIC, ROLES } from './decorators';
+import { Principal } from './principal';
+
+type AuthenticatedRequest = Request & { principal?: Principal; user?: unknown };
+
+/** Passport guards that report failures as our typed error instead of Nest's bare 401. */
+class StrictPassportGuard extends AuthGuard(['jwt']) {
+  override handleRequest<T>(error: unknown, user: T): T {
+    if (error || !user) throw new UnauthenticatedError('Invalid or expired access token.');
+    return user;
+  }
+}
+class ApiKeyPassportGuard extends AuthGuard(['api-key']) {
+  override handleRequest<T>(error: unknown, user: T): T {
+    if (error || !user) throw new UnauthenticatedError('Invalid or revoked API key.');
+    return user;
+  }
+}
+
+/**
+ * The global, default-deny guard. A route is open only with @Public(); API keys only where
+ * @ApiKeyAllowed() says so; @Roles() restricts JWT principals. The credential's shape says
+ * which strategy checks it: `loci_...` is an API key, anything else must be a JWT.
+ */
+@Injectable()
+export class PrincipalGuard implements CanActivate {
+  private readonly jwtGuard = new StrictPassportGuard();
+  private readonly apiKeyGuard = new ApiKeyPassportGuard();
+
+  constructor(private readonly reflector: Reflector) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const credential = credentialFrom(req);
+    if (!credential) throw new UnauthenticatedError('Authentication required: send a Bearer token or an X-API-Key.');
+
+    if (looksLikeApiKey(credential)) {
+      if (!this.reflector.getAllAndOverride<boolean>(API_KEY_ALLOWED, targets)) {
+        throw new ForbiddenError('This route does not accept API keys; sign in to the dashboard.');
+      }
+      await this.apiKeyGuard.canActivate(context);
+    } else {
+      if (req.header('x-api-key')) throw new UnauthenticatedError('X-API-Key must hold a loci_ API key.');
+      await this.jwtGuard.canActivate(context);
+    }
+
+    const principal = req.user as Principal;
+    req.principal = principal;
+    const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(ROLES, targets);
+    if (principal.kind === 'jwt' && roles && !roles.includes(principal.role)) {
+      throw new ForbiddenError('Your role may not do this.');
+    }
+    return true;
+  }
+}

@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { Settings, SETTINGS } from '@loci/config';
+import { ApiKeyStrategy } from './api-key.strategy';
+import { ApiKeysService } from './api-keys.service';
+import { PrincipalGuard } from './auth.guard';
+import { JwtStrategy } from './jwt.strategy';
+import { LoginService } from './login.service';
+
+/** Registers the default-deny guard for the whole app, the two strategies and the services. */
+@Module({
+  imports: [
+    PassportModule,
+    JwtModule.registerAsync({
+      inject: [SETTINGS],
+      useFactory: (settings: Settings) => ({ secret: settings.jwt.secret }),
+    }),
+  ],
+  providers: [
+    JwtStrategy,
+    ApiKeyStrategy,
+    LoginService,
+    ApiKeysService,
+    { provide: APP_GUARD, useClass: PrincipalGuard },
+  ],
+  exports: [LoginService, ApiKeysService],
+})
+export class AuthModule {}

@@ -1,0 +1,29 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { Settings, SETTINGS } from '@loci/config';
+import { AccessTokenClaims, JWT_AUDIENCE, JWT_ISSUER, Principal } from './principal';
+
+/**
+ * Verifies Loci's own access tokens: HS256 only (so `alg: none` and tokens meant for other
+ * algorithms fail), our issuer and audience, not expired.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(@Inject(SETTINGS) settings: Settings) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKey: settings.jwt.secret,
+      algorithms: ['HS256'],
+      issuer: JWT_ISSUER,
+      audience: JWT_AUDIENCE,
+      ignoreExpiration: false,
+    });
+  }
+
+  validate(claims: AccessTokenClaims): Principal | false {
+    if (typeof claims.sub !== 'string' || !['operator', 'admin', 'member'].includes(claims.role)) return false;
+    if (claims.role !== 'operator' && typeof claims.tid !== 'string') return false;
+    return { kind: 'jwt', userId: claims.sub, tenantId: claims.tid ?? null, role: claims.role };
+  }
+}

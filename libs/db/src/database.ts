@@ -1,0 +1,40 @@
+import type { SQL } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type * as schema from './schema';
+
+/** The drizzle handle repositories use; the same type over node-postgres and PGlite. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export type DatabaseKind = 'postgres' | 'pglite';
+
+/** The store behind the DATABASE token: one of two drivers, chosen by settings at boot. */
+export interface Database {
+  readonly kind: DatabaseKind;
+  readonly db: Db;
+  /** Applies pending migrations while holding the migrations advisory lock. */
+  migrate(migrationsFolder: string): Promise<void>;
+  /** Throws when the store cannot answer a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DATABASE = Symbol('DATABASE');
+
+/**
+ * Every instance that migrates takes this session-level advisory lock first, so two servers
+ * starting together apply each migration exactly once; the second waits, then finds nothing
+ * to do. hashtext() keeps the key readable.
+ */
+export const MIGRATIONS_LOCK_SQL = {
+  lock: `SELECT pg_advisory_lock(hashtext('loci.migrations'))`,
+  unlock: `SELECT pg_advisory_unlock(hashtext('loci.migrations'))`,
+};
+
+/**
+ * Runs raw SQL and returns its rows. Both drivers answer `{ rows }`, but drizzle's shared
+ * PgDatabase type cannot say so, hence this one cast.
+ */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}

@@ -1,0 +1,51 @@
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Settings, SETTINGS } from '@loci/config';
+import { Database, DATABASE } from './database';
+import { findMigrationsFolder } from './migrations-folder';
+import { openDatabase } from './open-database';
+import { ApiKeysRepository } from './repositories/api-keys.repository';
+import { TenantsRepository } from './repositories/tenants.repository';
+import { UsersRepository } from './repositories/users.repository';
+
+export const MIGRATIONS_FOLDER = Symbol('MIGRATIONS_FOLDER');
+
+@Injectable()
+class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.database.close();
+  }
+}
+
+const repositories = [TenantsRepository, UsersRepository, ApiKeysRepository];
+
+@Global()
+@Module({
+  providers: [
+    { provide: MIGRATIONS_FOLDER, useFactory: () => findMigrationsFolder() },
+    {
+      provide: DATABASE,
+      inject: [SETTINGS, MIGRATIONS_FOLDER],
+      // Migrating inside the factory means no provider ever sees an unmigrated store.
+      useFactory: async (settings: Settings, migrationsFolder: string): Promise<Database> => {
+        const logger = new Logger('Database');
+        const database = await openDatabase(settings);
+        logger.log(
+          database.kind === 'pglite'
+            ? `embedded PGlite store in ${settings.dataDir}/pglite (single process only)`
+            : 'PostgreSQL store (DATABASE_URL)',
+        );
+        if (settings.database.migrateOnStart) {
+          await database.migrate(migrationsFolder);
+          logger.log('migrations applied');
+        }
+        return database;
+      },
+    },
+    DatabaseLifecycle,
+    ...repositories,
+  ],
+  exports: [DATABASE, MIGRATIONS_FOLDER, ...repositories],
+})
+export class DbModule {}

@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { drizzle } from 'drizzle-orm/pglite';
+import { migrate } from 'drizzle-orm/pglite/migrator';
+import * as schema from './schema';
+import { Database, Db, MIGRATIONS_LOCK_SQL } from './database';
+
+/**
+ * Embedded PostgreSQL (PGlite, WebAssembly) with pgvector: the zero-settings default.
+ * One process owns the data directory; it is not for multi-instance deployments.
+ */
+export class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  readonly db: Db;
+
+  private constructor(private readonly client: PGlite) {
+    this.db = drizzle(client, { schema }) as unknown as Db;
+  }
+
+  /** `dataDir` undefined keeps everything in memory (used by tests). */
+  static async open(dataDir?: string): Promise<PgliteDatabase> {
+    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    const client = await PGlite.create({ dataDir, extensions: { vector } });
+    return new PgliteDatabase(client);
+  }
+
+  async migrate(migrationsFolder: string): Promise<void> {
+    // PGlite has one connection, so the lock is only for symmetry with Postgres (and cheap).
+    await this.client.query(MIGRATIONS_LOCK_SQL.lock);
+    try {
+      await migrate(drizzle(this.client, { schema }), { migrationsFolder });
+    } finally {
+      await this.client.query(MIGRATIONS_LOCK_SQL.unlock);
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.client.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (!this.client.closed) await this.client.close();
+  }
+}

@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import { Database, DATABASE } from '../database';
+import { isUuid } from '../ids';
+import { ApiKeyRow, apiKeys, tenants, TenantRow } from '../schema';
+
+export interface NewApiKey {
+  tenantId: string;
+  name: string;
+  prefix: string;
+  secretHash: string;
+  createdByUserId: string | null;
+}
+
+@Injectable()
+export class ApiKeysRepository {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  async create(key: NewApiKey): Promise<ApiKeyRow> {
+    const [row] = await this.database.db.insert(apiKeys).values(key).returning();
+    return row;
+  }
+
+  async listByTenant(tenantId: string): Promise<ApiKeyRow[]> {
+    return this.database.db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.tenantId, tenantId))
+      .orderBy(desc(apiKeys.createdAt));
+  }
+
+  /** The live (not revoked) key with this prefix, with its tenant; read on every request. */
+  async findActiveByPrefix(prefix: string): Promise<{ key: ApiKeyRow; tenant: TenantRow } | undefined> {
+    const [row] = await this.database.db
+      .select({ key: apiKeys, tenant: tenants })
+      .from(apiKeys)
+      .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+      .where(and(eq(apiKeys.prefix, prefix), isNull(apiKeys.revokedAt)));
+    return row;
+  }
+
+  /** Revokes a key of this tenant; false when the tenant has no such key. Idempotent. */
+  async revoke(tenantId: string, keyId: string): Promise<boolean> {
+    if (!isUuid(tenantId) || !isUuid(keyId)) return false;
+    const rows = await this.database.db
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    if (rows.length > 0) return true;
+    const [existing] = await this.database.db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId)));
+    return existing !== undefined;
+  }
+
+  async touchLastUsed(tenantId: string, keyId: string, at: Date): Promise<void> {
+    await this.database.db
+      .update(apiKeys)
+      .set({ lastUsedAt: at })
+      .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId)));
+  }
+}

@@ -1,0 +1,258 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  doublePrecision,
+  foreignKey,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { createdAt, embeddingColumn, serialIdColumn, tenantIdColumn, updatedAt } from './columns';
+import { tenants } from './tenancy';
+
+export const graphKind = pgEnum('graph_kind', ['default', 'gb']);
+export const documentKind = pgEnum('document_kind', ['document', 'gb_text']);
+export const documentStatus = pgEnum('document_status', ['pending', 'processing', 'processed', 'failed', 'deferred']);
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const graphRef = (t: { tenantId: any; graphId: any }) =>
+  foreignKey({ columns: [t.tenantId, t.graphId], foreignColumns: [graphs.tenantId, graphs.id] }).onDelete('cascade');
+
+/**
+ * A tenant's graphs: exactly one `default` graph (documents, /v1/query) and one `gb` graph per
+ * (gb user, dataset). Every graph row below belongs to one graph.
+ */
+export const graphs = pgTable(
+  'graphs',
+  {
+    tenantId: tenantIdColumn(),
+    id: serialIdColumn(),
+    kind: graphKind('kind').notNull(),
+    /** The gb caller's user_id (a string the tenant chooses); null for the default graph. */
+    gbUserId: text('gb_user_id'),
+    /** The gb dataset name (`main` unless asked); `default` for the default graph. */
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    unique('graphs_identity_key').on(t.tenantId, t.kind, t.gbUserId, t.name).nullsNotDistinct(),
+    foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
+  ],
+);
+
+/**
+ * What was ingested: an uploaded document or a gb `remember` text (the gb contract's artifact).
+ * The content hash de-duplicates uploads within a graph.
+ */
+export const documents = pgTable(
+  'documents',
+  {
+    tenantId: tenantIdColumn(),
+    id: serialIdColumn(),
+    graphId: bigint('graph_id', { mode: 'number' }).notNull(),
+    kind: documentKind('kind').notNull(),
+    name: text('name').notNull(),
+    mimeType: text('mime_type').notNull().default('text/plain'),
+    contentHash: text('content_hash').notNull(),
+    text: text('text').notNull(),
+    /** The date the document speaks of (e.g. a report's date), distinct from when we loaded it. */
+    documentDate: timestamptz('document_date'),
+    sessionId: text('session_id'),
+    status: documentStatus('status').notNull().default('pending'),
+    /** Why the document is deferred or failed, in words a tenant can act on. */
+    statusReason: text('status_reason'),
+    chunksTotal: integer('chunks_total').notNull().default(0),
+    chunksDone: integer('chunks_done').notNull().default(0),
+    loadedAt: timestamptz('loaded_at').notNull().defaultNow(),
+    processedAt: timestamptz('processed_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    graphRef(t),
+    uniqueIndex('documents_content_key').on(t.tenantId, t.graphId, t.contentHash),
+    index('documents_graph_created_idx').on(t.tenantId, t.graphId, t.createdAt),
+  ],
+);
+
+/** Token-sized pieces of a document, with a summary; each has a text and a summary vector. */
+export const chunks = pgTable(
+  'chunks',
+  {
+    tenantId: tenantIdColumn(),
+    id: serialIdColumn(),
+    graphId: bigint('graph_id', { mode: 'number' }).notNull(),
+    documentId: bigint('document_id', { mode: 'number' }).notNull(),
+    index: integer('index').notNull(),
+    text: text('text').notNull(),
+    tokenCount: integer('token_count').notNull(),
+    summary: text('summary'),
+    embedding: embeddingColumn('embedding'),
+    summaryEmbedding: embeddingColumn('summary_embedding'),
+    embeddingModel: text('embedding_model'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    graphRef(t),
+    foreignKey({ columns: [t.tenantId, t.documentId], foreignColumns: [documents.tenantId, documents.id] }).onDelete(
+      'cascade',
+    ),
+    uniqueIndex('chunks_document_index_key').on(t.tenantId, t.documentId, t.index),
+    index('chunks_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('chunks_summary_embedding_hnsw').using('hnsw', t.summaryEmbedding.op('vector_cosine_ops')),
+  ],
+);
+
+/** Things the text speaks of. `normalized_name` is what entity resolution matches on. */
+export const entities = pgTable(
+  'entities',
+  {
+    tenantId: tenantIdColumn(),
+    id: serialIdColumn(),
+    graphId: bigint('graph_id', { mode: 'number' }).notNull(),
+    name: text('name').notNull(),
+    normalizedName: text('normalized_name').notNull(),
+    type: text('type'),
+    description: text('description'),
+    embedding: embeddingColumn('embedding'),
+    embeddingModel: text('embedding_model'),
+    latitude: doublePrecision('latitude'),
+    longitude: doublePrecision('longitude'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    graphRef(t),
+    index('entities_graph_name_idx').on(t.tenantId, t.graphId, t.normalizedName),
+    index('entities_graph_updated_idx').on(t.tenantId, t.graphId, t.updatedAt),
+    index('entities_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
+  ],
+);
+
+/**
+ * Facts: a relation from one entity to another, bi-temporal.
+ * - valid_at / invalid_at: when the fact was true in the world (event time);
+ * - created_at / expired_at: when Loci learned it and when newer knowledge superseded it
+ *   (transaction time). Superseded facts (expired_at set) are kept but never retrieved.
+ */
+export const edges = pgTable(
+  'edges',
+  {
+    tenantId: tenantIdColumn(),
+    id: serialIdColumn(),
+    graphId: bigint('graph_id', { mode: 'number' }).notNull(),
+    sourceId: bigint('source_id', { mode: 'number' }).notNull(),
+    targetId: bigint('target_id', { mode: 'number' }).notNull(),
+    relation: text('relation').notNull(),
+    description: text('description'),
+    keywords: text('keywords'),
+    weight: doublePrecision('weight').notNull().default(1),
+    embedding: embeddingColumn('embedding'),
+    embeddingModel: text('embedding_model'),
+    validAt: timestamptz('valid_at'),
+    invalidAt: timestamptz('invalid_at'),
+    createdAt: createdAt(),
+    expiredAt: timestamptz('expired_at'),
+    /** The document (gb: artifact) the fact was first inferred from. */
+    artifactId: bigint('artifact_id', { mode: 'number' }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    graphRef(t),
+    foreignKey({ columns: [t.tenantId, t.sourceId], foreignColumns: [entities.tenantId, entities.id] }).onDelete(
+      'cascade',
+    ),
+    foreignKey({ columns: [t.tenantId, t.targetId], foreignColumns: [entities.tenantId, entities.id] }).onDelete(
+      'cascade',
+    ),
+    foreignKey({ columns: [t.tenantId, t.artifactId], foreignColumns: [documents.tenantId, documents.id] }).onDelete(
+      'set null',
+    ),
+    // One-hop expansion reads live edges around a set of entities, newest first.
+    index('edges_live_source_idx').on(t.tenantId, t.sourceId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
+    index('edges_live_target_idx').on(t.tenantId, t.targetId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
+    index('edges_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
+  ],
+);
+
+/** Provenance: which documents and chunks support an entity or an edge. */
+export const entityDocuments = pgTable(
+  'entity_documents',
+  {
+    tenantId: tenantIdColumn(),
+    entityId: bigint('entity_id', { mode: 'number' }).notNull(),
+    documentId: bigint('document_id', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.entityId, t.documentId] }),
+    index('entity_documents_document_idx').on(t.tenantId, t.documentId),
+    foreignKey({ columns: [t.tenantId, t.entityId], foreignColumns: [entities.tenantId, entities.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.tenantId, t.documentId], foreignColumns: [documents.tenantId, documents.id] }).onDelete(
+      'cascade',
+    ),
+  ],
+);
+
+export const edgeDocuments = pgTable(
+  'edge_documents',
+  {
+    tenantId: tenantIdColumn(),
+    edgeId: bigint('edge_id', { mode: 'number' }).notNull(),
+    documentId: bigint('document_id', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.edgeId, t.documentId] }),
+    index('edge_documents_document_idx').on(t.tenantId, t.documentId),
+    foreignKey({ columns: [t.tenantId, t.edgeId], foreignColumns: [edges.tenantId, edges.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.tenantId, t.documentId], foreignColumns: [documents.tenantId, documents.id] }).onDelete(
+      'cascade',
+    ),
+  ],
+);
+
+export const entityChunks = pgTable(
+  'entity_chunks',
+  {
+    tenantId: tenantIdColumn(),
+    entityId: bigint('entity_id', { mode: 'number' }).notNull(),
+    chunkId: bigint('chunk_id', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.entityId, t.chunkId] }),
+    index('entity_chunks_chunk_idx').on(t.tenantId, t.chunkId),
+    foreignKey({ columns: [t.tenantId, t.entityId], foreignColumns: [entities.tenantId, entities.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.tenantId, t.chunkId], foreignColumns: [chunks.tenantId, chunks.id] }).onDelete('cascade'),
+  ],
+);
+
+export const edgeChunks = pgTable(
+  'edge_chunks',
+  {
+    tenantId: tenantIdColumn(),
+    edgeId: bigint('edge_id', { mode: 'number' }).notNull(),
+    chunkId: bigint('chunk_id', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.edgeId, t.chunkId] }),
+    index('edge_chunks_chunk_idx').on(t.tenantId, t.chunkId),
+    foreignKey({ columns: [t.tenantId, t.edgeId], foreignColumns: [edges.tenantId, edges.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.tenantId, t.chunkId], foreignColumns: [chunks.tenantId, chunks.id] }).onDelete('cascade'),
+  ],
+);
+
+export type GraphRow = typeof graphs.$inferSelect;
+export type DocumentRow = typeof documents.$inferSelect;
+export type ChunkRow = typeof chunks.$inferSelect;
+export type EntityRow = typeof entities.$inferSelect;
+export type EdgeRow = typeof edges.$inferSelect;

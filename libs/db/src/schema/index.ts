@@ -1,0 +1,4 @@
+export * from './columns';
+export * from './tenancy';
+export * from './graph';
+export * from './operations';

@@ -1,0 +1,101 @@
+import { sql } from 'drizzle-orm';
+import { bigint, foreignKey, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { createdAt, microDollars, serialIdColumn, tenantIdColumn, updatedAt } from './columns';
+import { tenants } from './tenancy';
+
+export const billedTo = pgEnum('billed_to', ['platform', 'own_key']);
+export const inferenceStatus = pgEnum('inference_status', ['ok', 'error']);
+export const jobStatus = pgEnum('job_status', ['queued', 'running', 'done', 'failed', 'deferred']);
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/**
+ * The inference ledger: one row per model call, the source of truth for spend. Cost is in
+ * integer micro-dollars, computed from the provider's reported token usage and our price table.
+ */
+export const inferences = pgTable(
+  'inferences',
+  {
+    tenantId: tenantIdColumn(),
+    id: serialIdColumn(),
+    requestId: text('request_id'),
+    /** What the call served: `query`, `ingest`, `remember`, `gb_query`. */
+    kind: text('kind').notNull(),
+    /** The pipeline stage: `extract`, `summarize`, `keywords`, `answer`, `embed`, `detect_geo`, `query`. */
+    stage: text('stage').notNull(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    reasoning: text('reasoning'),
+    tokensIn: integer('tokens_in').notNull().default(0),
+    tokensOut: integer('tokens_out').notNull().default(0),
+    tokensThinking: integer('tokens_thinking').notNull().default(0),
+    costMicros: microDollars('cost_micros').notNull().default(0),
+    billedTo: billedTo('billed_to').notNull(),
+    status: inferenceStatus('status').notNull().default('ok'),
+    error: text('error'),
+    latencyMs: integer('latency_ms'),
+    documentId: bigint('document_id', { mode: 'number' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
+    index('inferences_tenant_created_idx').on(t.tenantId, t.createdAt),
+    index('inferences_platform_created_idx').on(t.createdAt).where(sql`${t.billedTo} = 'platform'`),
+  ],
+);
+
+/**
+ * The durable job queue (consumed with FOR UPDATE SKIP LOCKED). A job whose worker died is
+ * found again by its stale `locked_at` and retried; `attempts` bounds retries.
+ */
+export const jobs = pgTable(
+  'jobs',
+  {
+    tenantId: tenantIdColumn(),
+    id: serialIdColumn(),
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').notNull().default({}),
+    status: jobStatus('status').notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull().default(5),
+    runAt: timestamptz('run_at').notNull().defaultNow(),
+    lockedAt: timestamptz('locked_at'),
+    lockedBy: text('locked_by'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
+    index('jobs_ready_idx').on(t.runAt).where(sql`${t.status} = 'queued'`),
+    index('jobs_running_idx').on(t.lockedAt).where(sql`${t.status} = 'running'`),
+  ],
+);
+
+/** One row per question: who asked, on which surface, and the steps it took (trajectory). */
+export const requestLogs = pgTable(
+  'request_logs',
+  {
+    tenantId: tenantIdColumn(),
+    id: serialIdColumn(),
+    requestId: text('request_id').notNull(),
+    route: text('route').notNull(),
+    principalKind: text('principal_kind').notNull(),
+    principalId: text('principal_id'),
+    sessionId: text('session_id'),
+    status: integer('status'),
+    steps: jsonb('steps').notNull().default([]),
+    latencyMs: integer('latency_ms'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
+    index('request_logs_tenant_created_idx').on(t.tenantId, t.createdAt),
+  ],
+);
+
+export type InferenceRow = typeof inferences.$inferSelect;
+export type JobRow = typeof jobs.$inferSelect;

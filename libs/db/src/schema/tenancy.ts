@@ -1,0 +1,81 @@
+import { sql } from 'drizzle-orm';
+import { foreignKey, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, microDollars, tenantIdColumn, updatedAt } from './columns';
+
+export const tenantTier = pgEnum('tenant_tier', ['free', 'pro', 'enterprise']);
+export const tenantBilling = pgEnum('tenant_billing', ['platform', 'own_key']);
+export const userRole = pgEnum('user_role', ['operator', 'admin', 'member']);
+
+/**
+ * Tenants, and the limits operators tune for each (null = unlimited). Global table: on Citus
+ * it would be a reference table.
+ */
+export const tenants = pgTable('tenants', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  tier: tenantTier('tier').notNull().default('free'),
+  billing: tenantBilling('billing').notNull().default('platform'),
+  /** The tenant's own LLM provider key (billing own_key), AES-256-GCM sealed; never returned. */
+  ownLlmProvider: text('own_llm_provider'),
+  ownLlmKeyEncrypted: text('own_llm_key_encrypted'),
+  dailyCostCapMicros: microDollars('daily_cost_cap_micros'),
+  monthlyCostCapMicros: microDollars('monthly_cost_cap_micros'),
+  dailyQueryQuota: integer('daily_query_quota'),
+  maxConcurrentQueries: integer('max_concurrent_queries'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Tenant members and platform operators (tenant_id null). Global: login looks a user up by
+ * email alone, before any tenant is known, so emails are unique platform-wide.
+ */
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: uuid('tenant_id').references(() => tenants.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    role: userRole('role').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('users_email_key').on(sql`lower(${t.email})`),
+    index('users_tenant_idx').on(t.tenantId),
+  ],
+);
+
+/**
+ * API keys: `loci_<secret>`; we keep only a lookup prefix and the sha256 of the whole key.
+ * The prefix is unique platform-wide because a request presents the key without its tenant.
+ */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    tenantId: tenantIdColumn(),
+    id: uuid('id').notNull().defaultRandom(),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    secretHash: text('secret_hash').notNull(),
+    createdByUserId: uuid('created_by_user_id'),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex('api_keys_id_key').on(t.id),
+    uniqueIndex('api_keys_prefix_key').on(t.prefix),
+    foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
+  ],
+);
+
+export type TenantRow = typeof tenants.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type TenantTier = (typeof tenantTier.enumValues)[number];
+export type TenantBilling = (typeof tenantBilling.enumValues)[number];
+export type UserRole = (typeof userRole.enumValues)[number];
+

@@ -1,0 +1,99 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthenticatedError,
+  ValidationError,
+} from '@loci/common';
+import { FieldIssue, HttpProblem, renderErrorBody, validationStatus } from './error-body';
+import { ErrorSurface, errorSurfaceOf } from './surfaces';
+import { RequestWithId } from './request-id.middleware';
+
+/**
+ * The one place errors become responses. Domain errors map by type; Nest's HttpExceptions
+ * keep their status; anything else is a 500 that says only "internal error" and the request
+ * id (the stack goes to the log, never to the client).
+ */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request & RequestWithId>();
+    const res = http.getResponse<Response>();
+    const surface = errorSurfaceOf(req.path ?? req.url);
+    const problem = this.toProblem(exception, surface);
+    if (problem.status >= 500) {
+      this.logger.error(
+        { err: exception, requestId: req.id },
+        exception instanceof Error ? exception.message : 'non-error thrown',
+      );
+    }
+    if (res.headersSent) return;
+    if (isHealthReport(exception)) {
+      // @nestjs/terminus reports a failed readiness check as a 503 whose body lists each probe.
+      res.status(exception.getStatus()).json(exception.getResponse());
+      return;
+    }
+    for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
+    res.status(problem.status).json(renderErrorBody(surface, problem, req.id));
+  }
+
+  private toProblem(exception: unknown, surface: ErrorSurface): HttpProblem {
+    if (exception instanceof DomainError) return domainProblem(exception, surface);
+    if (exception instanceof HttpException) return httpExceptionProblem(exception);
+    return { status: 500, code: 'internal_error', message: 'Internal server error.' };
+  }
+}
+
+function domainProblem(error: DomainError, surface: ErrorSurface): HttpProblem {
+  const base = { code: error.code, message: error.message };
+  if (error instanceof ValidationError) {
+    return { ...base, status: validationStatus(surface), issues: error.details as FieldIssue[] | undefined };
+  }
+  if (error instanceof NotFoundError) return { ...base, status: 404 };
+  if (error instanceof ConflictError) return { ...base, status: 409 };
+  if (error instanceof UnauthenticatedError) {
+    return { ...base, status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
+  }
+  if (error instanceof ForbiddenError) return { ...base, status: 403 };
+  return { ...base, status: 400 };
+}
+
+const CODES_BY_STATUS: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'too_many_requests',
+};
+
+function httpExceptionProblem(exception: HttpException): HttpProblem {
+  const status = exception.getStatus();
+  const response = exception.getResponse();
+  const message =
+    typeof response === 'string'
+      ? response
+      : Array.isArray((response as { message?: unknown }).message)
+        ? ((response as { message: string[] }).message).join('; ')
+        : String((response as { message?: unknown }).message ?? exception.message);
+  return {
+    status,
+    code: CODES_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'error'),
+    message: status >= 500 ? 'Internal server error.' : message,
+  };
+}
+
+function isHealthReport(exception: unknown): exception is HttpException {
+  if (!(exception instanceof HttpException) || exception.getStatus() !== 503) return false;
+  const body = exception.getResponse() as { status?: unknown; details?: unknown };
+  return typeof body === 'object' && body.status === 'error' && typeof body.details === 'object';
+}

@@ -1,0 +1,77 @@
+import Redis from 'ioredis';
+import { KvStore } from './kv-store';
+
+// INCRBY and the first-write TTL in one round trip, atomically.
+const INCR_WITH_TTL = `
+local value = redis.call('INCRBY', KEYS[1], ARGV[1])
+if tonumber(ARGV[2]) > 0 and redis.call('PTTL', KEYS[1]) == -1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return value`;
+
+export class RedisKvStore implements KvStore {
+  readonly kind = 'redis' as const;
+
+  constructor(private readonly redis: Redis) {}
+
+  static connect(url: string): RedisKvStore {
+    // Fail fast instead of queueing commands forever while Redis is down: a limit check that
+    // cannot reach Redis must answer, and readiness must report it.
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+    redis.on('error', () => undefined); // surfaced by ping()/commands; ioredis reconnects by itself
+    return new RedisKvStore(redis);
+  }
+
+  async ping(): Promise<void> {
+    await this.ready();
+    const answer = await this.redis.ping();
+    if (answer !== 'PONG') throw new Error(`unexpected PING answer ${answer}`);
+  }
+
+  async get(key: string): Promise<string | null> {
+    await this.ready();
+    return this.redis.get(key);
+  }
+
+  async set(key: string, value: string, options?: { ttlMs?: number }): Promise<void> {
+    await this.ready();
+    if (options?.ttlMs) await this.redis.set(key, value, 'PX', options.ttlMs);
+    else await this.redis.set(key, value);
+  }
+
+  async del(key: string): Promise<void> {
+    await this.ready();
+    await this.redis.del(key);
+  }
+
+  async incrBy(key: string, by: number, options?: { ttlMs?: number }): Promise<number> {
+    await this.ready();
+    const value = await this.redis.eval(INCR_WITH_TTL, 1, key, by, options?.ttlMs ?? 0);
+    return Number(value);
+  }
+
+  async ttlMs(key: string): Promise<number> {
+    await this.ready();
+    return this.redis.pttl(key);
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+
+  /** With the offline queue off, the first commands must wait for the initial connection. */
+  private async ready(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    if (this.redis.status === 'connecting' || this.redis.status === 'connect' || this.redis.status === 'wait') {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('Redis is not reachable')), 2000);
+        this.redis.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return;
+    }
+    throw new Error(`Redis is not reachable (${this.redis.status})`);
+  }
+}
