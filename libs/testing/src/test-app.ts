@@ -1,0 +1,29 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent';
+import type { Settings } from '@loci/config';
+import { createApp } from '../../../apps/api/src/create-app';
+import { createTestEnvironment } from './test-settings';
+
+export interface TestApp {
+  app: INestApplication;
+  settings: Settings;
+  http: TestAgent;
+  close(): Promise<void>;
+}
+
+/** Boots the real application (real store, real limit store) for one test file. */
+export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+  const environment = await createTestEnvironment(env);
+  const app = await createApp(environment.settings);
+  await app.init();
+  return {
+    app,
+    settings: environment.settings,
+    http: request(app.getHttpServer()),
+    async close() {
+      await app.close();
+      await environment.cleanup();
+    },
+  };
+}

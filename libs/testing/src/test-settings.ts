@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings, Settings } from '@loci/config';
+import { createFreshPostgresDatabase } from './test-database';
+
+export interface TestEnvironment {
+  settings: Settings;
+  /** Drops the test database and removes the data directory. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Settings for one test file, on the store the environment selects: a fresh Postgres database
+ * when DATABASE_URL is set, otherwise PGlite in a temporary data directory. REDIS_URL likewise
+ * selects Redis or the in-process store.
+ */
+export async function createTestEnvironment(env: Record<string, string | undefined> = {}): Promise<TestEnvironment> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'loci-test-'));
+  const database = process.env.DATABASE_URL ? await createFreshPostgresDatabase(process.env.DATABASE_URL) : undefined;
+  const settings = loadSettings({
+    LOG_LEVEL: 'silent',
+    NODE_ENV: 'test',
+    LOCI_DATA_DIR: dataDir,
+    DATABASE_URL: database?.url,
+    LOCI_DB_POOL_MAX: '4',
+    REDIS_URL: process.env.REDIS_URL,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ...env,
+  });
+  return {
+    settings,
+    async cleanup() {
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

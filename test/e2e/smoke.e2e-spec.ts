@@ -1,0 +1,13 @@
+import { startTestApp, TestApp } from '@loci/testing';
+
+describe('smoke', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers /healthz', async () => {
+    await t.http.get('/healthz').expect(200);
+  });
+});
