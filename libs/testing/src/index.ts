@@ -2,3 +2,4 @@ export * from './factories';
 export * from './test-app';
 export * from './test-database';
 export * from './test-settings';
+export * from './routes';

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseSettings, settingsSchema, SettingsError } from './settings.schema';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseSettings(env);
+  } catch (error) {
+    if (error instanceof SettingsError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a SettingsError');
+}
+
+describe('settings schema', () => {
+  it('runs with no settings at all, on the embedded defaults', () => {
+    const settings = parseSettings({});
+    expect(settings.PORT).toBe(3000);
+    expect(settings.DATABASE_URL).toBeUndefined();
+    expect(settings.REDIS_URL).toBeUndefined();
+    expect(settings.LOCI_DATA_DIR).toBe('./data');
+    expect(settings.LOCI_MIGRATE_ON_START).toBe(true);
+  });
+
+  it('treats empty values as unset, so a copied .env.example changes nothing', () => {
+    const settings = parseSettings({ DATABASE_URL: '', REDIS_URL: '', JWT_SECRET: '' });
+    expect(settings.DATABASE_URL).toBeUndefined();
+    expect(settings.JWT_SECRET).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['LOCI_MIGRATE_ON_START', 'maybe'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['JWT_SECRET', 'too-short'],
+    ['LOG_LEVEL', 'loud'],
+    ['LOCI_DB_POOL_MAX', '0'],
+  ])('rejects %s=%s with a message naming the variable', (name, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('reports every bad variable at once', () => {
+    const problems = problemsOf({ PORT: 'x', LOCI_MIGRATE_ON_START: 'perhaps' });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['LOCI_MIGRATE_ON_START', 'PORT']);
+  });
+
+  it('parses booleans', () => {
+    expect(parseSettings({ LOCI_MIGRATE_ON_START: 'false' }).LOCI_MIGRATE_ON_START).toBe(false);
+    expect(parseSettings({ LOCI_MIGRATE_ON_START: '1' }).LOCI_MIGRATE_ON_START).toBe(true);
+  });
+
+  it('requires the bootstrap operator email and password together', () => {
+    expect(problemsOf({ LOCI_BOOTSTRAP_OPERATOR_EMAIL: 'op@example.com' })[0]).toMatch(
+      /^LOCI_BOOTSTRAP_OPERATOR_PASSWORD: /,
+    );
+    expect(problemsOf({ LOCI_BOOTSTRAP_OPERATOR_EMAIL: 'not-an-email', LOCI_BOOTSTRAP_OPERATOR_PASSWORD: 'long-enough-pw' })[0]).toMatch(
+      /^LOCI_BOOTSTRAP_OPERATOR_EMAIL: /,
+    );
+  });
+
+  it('documents every variable in .env.example, each with a comment, and nothing else', () => {
+    const lines = readFileSync(join(__dirname, '../../../.env.example'), 'utf8').split('\n');
+    const documented = new Map<string, string>();
+    lines.forEach((line, index) => {
+      const match = line.match(/^([A-Z][A-Z0-9_]*)=/);
+      if (match) documented.set(match[1], lines[index - 1] ?? '');
+    });
+    expect([...documented.keys()].sort()).toEqual(Object.keys(settingsSchema.shape).sort());
+    for (const [name, previousLine] of documented) {
+      expect({ name, comment: previousLine.startsWith('# ') }).toEqual({ name, comment: true });
+    }
+  });
+});
