@@ -27,7 +27,6 @@ TEST_DB=test
 REDIS_HOST=127.0.0.1
 REDIS_PORT=6379
 PGVECTOR_SUITE=trixie
-FALLBACK_MIRROR=http://deb.debian.org/debian
 
 export DEBIAN_FRONTEND=noninteractive
 
@@ -172,8 +171,7 @@ debian_mirror_uri() {
   fi
   uri="${uri%/}"
   if [[ -z "$uri" ]]; then
-    uri="$FALLBACK_MIRROR"
-    log "pgvector: could not read a Debian mirror from apt sources, using the default" >&2
+    die "pgvector: could not read a Debian mirror from the apt sources"
   fi
   printf '%s\n' "$uri"
 }
