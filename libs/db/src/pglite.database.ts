@@ -25,7 +25,18 @@ export class PgliteDatabase implements Database {
     return new PgliteDatabase(client);
   }
 
+  /** Tail of the queue of migrate() calls on this instance. */
+  private migrating: Promise<void> = Promise.resolve();
+
   async migrate(migrationsFolder: string): Promise<void> {
+    // The advisory lock cannot order two callers in this process: PGlite has one session, and a
+    // session-level advisory lock is re-entrant within its session. So callers queue here.
+    const run = this.migrating.then(() => this.migrateUnderLock(migrationsFolder));
+    this.migrating = run.catch(() => undefined);
+    return run;
+  }
+
+  private async migrateUnderLock(migrationsFolder: string): Promise<void> {
     // PGlite has one connection, so the lock is only for symmetry with Postgres (and cheap).
     await this.client.query(MIGRATIONS_LOCK_SQL.lock);
     try {

@@ -10,7 +10,11 @@ export interface KvStore {
   /** Sets a value; `ttlMs` makes it expire. */
   set(key: string, value: string, options?: { ttlMs?: number }): Promise<void>;
   del(key: string): Promise<void>;
-  /** Adds `by` atomically and returns the new value; the TTL is set when the key is created. */
+  /**
+   * Adds `by` atomically and returns the new value. `ttlMs` is applied when the key has no
+   * expiry yet (new, or set without one) and never extends an existing one: a counter given a
+   * TTL can never end up living forever.
+   */
   incrBy(key: string, by: number, options?: { ttlMs?: number }): Promise<number>;
   /** Remaining time to live in ms, -1 without expiry, -2 when the key does not exist. */
   ttlMs(key: string): Promise<number>;

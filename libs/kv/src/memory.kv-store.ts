@@ -36,7 +36,7 @@ export class MemoryKvStore implements KvStore {
     const next = current + by;
     this.entries.set(key, {
       value: String(next),
-      expiresAt: entry ? entry.expiresAt : options?.ttlMs ? this.now() + options.ttlMs : null,
+      expiresAt: entry?.expiresAt ?? (options?.ttlMs ? this.now() + options.ttlMs : null),
     });
     return next;
   }

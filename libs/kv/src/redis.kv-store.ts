@@ -59,19 +59,30 @@ export class RedisKvStore implements KvStore {
     this.redis.disconnect();
   }
 
-  /** With the offline queue off, the first commands must wait for the initial connection. */
+  private connecting?: Promise<void>;
+
+  /**
+   * With the offline queue off, commands issued while connecting must wait for the connection
+   * (at most 2 s); all waiters share one listener.
+   */
   private async ready(): Promise<void> {
     if (this.redis.status === 'ready') return;
-    if (this.redis.status === 'connecting' || this.redis.status === 'connect' || this.redis.status === 'wait') {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('Redis is not reachable')), 2000);
-        this.redis.once('ready', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      return;
+    if (!['connecting', 'connect', 'wait', 'reconnecting'].includes(this.redis.status)) {
+      throw new Error(`Redis is not reachable (${this.redis.status})`);
     }
-    throw new Error(`Redis is not reachable (${this.redis.status})`);
+    this.connecting ??= new Promise<void>((resolve, reject) => {
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        reject(new Error('Redis is not reachable'));
+      }, 2000);
+      this.redis.once('ready', onReady);
+    }).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
   }
 }
