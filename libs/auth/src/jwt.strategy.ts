@@ -21,7 +21,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  validate(claims: AccessTokenClaims): Principal | false {
+  validate(claims: AccessTokenClaims & { exp?: number }): Principal | false {
+    // jsonwebtoken checks `exp` only when present; our tokens always carry one, so require it.
+    if (typeof claims.exp !== 'number') return false;
     if (typeof claims.sub !== 'string' || !['operator', 'admin', 'member'].includes(claims.role)) return false;
     if (claims.role !== 'operator' && typeof claims.tid !== 'string') return false;
     return { kind: 'jwt', userId: claims.sub, tenantId: claims.tid ?? null, role: claims.role };
