@@ -123,6 +123,7 @@ describe('tenancy and the operators API (e2e)', () => {
       expect(res.body).toEqual({
         id: expect.stringMatching(UUID),
         name,
+        own_llm_provider: null,
         tier: 'pro',
         billing: 'own_key',
         limits: { daily_cost_cap_micros: null, monthly_cost_cap_micros: null, daily_query_quota: null, max_concurrent_queries: null },

@@ -7,6 +7,7 @@ import { ConfigModule, Settings } from '@loci/config';
 import { DbModule } from '@loci/db';
 import { HttpExceptionFilter } from '@loci/http';
 import { KvModule } from '@loci/kv';
+import { LlmModule } from '@loci/llm';
 import { TenantAdminController } from './admin/tenant-admin.controller';
 import { TenantAdminService } from './admin/tenant-admin.service';
 import { ApiKeysController } from './api-keys/api-keys.controller';
@@ -28,6 +29,7 @@ export class AppModule {
         DbModule,
         KvModule,
         AuthModule,
+        LlmModule,
         TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [AuthController, MeController, TenantAdminController, ApiKeysController, HealthController],

@@ -15,7 +15,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { bufferLogs: true });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), {
+    bufferLogs: true,
+    abortOnError: false,
+  });
   const logger = app.get(Logger);
   app.useLogger(logger);
   app.enableShutdownHooks();

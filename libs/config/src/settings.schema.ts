@@ -45,6 +45,24 @@ const redisUrl = z.preprocess(
     .optional(),
 );
 
+const optionalString = z.preprocess(emptyAsUndefined, z.string().min(1).optional());
+const httpUrl = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .regex(/^https?:\/\/.+/, { message: 'expected an http:// or https:// URL' })
+    .optional(),
+);
+/** `provider:model`, e.g. `anthropic:claude-haiku-4-5`, `openai:deepseek/deepseek-chat`, `local:local-extract`. */
+export const MODEL_SPEC_PATTERN = /^(anthropic|openai|local):[A-Za-z0-9][A-Za-z0-9._\/:@-]{0,127}$/;
+const modelSpec = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .regex(MODEL_SPEC_PATTERN, { message: 'expected provider:model with provider anthropic, openai or local' })
+    .optional(),
+);
+
 export const settingsSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(['development', 'production', 'test']).default('development')),
   PORT: integerFromEnv(3000, 0, 65535),
@@ -63,6 +81,32 @@ export const settingsSchema = z.object({
     z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
   ),
   JWT_TTL_SECONDS: integerFromEnv(3600, 60, 60 * 60 * 24 * 30),
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: httpUrl,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: httpUrl,
+  LOCI_EXTRACT_MODEL: modelSpec,
+  LOCI_SUMMARIZE_MODEL: modelSpec,
+  LOCI_KEYWORDS_MODEL: modelSpec,
+  LOCI_ANSWER_MODEL: modelSpec,
+  LOCI_QUERY_MODEL: modelSpec,
+  LOCI_DETECT_GEO_MODEL: modelSpec,
+  LOCI_EMBED_MODEL: modelSpec,
+  LOCI_OPENAI_EMBED_DIMENSIONS_PARAM: booleanFromEnv(true),
+  LOCI_OPENAI_REASONING_EFFORT: booleanFromEnv(false),
+  LOCI_LOCAL_EMBEDDING_DIM: integerFromEnv(1024, 16, 1024),
+  LOCI_LLM_TIMEOUT_MS: integerFromEnv(60_000, 1_000, 600_000),
+  LOCI_EXTRACT_TIMEOUT_MS: integerFromEnv(120_000, 1_000, 600_000),
+  LOCI_EMBED_TIMEOUT_MS: integerFromEnv(30_000, 1_000, 600_000),
+  LOCI_LLM_MAX_RETRIES: integerFromEnv(2, 0, 10),
+  LOCI_PRICES_FILE: optionalString,
+  LOCI_ENCRYPTION_KEY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .refine((value) => Buffer.from(value, 'base64').length === 32, { message: 'expected 32 bytes, base64-encoded' })
+      .optional(),
+  ),
   LOCI_BOOTSTRAP_OPERATOR_EMAIL: z.preprocess(emptyAsUndefined, z.email({ message: 'expected an email address' }).optional()),
   LOCI_BOOTSTRAP_OPERATOR_PASSWORD: z.preprocess(
     emptyAsUndefined,

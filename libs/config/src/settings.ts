@@ -13,6 +13,20 @@ export interface Settings {
   redis: { url?: string };
   jwt: { secret: string; secretSource: 'env' | 'data-dir'; ttlSeconds: number };
   bootstrapOperator?: { email: string; password: string };
+  llm: LlmSettings;
+  /** AES-256-GCM key sealing tenants' own provider keys (32 bytes). */
+  encryptionKey: Buffer;
+}
+
+export interface LlmSettings {
+  anthropic: { apiKey?: string; baseUrl?: string };
+  openai: { apiKey?: string; baseUrl?: string; sendEmbeddingDimensions: boolean; reasoningEffort: boolean };
+  /** Explicit `provider:model` per stage; stages left out get the defaults of the model router. */
+  stageModels: Record<string, string | undefined>;
+  localEmbeddingDimensions: number;
+  timeoutsMs: { chat: number; extract: number; embed: number };
+  maxRetries: number;
+  pricesFile?: string;
 }
 
 export const SETTINGS = Symbol('SETTINGS');
@@ -34,6 +48,31 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       secretSource: raw.JWT_SECRET ? 'env' : 'data-dir',
       ttlSeconds: raw.JWT_TTL_SECONDS,
     },
+    llm: {
+      anthropic: { apiKey: raw.ANTHROPIC_API_KEY, baseUrl: raw.ANTHROPIC_BASE_URL },
+      openai: {
+        apiKey: raw.OPENAI_API_KEY,
+        baseUrl: raw.OPENAI_BASE_URL,
+        sendEmbeddingDimensions: raw.LOCI_OPENAI_EMBED_DIMENSIONS_PARAM,
+        reasoningEffort: raw.LOCI_OPENAI_REASONING_EFFORT,
+      },
+      stageModels: {
+        extract: raw.LOCI_EXTRACT_MODEL,
+        summarize: raw.LOCI_SUMMARIZE_MODEL,
+        keywords: raw.LOCI_KEYWORDS_MODEL,
+        answer: raw.LOCI_ANSWER_MODEL,
+        query: raw.LOCI_QUERY_MODEL,
+        detect_geo: raw.LOCI_DETECT_GEO_MODEL,
+        embed: raw.LOCI_EMBED_MODEL,
+      },
+      localEmbeddingDimensions: raw.LOCI_LOCAL_EMBEDDING_DIM,
+      timeoutsMs: { chat: raw.LOCI_LLM_TIMEOUT_MS, extract: raw.LOCI_EXTRACT_TIMEOUT_MS, embed: raw.LOCI_EMBED_TIMEOUT_MS },
+      maxRetries: raw.LOCI_LLM_MAX_RETRIES,
+      pricesFile: raw.LOCI_PRICES_FILE,
+    },
+    encryptionKey: raw.LOCI_ENCRYPTION_KEY
+      ? Buffer.from(raw.LOCI_ENCRYPTION_KEY, 'base64')
+      : Buffer.from(readOrCreateDataDirSecret(dataDir, 'encryption_key', 32), 'base64url'),
     bootstrapOperator:
       raw.LOCI_BOOTSTRAP_OPERATOR_EMAIL && raw.LOCI_BOOTSTRAP_OPERATOR_PASSWORD
         ? { email: raw.LOCI_BOOTSTRAP_OPERATOR_EMAIL, password: raw.LOCI_BOOTSTRAP_OPERATOR_PASSWORD }

@@ -4,6 +4,7 @@ import { Database, DATABASE } from './database';
 import { findMigrationsFolder } from './migrations-folder';
 import { openDatabase } from './open-database';
 import { ApiKeysRepository } from './repositories/api-keys.repository';
+import { InferencesRepository } from './repositories/inferences.repository';
 import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
 
@@ -18,7 +19,7 @@ class DatabaseLifecycle implements OnApplicationShutdown {
   }
 }
 
-const repositories = [TenantsRepository, UsersRepository, ApiKeysRepository];
+const repositories = [TenantsRepository, UsersRepository, ApiKeysRepository, InferencesRepository];
 
 @Global()
 @Module({

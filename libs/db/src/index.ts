@@ -8,6 +8,7 @@ export * from './pglite.database';
 export * from './postgres.database';
 export * from './postgres-errors';
 export * from './repositories/api-keys.repository';
+export * from './repositories/inferences.repository';
 export * from './repositories/tenants.repository';
 export * from './repositories/users.repository';
 export * from './schema';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { ApiKeysService, hashPassword, LoginService } from '@loci/auth';
-import { TenantRow, TenantsRepository, UserRole, UsersRepository } from '@loci/db';
+import { TenantBilling, TenantRow, TenantsRepository, TenantTier, UserRole, UsersRepository } from '@loci/db';
 
 // Cheap scrypt parameters for fixtures only: the hash format carries them, so login still
 // verifies through the production code path, just faster.
@@ -9,8 +9,15 @@ const FIXTURE_HASH_PARAMS = { log2N: 10, r: 8, p: 1 };
 
 const unique = () => randomBytes(4).toString('hex');
 
-export async function createTenant(app: INestApplication, name = `Tenant ${unique()}`): Promise<TenantRow> {
-  return app.get(TenantsRepository).create({ name, tier: 'free', billing: 'platform' });
+export async function createTenant(
+  app: INestApplication,
+  options: { name?: string; tier?: TenantTier; billing?: TenantBilling } = {},
+): Promise<TenantRow> {
+  return app.get(TenantsRepository).create({
+    name: options.name ?? `Tenant ${unique()}`,
+    tier: options.tier ?? 'free',
+    billing: options.billing ?? 'platform',
+  });
 }
 
 export interface TestUser {

@@ -3,3 +3,4 @@ export * from './test-app';
 export * from './test-database';
 export * from './test-settings';
 export * from './routes';
+export * from './llm-double';

@@ -15,8 +15,14 @@ export interface TestApp {
 /** Boots the real application (real store, real limit store) for one test file. */
 export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
   const environment = await createTestEnvironment(env);
-  const app = await createApp(environment.settings);
-  await app.init();
+  let app: INestApplication;
+  try {
+    app = await createApp(environment.settings);
+    await app.init();
+  } catch (error) {
+    await environment.cleanup();
+    throw error;
+  }
   return {
     app,
     settings: environment.settings,

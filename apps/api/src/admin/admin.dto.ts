@@ -18,6 +18,11 @@ export const createApiKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(200),
 });
 
+export const setLlmKeyBody = z.strictObject({
+  provider: z.enum(['anthropic', 'openai']),
+  api_key: z.string().trim().min(1).max(500),
+});
+
 export const pageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).default(0),
@@ -29,6 +34,8 @@ export const tenantResponse = z.object({
   name: z.string(),
   tier: z.enum(['free', 'pro', 'enterprise']),
   billing: z.enum(['platform', 'own_key']),
+  /** Which provider the tenant's own key is for; the key itself is never returned. */
+  own_llm_provider: z.enum(['anthropic', 'openai']).nullable(),
   limits: z.object({
     daily_cost_cap_micros: z.number().int().nullable(),
     monthly_cost_cap_micros: z.number().int().nullable(),
@@ -72,6 +79,7 @@ export const toTenantResponse = (t: TenantRow): z.infer<typeof tenantResponse> =
   name: t.name,
   tier: t.tier,
   billing: t.billing,
+  own_llm_provider: (t.ownLlmKeyEncrypted ? t.ownLlmProvider : null) as 'anthropic' | 'openai' | null,
   limits: {
     daily_cost_cap_micros: t.dailyCostCapMicros,
     monthly_cost_cap_micros: t.monthlyCostCapMicros,

@@ -1,13 +1,15 @@
-import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { openApiSchemaOf, ValidBody, ValidQuery } from '@loci/http';
+import { OwnKeysService } from '@loci/llm';
 import {
   createApiKeyBody,
   createdApiKeyResponse,
   createTenantBody,
   createUserBody,
+  setLlmKeyBody,
   pageQuery,
   tenantListResponse,
   tenantResponse,
@@ -24,7 +26,10 @@ import { TenantAdminService } from './tenant-admin.service';
 @Roles('operator')
 @Controller('v1/admin/tenants')
 export class TenantAdminController {
-  constructor(private readonly admin: TenantAdminService) {}
+  constructor(
+    private readonly admin: TenantAdminService,
+    private readonly ownKeys: OwnKeysService,
+  ) {}
 
   @Post()
   @ApiCreatedResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
@@ -43,6 +48,13 @@ export class TenantAdminController {
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async getTenant(@Param('tenantId') tenantId: string) {
     return toTenantResponse(await this.admin.getTenant(tenantId));
+  }
+
+  @Put(':tenantId/llm-key')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: "Stored sealed (AES-256-GCM); used for the tenant's calls when it is billed own_key." })
+  async setLlmKey(@Param('tenantId') tenantId: string, @ValidBody(setLlmKeyBody) body: z.output<typeof setLlmKeyBody>) {
+    await this.ownKeys.setKey(tenantId, body.provider, body.api_key);
   }
 
   @Post(':tenantId/users')

@@ -33,4 +33,15 @@ export class TenantsRepository {
       .limit(page.limit)
       .offset(page.offset);
   }
+
+  /** Stores a tenant's sealed provider key; false when there is no such tenant. */
+  async setOwnLlmKey(tenantId: string, provider: string, sealedKey: string): Promise<boolean> {
+    if (!isUuid(tenantId)) return false;
+    const rows = await this.database.db
+      .update(tenants)
+      .set({ ownLlmProvider: provider, ownLlmKeyEncrypted: sealedKey, updatedAt: new Date() })
+      .where(eq(tenants.id, tenantId))
+      .returning({ id: tenants.id });
+    return rows.length > 0;
+  }
 }

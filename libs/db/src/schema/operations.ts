@@ -1,10 +1,23 @@
 import { sql } from 'drizzle-orm';
-import { bigint, foreignKey, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { createdAt, microDollars, serialIdColumn, tenantIdColumn, updatedAt } from './columns';
 import { tenants } from './tenancy';
 
 export const billedTo = pgEnum('billed_to', ['platform', 'own_key']);
-export const inferenceStatus = pgEnum('inference_status', ['ok', 'error']);
+/** `pending` is written before the call, so a process that dies mid-call leaves its spend visible. */
+export const inferenceStatus = pgEnum('inference_status', ['pending', 'ok', 'error']);
 export const jobStatus = pgEnum('job_status', ['queued', 'running', 'done', 'failed', 'deferred']);
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -18,7 +31,10 @@ export const inferences = pgTable(
   {
     tenantId: tenantIdColumn(),
     id: serialIdColumn(),
-    requestId: text('request_id'),
+    /** The HTTP request id, or `job:<id>:<attempt>` for background work. */
+    requestId: text('request_id').notNull(),
+    /** Position of the call within its request: (request_id, call_index) makes writes idempotent. */
+    callIndex: integer('call_index').notNull().default(0),
     /** What the call served: `query`, `ingest`, `remember`, `gb_query`. */
     kind: text('kind').notNull(),
     /** The pipeline stage: `extract`, `summarize`, `keywords`, `answer`, `embed`, `detect_geo`, `query`. */
@@ -30,8 +46,12 @@ export const inferences = pgTable(
     tokensOut: integer('tokens_out').notNull().default(0),
     tokensThinking: integer('tokens_thinking').notNull().default(0),
     costMicros: microDollars('cost_micros').notNull().default(0),
+    /** Worst-case cost estimated before the call (what a cap reservation holds). */
+    estimatedCostMicros: microDollars('estimated_cost_micros').notNull().default(0),
     billedTo: billedTo('billed_to').notNull(),
-    status: inferenceStatus('status').notNull().default('ok'),
+    // No default: the ledger always says; and a default naming a value added by ALTER TYPE
+    // cannot be set in the migration transaction that adds it.
+    status: inferenceStatus('status').notNull(),
     error: text('error'),
     latencyMs: integer('latency_ms'),
     documentId: bigint('document_id', { mode: 'number' }),
@@ -41,6 +61,7 @@ export const inferences = pgTable(
     primaryKey({ columns: [t.tenantId, t.id] }),
     foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
     index('inferences_tenant_created_idx').on(t.tenantId, t.createdAt),
+    uniqueIndex('inferences_call_key').on(t.tenantId, t.requestId, t.callIndex),
     index('inferences_platform_created_idx').on(t.createdAt).where(sql`${t.billedTo} = 'platform'`),
   ],
 );

@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, asc, eq } from 'drizzle-orm';
+import { Database, DATABASE } from '../database';
+import { InferenceRow, inferences } from '../schema';
+
+export type NewInference = Omit<typeof inferences.$inferInsert, 'id' | 'createdAt' | 'status'>;
+
+export interface InferenceOutcome {
+  status: 'ok' | 'error';
+  tokensIn: number;
+  tokensOut: number;
+  tokensThinking: number;
+  costMicros: number;
+  latencyMs: number;
+  /** The model that answered, when it differs from the one asked for (providers may alias). */
+  model?: string;
+  error?: string;
+}
+
+/** The inference ledger's rows; (tenant_id, request_id, call_index) identifies one call. */
+@Injectable()
+export class InferencesRepository {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  /** Records a call about to be made. Idempotent: a second write of the same call is ignored. */
+  async begin(call: NewInference): Promise<void> {
+    await this.database.db
+      .insert(inferences)
+      .values({ ...call, status: 'pending' })
+      .onConflictDoNothing({ target: [inferences.tenantId, inferences.requestId, inferences.callIndex] });
+  }
+
+  /** Records how the call ended. Idempotent: only a pending row is completed. */
+  async complete(key: { tenantId: string; requestId: string; callIndex: number }, outcome: InferenceOutcome): Promise<void> {
+    await this.database.db
+      .update(inferences)
+      .set({
+        status: outcome.status,
+        tokensIn: outcome.tokensIn,
+        tokensOut: outcome.tokensOut,
+        tokensThinking: outcome.tokensThinking,
+        costMicros: outcome.costMicros,
+        latencyMs: outcome.latencyMs,
+        error: outcome.error ?? null,
+        ...(outcome.model ? { model: outcome.model } : {}),
+      })
+      .where(
+        and(
+          eq(inferences.tenantId, key.tenantId),
+          eq(inferences.requestId, key.requestId),
+          eq(inferences.callIndex, key.callIndex),
+          eq(inferences.status, 'pending'),
+        ),
+      );
+  }
+
+  async listByRequest(tenantId: string, requestId: string): Promise<InferenceRow[]> {
+    return this.database.db
+      .select()
+      .from(inferences)
+      .where(and(eq(inferences.tenantId, tenantId), eq(inferences.requestId, requestId)))
+      .orderBy(asc(inferences.callIndex));
+  }
+}

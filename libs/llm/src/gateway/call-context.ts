@@ -1,0 +1,32 @@
+/**
+ * Who a model call is for and how it is billed. One context per HTTP request or job attempt;
+ * it numbers the calls made under it, so each (request id, call index) names one ledger row.
+ */
+export type InferenceKind = 'query' | 'remember' | 'ingest' | 'gb_query';
+
+export interface OwnProviderKeys {
+  anthropic?: string;
+  openai?: string;
+}
+
+export class CallContext {
+  private calls = 0;
+
+  constructor(
+    readonly tenantId: string,
+    /** The HTTP request id, or `job:<id>:<attempt>` for background work (a new one per attempt). */
+    readonly requestId: string,
+    readonly kind: InferenceKind,
+    /** The tenant's own keys when it is billed `own_key`; absent means the platform pays. */
+    readonly ownKeys?: OwnProviderKeys,
+    readonly documentId?: number,
+  ) {}
+
+  get billedTo(): 'platform' | 'own_key' {
+    return this.ownKeys ? 'own_key' : 'platform';
+  }
+
+  nextCallIndex(): number {
+    return this.calls++;
+  }
+}

@@ -1,0 +1,219 @@
+import type { LlmSettings } from '@loci/config';
+import { EMBEDDING_DIMENSIONS, InferencesRepository } from '@loci/db';
+import { z } from 'zod';
+import { costMicros, PriceTable } from '../metering/prices';
+import { estimateChatInputTokens, estimateEmbeddingTokens } from '../metering/token-counter';
+import { ModelCallError } from '../model-call.error';
+import type { ChatCompletion, ChatMessage, ReasoningLevel, Stage, TokenUsage } from '../model.types';
+import { THINKING_BUDGET_TOKENS } from '../providers/anthropic.chat-model';
+import type { CallContext } from './call-context';
+import { parseModelJson } from './json-output';
+import { ModelChoice, ModelRouter } from './model-router';
+import { ProviderRegistry } from './provider-registry';
+
+export interface ChatCall {
+  system: string;
+  messages: ChatMessage[];
+  maxOutputTokens: number;
+  reasoning?: ReasoningLevel;
+  /** A request's `provider:model` for this stage, where its contract allows one. */
+  model?: string;
+}
+
+export interface MeteredCompletion extends ChatCompletion {
+  choice: ModelChoice;
+  costMicros: number;
+}
+
+const NO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, thinkingTokens: 0 };
+
+/**
+ * The one door to the model providers. Every call is priced, written to the inference ledger
+ * before it is made (status `pending`, with its worst-case cost) and completed after it, so a
+ * process that dies mid-call still leaves its possible spend on record.
+ */
+export class ModelGateway {
+  constructor(
+    readonly router: ModelRouter,
+    private readonly registry: ProviderRegistry,
+    private readonly prices: PriceTable,
+    private readonly ledger: InferencesRepository,
+    private readonly settings: LlmSettings,
+  ) {}
+
+  /** A chat call whose text is used as is. Truncated or empty output is a typed error. */
+  async chat(ctx: CallContext, stage: Stage, call: ChatCall, json = false): Promise<MeteredCompletion> {
+    const choice = this.router.choose(stage, call.model);
+    if (choice.provider === 'local') {
+      throw new Error(`stage ${stage} is served by the local provider; use the stage runner`);
+    }
+    const reasoning = call.reasoning ?? 'none';
+    const thinkingBudget = reasoning === 'none' ? 0 : THINKING_BUDGET_TOKENS[reasoning];
+    const estimate = this.cost(choice, {
+      inputTokens: estimateChatInputTokens(choice.provider, call.system, call.messages),
+      outputTokens: call.maxOutputTokens + thinkingBudget,
+      thinkingTokens: 0,
+    });
+    const { result, cost } = await this.metered(ctx, stage, choice, reasoning, estimate, async (apiKey) => {
+      const completion = await this.registry.chatModel(choice).complete({
+        stage,
+        system: call.system,
+        messages: call.messages,
+        maxOutputTokens: call.maxOutputTokens,
+        reasoning,
+        json,
+        timeoutMs: stage === 'extract' ? this.settings.timeoutsMs.extract : this.settings.timeoutsMs.chat,
+        apiKey,
+      });
+      // Providers throw for truncated or empty replies (with the usage they were billed for).
+      return { usage: completion.usage, model: completion.model, result: completion };
+    });
+    return { ...result, choice, costMicros: cost };
+  }
+
+  /**
+   * A chat call whose reply must be JSON matching `schema`. A reply that is not is sent back
+   * once with what was wrong; a second failure is a `bad_output` error.
+   */
+  async chatJson<S extends z.ZodType>(
+    ctx: CallContext,
+    stage: Stage,
+    call: ChatCall,
+    schema: S,
+  ): Promise<{ value: z.output<S>; completions: MeteredCompletion[] }> {
+    const first = await this.chat(ctx, stage, call, true);
+    const parsed = parseModelJson(first.text, schema);
+    if (parsed.ok) return { value: parsed.value, completions: [first] };
+    const repair: ChatCall = {
+      ...call,
+      messages: [
+        ...call.messages,
+        { role: 'assistant', content: first.text },
+        {
+          role: 'user',
+          content: `Your reply could not be used: ${parsed.problem}. Reply again with only the JSON object, nothing else.`,
+        },
+      ],
+    };
+    const second = await this.chat(ctx, stage, repair, true);
+    const reparsed = parseModelJson(second.text, schema);
+    if (reparsed.ok) return { value: reparsed.value, completions: [first, second] };
+    throw new ModelCallError(
+      'bad_output',
+      second.choice.provider,
+      second.choice.model,
+      stage,
+      `the model's JSON was unusable twice: ${reparsed.problem}`,
+    );
+  }
+
+  /** Embeds texts (batched by the provider), returning vectors as wide as the store's columns. */
+  async embed(ctx: CallContext, texts: string[], model?: string): Promise<{ vectors: number[][]; choice: ModelChoice }> {
+    const choice = this.router.choose('embed', model);
+    const estimate = this.cost(choice, {
+      inputTokens: estimateEmbeddingTokens(choice.provider, texts),
+      outputTokens: 0,
+      thinkingTokens: 0,
+    });
+    const { result } = await this.metered(ctx, 'embed', choice, null, estimate, async (apiKey) => {
+      const embedded = await this.registry.embedder(choice).embed({ texts, timeoutMs: this.settings.timeoutsMs.embed, apiKey });
+      return { usage: { ...NO_USAGE, inputTokens: embedded.usage.inputTokens }, model: embedded.model, result: embedded };
+    });
+    return { vectors: result.vectors.map(padToStoreWidth), choice };
+  }
+
+  /**
+   * Runs work of the offline local provider under the ledger too (cost 0), so that every model
+   * call of the process, local or not, is on record.
+   */
+  async local<T>(ctx: CallContext, stage: Stage, choice: ModelChoice, work: () => Promise<{ value: T; usage: TokenUsage }>) {
+    const { result } = await this.metered(ctx, stage, choice, null, 0, async () => {
+      const done = await work();
+      return { usage: done.usage, model: choice.model, result: done.value };
+    });
+    return result;
+  }
+
+  private async metered<T>(
+    ctx: CallContext,
+    stage: Stage,
+    choice: ModelChoice,
+    reasoning: ReasoningLevel | null,
+    estimatedCostMicros: number,
+    call: (apiKey: string | undefined) => Promise<{ usage: TokenUsage; model: string; result: T }>,
+  ): Promise<{ result: T; cost: number }> {
+    const apiKey = this.ownKeyFor(ctx, stage, choice);
+    const key = { tenantId: ctx.tenantId, requestId: ctx.requestId, callIndex: ctx.nextCallIndex() };
+    await this.ledger.begin({
+      ...key,
+      kind: ctx.kind,
+      stage,
+      provider: choice.provider,
+      model: choice.model,
+      reasoning,
+      billedTo: choice.provider === 'local' ? 'platform' : ctx.billedTo,
+      estimatedCostMicros,
+      documentId: ctx.documentId,
+    });
+    const started = performance.now();
+    let outcome: Awaited<ReturnType<typeof call>>;
+    try {
+      outcome = await call(apiKey);
+    } catch (error) {
+      // A failed call costs what the provider billed for it: nothing, unless it answered (cut
+      // or unusable output), in which case the error carries the usage.
+      const usage = error instanceof ModelCallError && error.usage ? error.usage : NO_USAGE;
+      await this.ledger.complete(key, {
+        status: 'error',
+        tokensIn: usage.inputTokens,
+        tokensOut: usage.outputTokens,
+        tokensThinking: usage.thinkingTokens,
+        costMicros: this.cost(choice, usage),
+        latencyMs: Math.round(performance.now() - started),
+        error: error instanceof Error ? error.message.slice(0, 500) : 'unknown error',
+      });
+      throw error;
+    }
+    const { usage, model, result } = outcome;
+    const cost = this.cost(choice, usage);
+    await this.ledger.complete(key, {
+      status: 'ok',
+      tokensIn: usage.inputTokens,
+      tokensOut: usage.outputTokens,
+      tokensThinking: usage.thinkingTokens,
+      costMicros: cost,
+      latencyMs: Math.round(performance.now() - started),
+      model: model !== choice.model ? model : undefined,
+    });
+    return { result, cost };
+  }
+
+  /** A tenant billed `own_key` must never fall back to the platform's key. */
+  private ownKeyFor(ctx: CallContext, stage: Stage, choice: ModelChoice): string | undefined {
+    if (!ctx.ownKeys || choice.provider === 'local') return undefined;
+    const key = ctx.ownKeys[choice.provider];
+    if (!key) {
+      throw new ModelCallError(
+        'not_configured',
+        choice.provider,
+        choice.model,
+        stage,
+        `the tenant pays with its own key but has no ${choice.provider} key`,
+      );
+    }
+    return key;
+  }
+
+  private cost(choice: ModelChoice, usage: TokenUsage): number {
+    const price = this.prices.priceOf(choice.spec);
+    if (!price) throw new Error(`no price for ${choice.spec}`); // the router only returns priced models
+    return costMicros(price, usage);
+  }
+}
+
+/** Zero-pads a vector to the store's width; cosine similarity is unchanged by padding. */
+function padToStoreWidth(vector: number[]): number[] {
+  if (vector.length === EMBEDDING_DIMENSIONS) return vector;
+  if (vector.length > EMBEDDING_DIMENSIONS) throw new Error(`vector of ${vector.length} dimensions exceeds the store's ${EMBEDDING_DIMENSIONS}`);
+  return [...vector, ...new Array<number>(EMBEDDING_DIMENSIONS - vector.length).fill(0)];
+}

@@ -1,0 +1,41 @@
+import { Global, Logger, Module } from '@nestjs/common';
+import { Settings, SETTINGS } from '@loci/config';
+import { InferencesRepository } from '@loci/db';
+import { ModelGateway } from './gateway/model-gateway';
+import { ModelRouter } from './gateway/model-router';
+import { ProviderRegistry } from './gateway/provider-registry';
+import { PriceTable } from './metering/prices';
+import { STAGES } from './model.types';
+import { OwnKeysService } from './own-keys/own-keys.service';
+import { StageRunner } from './stages/stage-runner';
+
+/**
+ * The model layer. Building the router checks every configured stage model (well-formed,
+ * priced, provider configured), so a bad model setting stops the process at boot.
+ */
+@Global()
+@Module({
+  providers: [
+    { provide: PriceTable, inject: [SETTINGS], useFactory: (s: Settings) => PriceTable.load(s.llm.pricesFile) },
+    {
+      provide: ModelRouter,
+      inject: [SETTINGS, PriceTable],
+      useFactory: (s: Settings, prices: PriceTable) => {
+        const router = new ModelRouter(s.llm, prices);
+        new Logger('ModelRouter').log(STAGES.map((stage) => `${stage}=${router.choose(stage).spec}`).join(' '));
+        return router;
+      },
+    },
+    { provide: ProviderRegistry, inject: [SETTINGS], useFactory: (s: Settings) => new ProviderRegistry(s.llm) },
+    {
+      provide: ModelGateway,
+      inject: [ModelRouter, ProviderRegistry, PriceTable, InferencesRepository, SETTINGS],
+      useFactory: (router: ModelRouter, registry: ProviderRegistry, prices: PriceTable, ledger: InferencesRepository, s: Settings) =>
+        new ModelGateway(router, registry, prices, ledger, s.llm),
+    },
+    { provide: StageRunner, inject: [ModelGateway], useFactory: (gateway: ModelGateway) => new StageRunner(gateway) },
+    OwnKeysService,
+  ],
+  exports: [PriceTable, ModelRouter, ModelGateway, StageRunner, OwnKeysService],
+})
+export class LlmModule {}

@@ -1,0 +1,77 @@
+import type { Embedder, EmbeddingRequest, EmbeddingResult } from '../model.types';
+import { answerLocally, LOCAL_NO_INFORMATION_ANSWER } from './answerer';
+import { LocalHashingEmbedder } from './hashing.embedder';
+
+const SOURCES = [
+  { id: 'c1', text: 'Alice Johnson works at Acme Corporation in Berlin. She joined the company in 2021 as a data engineer.' },
+  { id: 'c2', text: 'Bob moved to Paris in March 2023. He works for Globex as a designer.' },
+  { id: 'c3', text: 'The weather in Berlin is often rainy in autumn.' },
+  { id: 'e1', text: 'Acme Corporation (organization): a company based in Berlin that makes industrial robots.' },
+];
+
+describe('answerLocally', () => {
+  const embedder = new LocalHashingEmbedder();
+
+  it('answers with the closest sentence and cites its source', async () => {
+    expect(await answerLocally('Where does Alice work?', SOURCES, embedder)).toEqual({
+      answer: 'Alice Johnson works at Acme Corporation in Berlin.',
+      cited: ['c1'],
+    });
+    expect(await answerLocally('When did Bob move to Paris?', SOURCES, embedder)).toEqual({
+      answer: 'Bob moved to Paris in March 2023.',
+      cited: ['c2'],
+    });
+  });
+
+  it('brings the sentence before a picked sentence that opens with a pronoun', async () => {
+    const answer = await answerLocally('Who works for Globex?', SOURCES, embedder);
+    expect(answer).toEqual({ answer: 'Bob moved to Paris in March 2023. He works for Globex as a designer.', cited: ['c2'] });
+  });
+
+  it('cites every source used, once each, in order of use', async () => {
+    const answer = await answerLocally('What does Acme Corporation make?', SOURCES, embedder);
+    expect(answer.answer).toContain('makes industrial robots');
+    expect(answer.cited).toContain('e1');
+    expect(new Set(answer.cited).size).toBe(answer.cited.length);
+    const order = answer.cited.map((id) => SOURCES.findIndex((s) => s.id === id));
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('says it has no information when nothing is close enough', async () => {
+    expect(await answerLocally('What is the capital of Australia?', SOURCES, embedder)).toEqual({
+      answer: LOCAL_NO_INFORMATION_ANSWER,
+      cited: [],
+    });
+    expect(await answerLocally('Where does Alice work?', [], embedder)).toEqual({ answer: LOCAL_NO_INFORMATION_ANSWER, cited: [] });
+    expect(await answerLocally('  ', SOURCES, embedder)).toEqual({ answer: LOCAL_NO_INFORMATION_ANSWER, cited: [] });
+    expect(await answerLocally('Where does Alice work?', [{ id: 'x', text: '' }], embedder)).toEqual({
+      answer: LOCAL_NO_INFORMATION_ANSWER,
+      cited: [],
+    });
+  });
+
+  it('embeds the question and the sentences in one call with the given embedder', async () => {
+    const calls: EmbeddingRequest[] = [];
+    const counting: Embedder = {
+      provider: 'local',
+      model: 'local-test',
+      dimensions: embedder.dimensions,
+      embed: async (request: EmbeddingRequest): Promise<EmbeddingResult> => {
+        calls.push(request);
+        return embedder.embed(request);
+      },
+    };
+    await answerLocally('Where does Alice work?', SOURCES, counting);
+    expect(calls).toHaveLength(1);
+    expect(calls[0].texts[0]).toBe('Where does Alice work?');
+    expect(calls[0].texts).toContain('The weather in Berlin is often rainy in autumn.');
+  });
+
+  it('does not repeat a sentence found in two sources', async () => {
+    const twice = [
+      { id: 'a', text: 'Alice works at Acme.' },
+      { id: 'b', text: 'Alice works at Acme.' },
+    ];
+    expect(await answerLocally('Where does Alice work?', twice, embedder)).toEqual({ answer: 'Alice works at Acme.', cited: ['a'] });
+  });
+});

@@ -1,0 +1,159 @@
+import { BE_FORMS, RELATION_PREPOSITIONS, RELATIVE_PRONOUNS } from './lexicon';
+import type { Mention } from './mentions';
+import { verbLemma, type Token } from './nlp';
+
+/**
+ * The clause structure the relation step needs, from the library's part-of-speech tags: verb
+ * groups ("has recently joined", "was acquired", "used to work") and their subjects.
+ */
+
+export interface VerbGroup {
+  start: number;
+  end: number;
+  main: Token;
+  lemma: string;
+  particle: string | null;
+  copula: boolean;
+  passive: boolean;
+  negative: boolean;
+  ended: boolean;
+}
+
+const PARTICIPLES = new Set('born built made led held sold bought run set won known taught brought kept found given taken written'.split(' '));
+
+export const isVerbish = (t: Token) => t.tags.has('Verb') || t.tags.has('Auxiliary') || t.tags.has('Copula') || t.tags.has('Modal');
+export const isNegative = (t: Token) => t.tags.has('Negative') || t.normal === 'not' || t.normal === 'never';
+const TIME_ADVERBS = new Set(
+  'later earlier then soon recently eventually finally also still now currently previously formerly once subsequently ultimately already first initially'.split(' '),
+);
+export const isAdverb = (t: Token) => (t.tags.has('Adverb') || TIME_ADVERBS.has(t.normal)) && !isVerbish(t);
+
+export function findVerbGroups(toks: Token[], covered: boolean[]): VerbGroup[] {
+  const groups: VerbGroup[] = [];
+  const n = toks.length;
+  let k = 0;
+  while (k < n) {
+    if (covered[k] || !isVerbish(toks[k])) {
+      k++;
+      continue;
+    }
+    let e = k + 1;
+    while (e < n && !covered[e]) {
+      const t = toks[e];
+      if (isVerbish(t) || t.tags.has('Particle')) e++;
+      else if ((isAdverb(t) || isNegative(t)) && e + 1 < n && !covered[e + 1] && isVerbish(toks[e + 1])) e++;
+      else break;
+      if (/[,;:]/.test(toks[e - 1].post)) break;
+    }
+    const group = describeGroup(toks, k, e);
+    if (group) groups.push(group);
+    k = e;
+  }
+  return groups;
+}
+
+function describeGroup(toks: Token[], start: number, end: number): VerbGroup | null {
+  const span = toks.slice(start, end);
+  let mainIndex = -1;
+  for (let i = span.length - 1; i >= 0; i--) {
+    const t = span[i];
+    if (t.tags.has('Verb') && !t.tags.has('Auxiliary') && !t.tags.has('Particle') && !isNegative(t) && !BE_FORMS.has(t.normal)) {
+      mainIndex = i;
+      break;
+    }
+  }
+  const beIndex = span.findIndex((t) => BE_FORMS.has(t.normal) || t.tags.has('Copula'));
+  const copula = mainIndex < 0 && beIndex >= 0;
+  if (mainIndex < 0 && !copula) return null;
+  const main = copula ? span[beIndex] : span[mainIndex];
+  const passive =
+    !copula &&
+    beIndex >= 0 &&
+    beIndex < mainIndex &&
+    !main.tags.has('Gerund') &&
+    (main.tags.has('Passive') || main.tags.has('PastTense') || main.tags.has('Participle') || PARTICIPLES.has(main.normal) || /(?:ed|en)$/.test(main.normal));
+  const particles = span.filter((t, i) => i > mainIndex && t.tags.has('Particle')).map((t) => t.normal);
+  const normals = span.map((t) => t.normal);
+  const before = toks.slice(Math.max(0, start - 3), start).map((t) => t.normal).join(' ');
+  const after = toks.slice(end).map((t) => t.normal).join(' ');
+  const usedTo = normals.some((w, i) => w === 'used' && normals[i + 1] === 'to');
+  const ended =
+    usedTo || /\bno longer\b|\bformerly\b|\bpreviously\b/.test(before) || /\b(?:anymore|any longer)\b/.test(after);
+  const negative = span.some(isNegative) || /\bnever\b/.test(before);
+  return {
+    start,
+    end,
+    main,
+    lemma: copula ? 'be' : verbLemma(main),
+    particle: particles.length ? particles.join(' ') : null,
+    copula,
+    passive,
+    negative,
+    ended,
+  };
+}
+
+/** ", who lives in Paris," — local `[from, to)` of relative clauses set off by commas. */
+function relativeClauses(toks: Token[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (let k = 1; k < toks.length; k++) {
+    if (!['who', 'which', 'whom', 'whose'].includes(toks[k].normal) || !/,/.test(toks[k - 1].post)) continue;
+    let to = k;
+    while (to < toks.length - 1 && !/[,;:]/.test(toks[to].post)) to++;
+    spans.push([k, to + 1]);
+  }
+  return spans;
+}
+
+export function findSubjects(toks: Token[], groupStart: number, mentionEndingAt: Map<number, Mention>): Mention[] {
+  let k = groupStart - 1;
+  while (k >= 0 && (isAdverb(toks[k]) || isNegative(toks[k]))) k--;
+  if (k < 0) return [];
+  const clause = relativeClauses(toks).find(([from, to]) => k >= from && k < to && !(groupStart >= from && groupStart < to));
+  if (clause) k = clause[0] - 1;
+  if (k < 0) return [];
+  let first = mentionEndingAt.get(k);
+  if (first && /,/.test(toks[k].post)) {
+    // "Tesla, the car maker led by Elon Musk, opened ...": the name before the parenthesis.
+    for (let j = first.start - toks[0].index - 1; j >= Math.max(0, k - 15); j--) {
+      if (!/,/.test(toks[j].post)) continue;
+      const opener = toks[j + 1];
+      const outer = mentionEndingAt.get(j);
+      if (outer && opener && (opener.tags.has('Determiner') || opener.tags.has('Possessive') || RELATIVE_PRONOUNS.has(opener.normal))) {
+        first = outer;
+      }
+      break;
+    }
+  }
+  if (!first && RELATIVE_PRONOUNS.has(toks[k].normal)) first = mentionEndingAt.get(k - 1);
+  if (!first && /,/.test(toks[k].post)) {
+    // "Alice, a software engineer, works ..." / "Alice, who lives in Paris, joined ..."
+    for (let j = k - 1; j >= Math.max(0, k - 15); j--) {
+      if (/,/.test(toks[j].post)) {
+        first = mentionEndingAt.get(j);
+        break;
+      }
+    }
+  }
+  if (!first) return [];
+  // "Analysts at Goldman Sachs expect ...": a name after a preposition is not the subject.
+  const head = toks[first.start - toks[0].index - 1];
+  if (head && RELATION_PREPOSITIONS.has(head.normal) && !/,/.test(head.post)) return [];
+  const subjects = [first];
+  let start = first.start - toks[0].index;
+  // "Alice and Bob founded ...", "Alice, Bob and Carol ..."
+  for (;;) {
+    let j = start - 1;
+    if (j < 0) break;
+    if (toks[j].normal === 'and' || toks[j].normal === 'or') j--;
+    else if (!/,/.test(toks[j].post)) break;
+    const previous = mentionEndingAt.get(j);
+    if (!previous) break;
+    // "Bob lives in Paris and Carol works ...": Paris is an object, not a second subject.
+    const before = toks[previous.start - toks[0].index - 1];
+    if (before && (RELATION_PREPOSITIONS.has(before.normal) || isVerbish(before))) break;
+    subjects.unshift(previous);
+    start = previous.start - toks[0].index;
+  }
+  return subjects;
+}

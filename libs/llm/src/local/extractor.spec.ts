@@ -1,0 +1,153 @@
+import type { Extraction } from '../tasks.types';
+import { extractLocally } from './extractor';
+
+const entity = (x: Extraction, name: string) => x.entities.find((e) => e.name === name);
+const relation = (x: Extraction, source: string, rel: string, target: string) =>
+  x.relations.find((r) => r.source === source && r.relation === rel && r.target === target);
+
+describe('extractLocally', () => {
+  it('finds a person, an organization, a place and the works_at fact', () => {
+    const x = extractLocally('Alice Johnson works at Acme Corporation in Berlin.');
+    expect(entity(x, 'Alice Johnson')).toMatchObject({ type: 'person' });
+    expect(entity(x, 'Acme Corporation')).toMatchObject({ type: 'organization' });
+    expect(entity(x, 'Berlin')).toMatchObject({ type: 'location' });
+    expect(entity(x, 'Alice Johnson')?.description).toBe('Alice Johnson works at Acme Corporation in Berlin.');
+    expect(relation(x, 'Alice Johnson', 'works_at', 'Acme Corporation')).toEqual({
+      source: 'Alice Johnson',
+      target: 'Acme Corporation',
+      relation: 'works_at',
+      description: 'Alice Johnson works at Acme Corporation in Berlin.',
+      keywords: ['works at', 'employment'],
+      valid_at: null,
+      invalid_at: null,
+    });
+  });
+
+  it('dates a move from the date in its sentence', () => {
+    const x = extractLocally('In March 2023, Bob moved to Paris.');
+    expect(entity(x, 'Bob')).toMatchObject({ type: 'person' });
+    expect(entity(x, 'Paris')).toMatchObject({ type: 'location' });
+    expect(entity(x, 'March 2023')).toMatchObject({ type: 'date' });
+    expect(relation(x, 'Bob', 'moved_to', 'Paris')).toMatchObject({ valid_at: '2023-03-01T00:00:00.000Z', invalid_at: null });
+  });
+
+  it('finds an acquisition between two organizations', () => {
+    const x = extractLocally('Microsoft acquired GitHub in 2018.');
+    expect(entity(x, 'Microsoft')).toMatchObject({ type: 'organization' });
+    expect(entity(x, 'GitHub')).toMatchObject({ type: 'organization' });
+    expect(relation(x, 'Microsoft', 'acquired', 'GitHub')).toMatchObject({
+      valid_at: '2018-01-01T00:00:00.000Z',
+      keywords: ['acquired', 'acquisition'],
+    });
+  });
+
+  it('turns a passive with an agent around', () => {
+    const x = extractLocally('Google was founded by Larry Page and Sergey Brin.');
+    expect(relation(x, 'Larry Page', 'founded', 'Google')).toBeDefined();
+    expect(relation(x, 'Sergey Brin', 'founded', 'Google')).toBeDefined();
+  });
+
+  it('reads since, until and from–to as the start and end of a fact', () => {
+    expect(relation(extractLocally('Since 2021, Carol Smith has lived in London.'), 'Carol Smith', 'lives_in', 'London')).toMatchObject({
+      valid_at: '2021-01-01T00:00:00.000Z',
+      invalid_at: null,
+    });
+    expect(relation(extractLocally('Alice worked at Acme until 2021.'), 'Alice', 'works_at', 'Acme')).toMatchObject({
+      valid_at: null,
+      invalid_at: '2021-01-01T00:00:00.000Z',
+    });
+    expect(
+      relation(extractLocally('Carol worked at Initech from May 2018 until June 2020.'), 'Carol', 'works_at', 'Initech'),
+    ).toMatchObject({ valid_at: '2018-05-01T00:00:00.000Z', invalid_at: '2020-06-01T00:00:00.000Z' });
+  });
+
+  it('records leaving as an event, and an ended fact only when it can date the end', () => {
+    expect(relation(extractLocally('Alice left Acme in 2024.'), 'Alice', 'left', 'Acme')).toMatchObject({
+      valid_at: '2024-01-01T00:00:00.000Z',
+      invalid_at: null,
+    });
+    expect(extractLocally('Alice no longer works at Acme.').relations).toEqual([]);
+    const dated = extractLocally('Alice no longer works at Acme.', { referenceDate: new Date('2025-06-15T00:00:00Z') });
+    expect(relation(dated, 'Alice', 'works_at', 'Acme')).toMatchObject({ valid_at: null, invalid_at: '2025-06-15T00:00:00.000Z' });
+    expect(extractLocally('Alice does not work at Hooli.').relations).toEqual([]);
+  });
+
+  it('resolves relative dates only against a reference date', () => {
+    expect(relation(extractLocally('Last year Bob joined Globex.'), 'Bob', 'joined', 'Globex')?.valid_at).toBeNull();
+    const x = extractLocally('Last year Bob joined Globex.', { referenceDate: new Date('2025-06-15T00:00:00Z') });
+    expect(relation(x, 'Bob', 'joined', 'Globex')?.valid_at).toBe('2024-01-01T00:00:00.000Z');
+    const march = extractLocally('Bob joined Globex in March.', { referenceDate: new Date('2025-01-10T00:00:00Z') });
+    expect(relation(march, 'Bob', 'joined', 'Globex')?.valid_at).toBe('2024-03-01T00:00:00.000Z');
+  });
+
+  it('reads a paragraph: no pronoun entities, no relation across sentences', () => {
+    const text =
+      'Dr. Emily Chen is a researcher at Stanford University. She studies machine learning. ' +
+      'In 2019 she married Tom Baker. They live in San Francisco, California. ' +
+      'Her company, DeepMind, was acquired by Google in 2014. It has offices in London.';
+    const x = extractLocally(text);
+    const names = x.entities.map((e) => e.name.toLowerCase());
+    for (const pronoun of ['she', 'her', 'they', 'it', 'he', 'his', 'them']) expect(names).not.toContain(pronoun);
+    expect(entity(x, 'Emily Chen')).toMatchObject({ type: 'person' });
+    expect(entity(x, 'Tom Baker')).toMatchObject({ type: 'person' });
+    expect(entity(x, 'Stanford University')).toMatchObject({ type: 'organization' });
+    expect(entity(x, 'San Francisco')).toMatchObject({ type: 'location' });
+    expect(entity(x, 'California')).toMatchObject({ type: 'location' });
+    expect(entity(x, 'DeepMind')).toMatchObject({ type: 'organization' });
+    expect(relation(x, 'Emily Chen', 'researcher_at', 'Stanford University')).toBeDefined();
+    expect(relation(x, 'Google', 'acquired', 'DeepMind')).toMatchObject({ valid_at: '2014-01-01T00:00:00.000Z' });
+    expect(relation(x, 'San Francisco', 'located_in', 'California')).toBeDefined();
+    for (const r of x.relations) {
+      // Both ends of every fact are named in the one sentence it was read from.
+      expect(r.description).toContain(r.source);
+      expect(r.description).toContain(r.target);
+      expect(x.entities.some((e) => e.name === r.source)).toBe(true);
+      expect(x.entities.some((e) => e.name === r.target)).toBe(true);
+      expect(r.relation).toMatch(/^[a-z0-9]+(?:_[a-z0-9]+)*$/);
+    }
+  });
+
+  it('names each entity once, normalised, and merges short names into the full one', () => {
+    const x = extractLocally(
+      'Alice   Johnson works at Acme Corporation.\nAlice lives in Berlin. Acme opened an office in Tokyo in 2020. ALICE JOHNSON likes Berlin.',
+    );
+    const names = x.entities.map((e) => e.name.toLowerCase());
+    expect(new Set(names).size).toBe(names.length);
+    expect(entity(x, 'Alice Johnson')).toBeDefined();
+    expect(entity(x, 'Alice')).toBeUndefined();
+    expect(relation(x, 'Alice Johnson', 'lives_in', 'Berlin')).toBeDefined();
+    expect(relation(x, 'Acme Corporation', 'opened_in', 'Tokyo')).toMatchObject({ valid_at: '2020-01-01T00:00:00.000Z' });
+  });
+
+  it('handles lists, relative clauses and copulas', () => {
+    const x = extractLocally(
+      'Alice and Bob founded Globex in 2010. Carol, who lives in Paris, joined Meta. ' +
+        'John Smith is the CEO of Initech. Bob lives in Rome and Carol works at Acme.',
+    );
+    expect(relation(x, 'Alice', 'founded', 'Globex')).toMatchObject({ valid_at: '2010-01-01T00:00:00.000Z' });
+    expect(relation(x, 'Bob', 'founded', 'Globex')).toBeDefined();
+    expect(relation(x, 'Carol', 'lives_in', 'Paris')).toBeDefined();
+    expect(relation(x, 'Carol', 'joined', 'Meta')).toBeDefined();
+    expect(relation(x, 'Paris', 'joined', 'Meta')).toBeUndefined();
+    expect(relation(x, 'John Smith', 'ceo_of', 'Initech')).toBeDefined();
+    expect(entity(x, 'Initech')).toMatchObject({ type: 'organization' });
+    expect(relation(x, 'Bob', 'lives_in', 'Rome')).toBeDefined();
+    expect(relation(x, 'Rome', 'works_at', 'Acme')).toBeUndefined();
+    expect(relation(x, 'Carol', 'works_at', 'Acme')).toBeDefined();
+  });
+
+  it('is deterministic', () => {
+    const text =
+      'Tesla, the electric car maker led by Elon Musk, opened a new factory in Berlin in March 2022. ' +
+      'Volkswagen announced in 2023 that it would invest in Spain. On 12 January 2024, Tesla cut prices in China.';
+    expect(extractLocally(text)).toEqual(extractLocally(text));
+    const ref = { referenceDate: new Date('2025-06-15T00:00:00Z') };
+    expect(extractLocally(text, ref)).toEqual(extractLocally(text, ref));
+  });
+
+  it('returns nothing for empty or pronoun-only text', () => {
+    expect(extractLocally('')).toEqual({ entities: [], relations: [] });
+    expect(extractLocally('   \n ')).toEqual({ entities: [], relations: [] });
+    expect(extractLocally('She told him that they would meet it there.')).toEqual({ entities: [], relations: [] });
+  });
+});

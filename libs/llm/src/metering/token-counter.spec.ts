@@ -1,0 +1,23 @@
+import { countTokens, estimateChatInputTokens, estimateEmbeddingTokens } from './token-counter';
+
+describe('token counter', () => {
+  it('counts tokens offline with a real BPE encoding', () => {
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('hello')).toBe(1);
+    const sentence = 'Alice Johnson works at Acme Corporation in Berlin.';
+    expect(countTokens(sentence)).toBeGreaterThan(5);
+    expect(countTokens(sentence)).toBeLessThan(sentence.length);
+    expect(countTokens(sentence.repeat(10))).toBeGreaterThan(countTokens(sentence) * 9);
+  });
+
+  it('estimates chat input with message overhead, and more generously for Anthropic', () => {
+    const messages = [{ role: 'user' as const, content: 'Where does Alice work?' }];
+    const openai = estimateChatInputTokens('openai', 'Answer from the graph.', messages);
+    expect(openai).toBeGreaterThanOrEqual(countTokens('Answer from the graph.') + countTokens('Where does Alice work?'));
+    expect(estimateChatInputTokens('anthropic', 'Answer from the graph.', messages)).toBeGreaterThan(openai);
+  });
+
+  it('estimates embedding input over a batch', () => {
+    expect(estimateEmbeddingTokens('openai', ['one two', 'three'])).toBe(countTokens('one two') + countTokens('three'));
+  });
+});

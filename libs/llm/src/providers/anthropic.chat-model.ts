@@ -1,0 +1,116 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { ModelCallError } from '../model-call.error';
+import type { ChatCompletion, ChatModel, ChatRequest, ReasoningLevel, StopReason, TokenUsage } from '../model.types';
+import { ClientCache } from './client-cache';
+import { SdkErrorClasses, toModelCallError } from './sdk-errors';
+
+/**
+ * Extended-thinking budgets per reasoning level. Anthropic's minimum is 1024, and `max_tokens`
+ * must exceed the budget, so a call's `max_tokens` is the caller's output cap plus the budget.
+ */
+export const THINKING_BUDGET_TOKENS: Record<Exclude<ReasoningLevel, 'none'>, number> = {
+  low: 1024,
+  medium: 4096,
+  high: 16384,
+};
+
+export interface AnthropicChatModelOptions {
+  model: string;
+  /** The platform's key; a request's own `apiKey` (a tenant billed `own_key`) replaces it. */
+  apiKey?: string;
+  /** Left out, the SDK reads `ANTHROPIC_BASE_URL` (and falls back to api.anthropic.com). */
+  baseURL?: string;
+  /** Retries of 408/409/429/5xx and connection failures, by the SDK (jittered backoff, honours retry-after). */
+  maxRetries?: number;
+}
+
+const ANTHROPIC_ERRORS: SdkErrorClasses = {
+  base: Anthropic.AnthropicError,
+  api: Anthropic.APIError,
+  connection: Anthropic.APIConnectionError,
+  connectionTimeout: Anthropic.APIConnectionTimeoutError,
+};
+
+export class AnthropicChatModel implements ChatModel {
+  readonly provider = 'anthropic' as const;
+  readonly model: string;
+
+  constructor(private readonly options: AnthropicChatModelOptions) {
+    this.model = options.model;
+  }
+
+  async complete(request: ChatRequest): Promise<ChatCompletion> {
+    const context = { provider: this.provider, model: this.model, stage: request.stage };
+    const apiKey = request.apiKey ?? this.options.apiKey;
+    if (!apiKey) {
+      throw new ModelCallError('not_configured', this.provider, this.model, request.stage, 'anthropic: no API key (ANTHROPIC_API_KEY)');
+    }
+    const budget = request.reasoning === 'none' ? 0 : THINKING_BUDGET_TOKENS[request.reasoning];
+    let message: Anthropic.Message;
+    try {
+      message = await anthropicClient(this.options.baseURL, apiKey).messages.create(
+        {
+          model: this.model,
+          max_tokens: request.maxOutputTokens + budget,
+          ...(request.system ? { system: request.system } : {}),
+          messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+          // No JSON mode here: the prompt asks for JSON and the caller parses (and repairs) it.
+          ...(budget > 0 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
+        },
+        // Passing `timeout` also spares the SDK's guess from max_tokens, which refuses large
+        // non-streaming calls ("Streaming is required") before sending them.
+        { timeout: request.timeoutMs, maxRetries: this.options.maxRetries ?? 2 },
+      );
+    } catch (error) {
+      throw toModelCallError(error, ANTHROPIC_ERRORS, context);
+    }
+    return this.toCompletion(message, request.stage);
+  }
+
+  private toCompletion(message: Anthropic.Message, stage: string): ChatCompletion {
+    const usage = message?.usage ? toUsage(message.usage) : undefined;
+    // A cut or empty reply was still billed: the error carries its usage for the ledger.
+    const fail = (failure: 'bad_output' | 'truncated', why: string) =>
+      new ModelCallError(failure, this.provider, this.model, stage, `anthropic ${this.model} (${stage}): ${why}`, undefined, { usage });
+    if (!message || !Array.isArray(message.content) || !usage) throw fail('bad_output', 'the reply was not a message');
+
+    const stopReason = toStopReason(message.stop_reason);
+    if (stopReason === 'max_tokens') throw fail('truncated', `generation stopped at ${message.stop_reason}; a cut answer is not used`);
+    // Thinking blocks are the model's scratch work, not the answer.
+    const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+    if (text.trim() === '') throw fail('bad_output', `empty reply (stop reason ${message.stop_reason})`);
+
+    return { text, stopReason, model: message.model ?? this.model, usage };
+  }
+}
+
+function toUsage(usage: Anthropic.Usage): TokenUsage {
+  return {
+    // Cache writes and reads are input too; this service does not set cache_control, so they are 0.
+    inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+    // output_tokens already includes thinking; thinkingTokens is the part of it spent thinking,
+    // when the API reports it (output_tokens_details), so it must not be added on top.
+    outputTokens: usage.output_tokens,
+    thinkingTokens: (usage as { output_tokens_details?: { thinking_tokens?: number } }).output_tokens_details?.thinking_tokens ?? 0,
+  };
+}
+
+function toStopReason(reason: Anthropic.StopReason | null): StopReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'end';
+    // Both cut the answer: one at max_tokens, the other at the context window.
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'max_tokens';
+    case 'refusal':
+      return 'refusal';
+    default:
+      return 'other';
+  }
+}
+
+/** One client per (base URL, key): clients hold keep-alive connections and are safe to share. */
+const clients = new ClientCache((baseURL, apiKey) => new Anthropic({ apiKey, baseURL }));
+const anthropicClient = (baseURL: string | undefined, apiKey: string) => clients.get(baseURL, apiKey);

@@ -1,0 +1,168 @@
+import { answerLocally } from '../local/answerer';
+import { extractLocally } from '../local/extractor';
+import { keywordsLocally } from '../local/keywords';
+import { summarizeLocally } from '../local/summarizer';
+import { countTokens } from '../metering/token-counter';
+import type { ReasoningLevel, Stage, TokenUsage } from '../model.types';
+import type { Answer, CitableSource, Extraction, Keywords } from '../tasks.types';
+import type { CallContext } from '../gateway/call-context';
+import type { ModelGateway } from '../gateway/model-gateway';
+import type { ModelChoice } from '../gateway/model-router';
+import { answerSchema, extractionSchema, keywordsSchema, summarySchema } from './stage-schemas';
+import { ANSWER_SYSTEM, answerUser, EXTRACT_SYSTEM, extractUser, KEYWORDS_SYSTEM, SUMMARIZE_SYSTEM } from './stage-prompts';
+
+export interface StageOptions {
+  /** A request's `provider:model` for the stage (gb `models`). */
+  model?: string;
+  /** A request's reasoning level for the stage (gb `reasoning`); none by default. */
+  reasoning?: ReasoningLevel;
+}
+
+/** Output caps per stage: generous enough for real replies, bounded for cost reservations. */
+export const MAX_OUTPUT_TOKENS: Record<Exclude<Stage, 'embed'>, number> = {
+  extract: 4096,
+  summarize: 400,
+  keywords: 300,
+  answer: 2048,
+  query: 2048,
+  detect_geo: 300,
+};
+
+/**
+ * The pipeline's model-backed steps. Each goes to the LLM the router picks for its stage, or,
+ * when that is the offline `local` provider, to its NLP/extractive counterpart. Both are
+ * metered through the gateway.
+ */
+export class StageRunner {
+  constructor(private readonly gateway: ModelGateway) {}
+
+  async extract(ctx: CallContext, text: string, options: StageOptions & { documentDate?: Date } = {}): Promise<Extraction> {
+    const choice = this.gateway.router.choose('extract', options.model);
+    if (choice.provider === 'local') {
+      return this.local(ctx, 'extract', choice, text, () => {
+        const extraction = extractLocally(text, { referenceDate: options.documentDate });
+        return { value: extraction, output: JSON.stringify(extraction) };
+      });
+    }
+    const { value } = await this.gateway.chatJson(
+      ctx,
+      'extract',
+      {
+        system: EXTRACT_SYSTEM,
+        messages: [{ role: 'user', content: extractUser(text, options.documentDate) }],
+        maxOutputTokens: MAX_OUTPUT_TOKENS.extract,
+        reasoning: options.reasoning,
+        model: options.model,
+      },
+      extractionSchema,
+    );
+    return value;
+  }
+
+  async summarize(ctx: CallContext, text: string, options: StageOptions = {}): Promise<string> {
+    const choice = this.gateway.router.choose('summarize', options.model);
+    if (choice.provider === 'local') {
+      return this.local(ctx, 'summarize', choice, text, () => {
+        const summary = summarizeLocally(text);
+        return { value: summary, output: summary };
+      });
+    }
+    const { value } = await this.gateway.chatJson(
+      ctx,
+      'summarize',
+      {
+        system: SUMMARIZE_SYSTEM,
+        messages: [{ role: 'user', content: text }],
+        maxOutputTokens: MAX_OUTPUT_TOKENS.summarize,
+        reasoning: options.reasoning,
+        model: options.model,
+      },
+      summarySchema,
+    );
+    return value.summary;
+  }
+
+  async keywords(ctx: CallContext, question: string, options: StageOptions = {}): Promise<Keywords> {
+    const choice = this.gateway.router.choose('keywords', options.model);
+    if (choice.provider === 'local') {
+      return this.local(ctx, 'keywords', choice, question, () => {
+        const keywords = keywordsLocally(question);
+        return { value: keywords, output: [...keywords.high_level, ...keywords.low_level].join(' ') };
+      });
+    }
+    const { value } = await this.gateway.chatJson(
+      ctx,
+      'keywords',
+      {
+        system: KEYWORDS_SYSTEM,
+        messages: [{ role: 'user', content: question }],
+        maxOutputTokens: MAX_OUTPUT_TOKENS.keywords,
+        reasoning: options.reasoning,
+        model: options.model,
+      },
+      keywordsSchema,
+    );
+    return value;
+  }
+
+  /** Answers from citable sources (stage `answer` for /v1/query, `query` for gb). */
+  async answer(
+    ctx: CallContext,
+    question: string,
+    sources: CitableSource[],
+    options: StageOptions & { stage?: 'answer' | 'query' } = {},
+  ): Promise<Answer> {
+    const stage = options.stage ?? 'answer';
+    const choice = this.gateway.router.choose(stage, options.model);
+    if (choice.provider === 'local') {
+      const embedChoice = this.gateway.router.choose('embed');
+      const embedder = {
+        provider: embedChoice.provider,
+        model: embedChoice.model,
+        dimensions: 0,
+        embed: async ({ texts }: { texts: string[] }) => ({
+          vectors: (await this.gateway.embed(ctx, texts)).vectors,
+          usage: { inputTokens: 0 },
+          model: embedChoice.model,
+        }),
+      };
+      return this.localAsync(ctx, stage, choice, question + sources.map((s) => s.text).join('\n'), async () => {
+        const answer = await answerLocally(question, sources, embedder);
+        return { value: answer, output: answer.answer };
+      });
+    }
+    const { value } = await this.gateway.chatJson(
+      ctx,
+      stage,
+      {
+        system: ANSWER_SYSTEM,
+        messages: [{ role: 'user', content: answerUser(question, sources) }],
+        maxOutputTokens: MAX_OUTPUT_TOKENS[stage],
+        reasoning: options.reasoning,
+        model: options.model,
+      },
+      answerSchema,
+    );
+    const known = new Set(sources.map((s) => s.id));
+    // Ids the model made up are dropped: a citation always points at a real source.
+    return { answer: value.answer, cited: [...new Set(value.cited.filter((id) => known.has(id)))] };
+  }
+
+  private local<T>(ctx: CallContext, stage: Stage, choice: ModelChoice, input: string, work: () => { value: T; output: string }) {
+    return this.localAsync(ctx, stage, choice, input, async () => work());
+  }
+
+  private localAsync<T>(
+    ctx: CallContext,
+    stage: Stage,
+    choice: ModelChoice,
+    input: string,
+    work: () => Promise<{ value: T; output: string }>,
+  ): Promise<T> {
+    return this.gateway.local(ctx, stage, choice, async () => {
+      const { value, output } = await work();
+      const usage: TokenUsage = { inputTokens: countTokens(input), outputTokens: countTokens(output), thinkingTokens: 0 };
+      return { value, usage };
+    });
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * What each chat stage produces, independent of who produces it: an LLM through a ChatModel
+ * (prompted for JSON of these shapes) or the offline `local` provider (NLP + extractive text).
+ */
+
+export interface ExtractedEntity {
+  name: string;
+  /** person, organization, location, date, event, product, concept, ... (lowercase). */
+  type: string;
+  description: string;
+}
+
+export interface ExtractedRelation {
+  /** Entity names, as in `entities`. */
+  source: string;
+  target: string;
+  /** A short snake_case predicate: `works_at`, `lives_in`, `founded`. */
+  relation: string;
+  /** The fact as one sentence. */
+  description: string;
+  keywords: string[];
+  /** ISO-8601 instants when the text says when the fact started / stopped being true. */
+  valid_at: string | null;
+  invalid_at: string | null;
+}
+
+export interface Extraction {
+  entities: ExtractedEntity[];
+  relations: ExtractedRelation[];
+}
+
+/** Query keywords: low-level = names and noun phrases; high-level = themes. */
+export interface Keywords {
+  high_level: string[];
+  low_level: string[];
+}
+
+/** A retrieved item the answerer may cite, by its id. */
+export interface CitableSource {
+  id: string;
+  text: string;
+}
+
+export interface Answer {
+  answer: string;
+  /** Ids of the sources the answer used, as given in the request. */
+  cited: string[];
+}
