@@ -139,6 +139,19 @@ describe('model layer with providers configured', () => {
     expect((await ledger.listByRequest(tenantId, ctx.requestId))[0].status).toBe('ok');
   });
 
+  it('writes the ledger idempotently per (request id, call index)', async () => {
+    const key = { tenantId, requestId: `req-${randomUUID()}`, callIndex: 0 };
+    const call = { ...key, kind: 'query', stage: 'answer', provider: 'anthropic', model: 'claude-haiku-4-5', billedTo: 'platform' as const, estimatedCostMicros: 900 };
+    await ledger.begin(call);
+    await ledger.begin({ ...call, estimatedCostMicros: 1 }); // a retried write of the same call
+    const outcome = { status: 'ok' as const, tokensIn: 10, tokensOut: 5, tokensThinking: 0, costMicros: 35, latencyMs: 3 };
+    await ledger.complete(key, outcome);
+    await ledger.complete(key, { ...outcome, costMicros: 999 }); // completing again changes nothing
+    const rows = await ledger.listByRequest(tenantId, key.requestId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'ok', estimatedCostMicros: 900, costMicros: 35 });
+  });
+
   it('embeds in batches and pads vectors to the store width', async () => {
     const ctx = context('ingest');
     const { vectors, choice } = await gateway.embed(ctx, ['Alice works at Acme.', 'Bob lives in Paris.']);

@@ -7,11 +7,14 @@ import { ConfigModule, Settings } from '@loci/config';
 import { DbModule } from '@loci/db';
 import { HttpExceptionFilter } from '@loci/http';
 import { KvModule } from '@loci/kv';
+import { IngestModule } from '@loci/ingest';
 import { LlmModule } from '@loci/llm';
 import { TenantAdminController } from './admin/tenant-admin.controller';
 import { TenantAdminService } from './admin/tenant-admin.service';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { AuthController } from './auth/auth.controller';
+import { DocumentsController } from './documents/documents.controller';
+import { RememberController } from './gb/remember.controller';
 import { HealthController } from './health/health.controller';
 import { loggerOptions } from './logging';
 import { MeController } from './me/me.controller';
@@ -30,9 +33,18 @@ export class AppModule {
         KvModule,
         AuthModule,
         LlmModule,
+        IngestModule,
         TerminusModule.forRoot({ logger: false }),
       ],
-      controllers: [AuthController, MeController, TenantAdminController, ApiKeysController, HealthController],
+      controllers: [
+        AuthController,
+        MeController,
+        TenantAdminController,
+        ApiKeysController,
+        HealthController,
+        DocumentsController,
+        RememberController,
+      ],
       providers: [TenantAdminService, OperatorBootstrapService, { provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };
   }

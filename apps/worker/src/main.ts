@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { loadSettings, SettingsError } from '@loci/config';
+import { IngestWorker } from '@loci/ingest';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
@@ -22,7 +23,8 @@ async function main(): Promise<void> {
   const logger = app.get(Logger);
   app.useLogger(logger);
   app.enableShutdownHooks();
-  logger.log('worker started; no job kinds are registered yet (ingestion jobs come with the ingestion pipeline)');
+  // The worker process always consumes the queue, whatever LOCI_RUN_WORKER says for the API.
+  app.get(IngestWorker).start();
   // Keep the process alive until a shutdown signal; enableShutdownHooks closes the app then.
   const keepAlive = setInterval(() => undefined, 60_000);
   process.once('SIGTERM', () => clearInterval(keepAlive));

@@ -2,12 +2,13 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { ConfigModule, Settings } from '@loci/config';
 import { DbModule } from '@loci/db';
+import { IngestModule } from '@loci/ingest';
 import { KvModule } from '@loci/kv';
+import { LlmModule } from '@loci/llm';
 
 /**
- * The ingestion worker: the same store and limit store as the API, no HTTP. The job consumer
- * (durable queue in Postgres) arrives with the ingestion issue; until then the process only
- * connects, migrates when asked, and waits.
+ * The ingestion worker: the same store, limit store and model layer as the API, no HTTP. It
+ * consumes the durable job queue in Postgres; run as many replicas as the load needs.
  */
 @Module({})
 export class WorkerModule {
@@ -19,6 +20,8 @@ export class WorkerModule {
         LoggerModule.forRoot({ pinoHttp: { level: settings.logLevel } }),
         DbModule,
         KvModule,
+        LlmModule,
+        IngestModule,
       ],
     };
   }

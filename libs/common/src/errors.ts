@@ -3,7 +3,7 @@
  * `code` to a status and to the error shape of the surface that was called.
  */
 export abstract class DomainError extends Error {
-  abstract readonly code: string;
+  abstract get code(): string;
   constructor(message: string, readonly details?: unknown) {
     super(message);
     this.name = new.target.name;
@@ -29,3 +29,12 @@ export class UnauthenticatedError extends DomainError {
 export class ForbiddenError extends DomainError {
   readonly code = 'forbidden';
 }
+
+/** Status of error codes raised outside this package (e.g. the model layer's). */
+export const STATUS_BY_ERROR_CODE: Readonly<Record<string, number>> = {
+  model_not_configured: 503,
+  model_call_failed: 502,
+  unsupported_media_type: 415,
+  unreadable_file: 422,
+  payload_too_large: 413,
+};

@@ -99,6 +99,15 @@ export const settingsSchema = z.object({
   LOCI_EXTRACT_TIMEOUT_MS: integerFromEnv(120_000, 1_000, 600_000),
   LOCI_EMBED_TIMEOUT_MS: integerFromEnv(30_000, 1_000, 600_000),
   LOCI_LLM_MAX_RETRIES: integerFromEnv(2, 0, 10),
+  LOCI_MODEL_CONCURRENCY: integerFromEnv(8, 1, 256),
+  LOCI_ENTITY_MATCH_THRESHOLD: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().min(0).max(1).default(0.75),
+  ),
+  LOCI_CHUNK_TOKENS: integerFromEnv(1200, 100, 8000),
+  LOCI_CHUNK_OVERLAP_TOKENS: integerFromEnv(100, 0, 1000),
+  LOCI_RUN_WORKER: booleanFromEnv(true),
+  LOCI_WORKER_CONCURRENCY: integerFromEnv(2, 1, 64),
   LOCI_PRICES_FILE: optionalString,
   LOCI_ENCRYPTION_KEY: z.preprocess(
     emptyAsUndefined,

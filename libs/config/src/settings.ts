@@ -14,6 +14,7 @@ export interface Settings {
   jwt: { secret: string; secretSource: 'env' | 'data-dir'; ttlSeconds: number };
   bootstrapOperator?: { email: string; password: string };
   llm: LlmSettings;
+  ingest: IngestSettings;
   /** AES-256-GCM key sealing tenants' own provider keys (32 bytes). */
   encryptionKey: Buffer;
 }
@@ -26,7 +27,19 @@ export interface LlmSettings {
   localEmbeddingDimensions: number;
   timeoutsMs: { chat: number; extract: number; embed: number };
   maxRetries: number;
+  /** Model calls in flight at once in this process (all tenants, all stages but local ones). */
+  concurrency: number;
   pricesFile?: string;
+}
+
+export interface IngestSettings {
+  chunkTokens: number;
+  chunkOverlapTokens: number;
+  /** Cosine similarity of two entity-name vectors from which they are the same entity. */
+  entityMatchThreshold: number;
+  /** Consume the job queue inside the API process (the embedded default); false with apps/worker. */
+  runWorkerInProcess: boolean;
+  workerConcurrency: number;
 }
 
 export const SETTINGS = Symbol('SETTINGS');
@@ -68,7 +81,15 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       localEmbeddingDimensions: raw.LOCI_LOCAL_EMBEDDING_DIM,
       timeoutsMs: { chat: raw.LOCI_LLM_TIMEOUT_MS, extract: raw.LOCI_EXTRACT_TIMEOUT_MS, embed: raw.LOCI_EMBED_TIMEOUT_MS },
       maxRetries: raw.LOCI_LLM_MAX_RETRIES,
+      concurrency: raw.LOCI_MODEL_CONCURRENCY,
       pricesFile: raw.LOCI_PRICES_FILE,
+    },
+    ingest: {
+      chunkTokens: raw.LOCI_CHUNK_TOKENS,
+      chunkOverlapTokens: raw.LOCI_CHUNK_OVERLAP_TOKENS,
+      entityMatchThreshold: raw.LOCI_ENTITY_MATCH_THRESHOLD,
+      runWorkerInProcess: raw.LOCI_RUN_WORKER,
+      workerConcurrency: raw.LOCI_WORKER_CONCURRENCY,
     },
     encryptionKey: raw.LOCI_ENCRYPTION_KEY
       ? Buffer.from(raw.LOCI_ENCRYPTION_KEY, 'base64')

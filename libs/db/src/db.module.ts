@@ -4,6 +4,10 @@ import { Database, DATABASE } from './database';
 import { findMigrationsFolder } from './migrations-folder';
 import { openDatabase } from './open-database';
 import { ApiKeysRepository } from './repositories/api-keys.repository';
+import { DocumentsRepository } from './repositories/documents.repository';
+import { GraphReadsRepository } from './repositories/graph-reads.repository';
+import { GraphWritesRepository } from './repositories/graph-writes.repository';
+import { GraphsRepository } from './repositories/graphs.repository';
 import { InferencesRepository } from './repositories/inferences.repository';
 import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
@@ -19,7 +23,16 @@ class DatabaseLifecycle implements OnApplicationShutdown {
   }
 }
 
-const repositories = [TenantsRepository, UsersRepository, ApiKeysRepository, InferencesRepository];
+const repositories = [
+  TenantsRepository,
+  UsersRepository,
+  ApiKeysRepository,
+  InferencesRepository,
+  GraphsRepository,
+  DocumentsRepository,
+  GraphWritesRepository,
+  GraphReadsRepository,
+];
 
 @Global()
 @Module({

@@ -23,7 +23,8 @@ export function renderErrorBody(surface: ErrorSurface, problem: HttpProblem, req
       if (problem.issues && problem.issues.length > 0) return { detail: problem.issues };
       return { detail: problem.message };
     case 'gb':
-      return { error: problem.message };
+      // gb validation messages name their field themselves ("user_id is required").
+      return { error: problem.issues?.length ? problem.issues.map((i) => i.msg).join('; ') : problem.message };
     case 'generic':
       return {
         error: {

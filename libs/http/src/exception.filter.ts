@@ -5,6 +5,7 @@ import {
   DomainError,
   ForbiddenError,
   NotFoundError,
+  STATUS_BY_ERROR_CODE,
   UnauthenticatedError,
   ValidationError,
 } from '@loci/common';
@@ -61,7 +62,7 @@ function domainProblem(error: DomainError, surface: ErrorSurface): HttpProblem {
     return { ...base, status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
   }
   if (error instanceof ForbiddenError) return { ...base, status: 403 };
-  return { ...base, status: 400 };
+  return { ...base, status: STATUS_BY_ERROR_CODE[error.code] ?? 400 };
 }
 
 const CODES_BY_STATUS: Record<number, string> = {

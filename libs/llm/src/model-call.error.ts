@@ -1,3 +1,4 @@
+import { DomainError } from '@loci/common';
 import type { ProviderName, Stage, TokenUsage } from './model.types';
 
 /**
@@ -20,9 +21,14 @@ export type ModelCallFailure =
   | 'truncated'
   | 'not_configured';
 
-export class ModelCallError extends Error {
+export class ModelCallError extends DomainError {
   /** Tokens the failed call was still billed for (a truncated or unusable reply). */
   readonly usage?: TokenUsage;
+
+  /** How the HTTP layer answers: 503 when no model is configured, 502 when the model failed. */
+  get code(): string {
+    return this.failure === 'not_configured' ? 'model_not_configured' : 'model_call_failed';
+  }
 
   constructor(
     readonly failure: ModelCallFailure,
@@ -33,7 +39,8 @@ export class ModelCallError extends Error {
     readonly status?: number,
     options?: { cause?: unknown; usage?: TokenUsage },
   ) {
-    super(message, options);
+    super(message);
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
     this.usage = options?.usage;
     this.name = 'ModelCallError';
   }

@@ -123,7 +123,10 @@ export const entities = pgTable(
     normalizedName: text('normalized_name').notNull(),
     type: text('type'),
     description: text('description'),
+    /** Vector of name + description: what retrieval searches. */
     embedding: embeddingColumn('embedding'),
+    /** Vector of the name alone: what entity resolution compares (cosine >= 0.75 = same). */
+    nameEmbedding: embeddingColumn('name_embedding'),
     embeddingModel: text('embedding_model'),
     latitude: doublePrecision('latitude'),
     longitude: doublePrecision('longitude'),
@@ -136,6 +139,7 @@ export const entities = pgTable(
     index('entities_graph_name_idx').on(t.tenantId, t.graphId, t.normalizedName),
     index('entities_graph_updated_idx').on(t.tenantId, t.graphId, t.updatedAt),
     index('entities_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('entities_name_embedding_hnsw').using('hnsw', t.nameEmbedding.op('vector_cosine_ops')),
   ],
 );
 
@@ -163,7 +167,8 @@ export const edges = pgTable(
     invalidAt: timestamptz('invalid_at'),
     createdAt: createdAt(),
     expiredAt: timestamptz('expired_at'),
-    /** The document (gb: artifact) the fact was first inferred from. */
+    /** The document (gb: artifact) the fact was first inferred from; cleared (only it: see
+     * migration 0003) when that document is deleted while others still support the fact. */
     artifactId: bigint('artifact_id', { mode: 'number' }),
     updatedAt: updatedAt(),
   },

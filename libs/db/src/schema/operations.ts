@@ -83,6 +83,8 @@ export const jobs = pgTable(
     runAt: timestamptz('run_at').notNull().defaultNow(),
     lockedAt: timestamptz('locked_at'),
     lockedBy: text('locked_by'),
+    /** A running job whose lease has passed belongs to a worker presumed dead: it is claimable again. */
+    leaseExpiresAt: timestamptz('lease_expires_at'),
     lastError: text('last_error'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -91,7 +93,7 @@ export const jobs = pgTable(
     primaryKey({ columns: [t.tenantId, t.id] }),
     foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
     index('jobs_ready_idx').on(t.runAt).where(sql`${t.status} = 'queued'`),
-    index('jobs_running_idx').on(t.lockedAt).where(sql`${t.status} = 'running'`),
+    index('jobs_running_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
   ],
 );
 

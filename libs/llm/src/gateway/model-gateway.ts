@@ -1,5 +1,6 @@
 import type { LlmSettings } from '@loci/config';
 import { EMBEDDING_DIMENSIONS, InferencesRepository } from '@loci/db';
+import pLimit from 'p-limit';
 import { z } from 'zod';
 import { costMicros, PriceTable } from '../metering/prices';
 import { estimateChatInputTokens, estimateEmbeddingTokens } from '../metering/token-counter';
@@ -33,13 +34,18 @@ const NO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, thinkingTokens: 
  * process that dies mid-call still leaves its possible spend on record.
  */
 export class ModelGateway {
+  /** Bounds the provider calls in flight in this process (LOCI_MODEL_CONCURRENCY). */
+  private readonly inFlight: pLimit.Limit;
+
   constructor(
     readonly router: ModelRouter,
     private readonly registry: ProviderRegistry,
     private readonly prices: PriceTable,
     private readonly ledger: InferencesRepository,
     private readonly settings: LlmSettings,
-  ) {}
+  ) {
+    this.inFlight = pLimit(settings.concurrency);
+  }
 
   /** A chat call whose text is used as is. Truncated or empty output is a typed error. */
   async chat(ctx: CallContext, stage: Stage, call: ChatCall, json = false): Promise<MeteredCompletion> {
@@ -158,7 +164,7 @@ export class ModelGateway {
     const started = performance.now();
     let outcome: Awaited<ReturnType<typeof call>>;
     try {
-      outcome = await call(apiKey);
+      outcome = choice.provider === 'local' ? await call(apiKey) : await this.inFlight(() => call(apiKey));
     } catch (error) {
       // A failed call costs what the provider billed for it: nothing, unless it answered (cut
       // or unusable output), in which case the error carries the usage.

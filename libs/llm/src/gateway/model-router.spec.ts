@@ -9,6 +9,7 @@ const settings = (overrides: Partial<LlmSettings> = {}): LlmSettings => ({
   localEmbeddingDimensions: 1024,
   timeoutsMs: { chat: 1000, extract: 1000, embed: 1000 },
   maxRetries: 0,
+  concurrency: 4,
   ...overrides,
 });
 const prices = PriceTable.load();

@@ -39,6 +39,15 @@ const DEFAULTS = {
   localEmbed: `local:${LOCAL_EMBEDDING_MODEL}`,
 } as const;
 
+/**
+ * A model name as clients of the gb contract send it, with or without our `provider:` prefix:
+ * `claude-…` names are Anthropic's, other bare names go to the OpenAI-compatible endpoint.
+ */
+export function qualifyModelName(name: string): string {
+  if (/^(anthropic|openai|local):/.test(name)) return name;
+  return /^claude-/.test(name) ? `anthropic:${name}` : `openai:${name}`;
+}
+
 export function parseModelSpec(spec: string): ModelChoice {
   if (!MODEL_SPEC_PATTERN.test(spec)) throw new UnknownModelError(spec, 'malformed');
   const separator = spec.indexOf(':');

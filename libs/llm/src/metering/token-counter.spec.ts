@@ -10,6 +10,10 @@ describe('token counter', () => {
     expect(countTokens(sentence.repeat(10))).toBeGreaterThan(countTokens(sentence) * 9);
   });
 
+  it('counts special-token strings in user text as plain text instead of throwing', () => {
+    expect(countTokens('before <|endoftext|> after')).toBeGreaterThan(3);
+  });
+
   it('estimates chat input with message overhead, and more generously for Anthropic', () => {
     const messages = [{ role: 'user' as const, content: 'Where does Alice work?' }];
     const openai = estimateChatInputTokens('openai', 'Answer from the graph.', messages);

@@ -11,8 +11,11 @@ const SAFETY_FACTOR: Record<string, number> = { openai: 1.0, anthropic: 1.25, lo
 // Per-message framing tokens the providers add around each message (role markers etc.).
 const MESSAGE_OVERHEAD_TOKENS = 4;
 
+// User text may contain strings like `<|endoftext|>`; they are counted as the text they are.
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
 export function countTokens(text: string): number {
-  return text.length === 0 ? 0 : countO200kTokens(text);
+  return text.length === 0 ? 0 : countO200kTokens(text, PLAIN_TEXT);
 }
 
 /** Upper estimate of the input tokens of a chat call to `provider`. */

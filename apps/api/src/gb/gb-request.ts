@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { MODEL_SPEC_PATTERN } from '@loci/config';
+import { qualifyModelName, REASONING_LEVELS, ReasoningLevel } from '@loci/llm';
+
+/**
+ * Validation shared by the gb endpoints, with the contract's rules and messages a client can
+ * act on. `remember` takes the stages extract/summarize; `query` takes query/detect_geo; a
+ * stage of the other endpoint is rejected.
+ */
+
+export const REMEMBER_STAGES = ['extract', 'summarize'] as const;
+export const QUERY_STAGES = ['query', 'detect_geo'] as const;
+
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+export const userIdField = z
+  .string({ error: 'user_id is required and must be a string' })
+  .trim()
+  .min(1, 'user_id is required')
+  .max(256, 'user_id must be at most 256 characters');
+
+export const sessionIdField = z
+  .string({ error: 'session_id must be a string' })
+  .refine((value) => Buffer.byteLength(value, 'utf8') <= 128, 'session_id must be at most 128 bytes')
+  .refine((value) => !CONTROL_CHARACTERS.test(value), 'session_id must not contain control characters')
+  .optional();
+
+export const datasetField = z
+  .string({ error: 'dataset must be a string' })
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'dataset must be 1 to 64 letters, digits, ".", "_" or "-"')
+  .default('main');
+
+const levelNames = REASONING_LEVELS.join(', ');
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A per-stage field of the gb contract: a single value (for the stage that writes: extract or
+ * query) or an object with a value per stage. Unknown stages, including the other endpoint's,
+ * are rejected by name.
+ */
+function perStageField<T>(field: string, stages: readonly string[], mainStage: string | null, parse: (value: unknown, where: string) => T | string) {
+  return z.unknown().transform((raw, ctx): Partial<Record<string, T>> | undefined => {
+    if (raw === undefined || raw === null) return undefined;
+    const entries: Array<[string, unknown]> =
+      typeof raw === 'string' && mainStage ? [[mainStage, raw]] : isPlainObject(raw) ? Object.entries(raw) : [];
+    if (entries.length === 0 && !isPlainObject(raw)) {
+      ctx.addIssue({ code: 'custom', message: `${field} must be ${mainStage ? 'a string or ' : ''}an object of ${stages.join(' / ')} values` });
+      return z.NEVER;
+    }
+    const result: Partial<Record<string, T>> = {};
+    for (const [stage, value] of entries) {
+      if (!stages.includes(stage)) {
+        ctx.addIssue({ code: 'custom', message: `${field}: unknown stage "${stage}" (allowed: ${stages.join(', ')})` });
+        continue;
+      }
+      const parsed = parse(value, `${field}.${stage}`);
+      if (typeof parsed === 'string' && parsed.startsWith('!')) ctx.addIssue({ code: 'custom', message: parsed.slice(1) });
+      else result[stage] = parsed as T;
+    }
+    return result;
+  }).optional();
+}
+
+const parseLevel = (value: unknown, where: string): ReasoningLevel | string => {
+  if (typeof value !== 'string') return `!${where} must be a string (${levelNames})`;
+  const lowered = value.toLowerCase();
+  return (REASONING_LEVELS as readonly string[]).includes(lowered)
+    ? (lowered as ReasoningLevel)
+    : `!${where}: unknown reasoning level "${value}" (allowed: ${levelNames})`;
+};
+
+const parseModel = (value: unknown, where: string): string => {
+  if (typeof value !== 'string' || !value.trim()) return `!${where} must be a model name`;
+  const qualified = qualifyModelName(value.trim());
+  return MODEL_SPEC_PATTERN.test(qualified) ? qualified : `!${where}: malformed model name "${value}"`;
+};
+
+/** `reasoning`: one level for the stage that writes (extract / query), or a level per stage. */
+export function reasoningField(stages: readonly string[], mainStage: string) {
+  return perStageField<ReasoningLevel>('reasoning', stages, mainStage, parseLevel);
+}
+
+/** `models`: a model name per stage (bare names like `claude-haiku-4-5` are accepted). */
+export function modelsField(stages: readonly string[]) {
+  return perStageField<string>('models', stages, null, parseModel);
+}
+
+export const rememberBody = z.object({
+  user_id: userIdField,
+  text: z.string({ error: 'text is required and must be a string' }).refine((t) => t.trim().length > 0, 'text must not be empty'),
+  dataset: datasetField,
+  session_id: sessionIdField,
+  valid_at: z.iso
+    .datetime({ offset: true, error: 'valid_at must be an ISO-8601 date-time, e.g. 2025-01-31T09:00:00Z' })
+    .transform((value) => new Date(value))
+    .optional(),
+  reasoning: reasoningField(REMEMBER_STAGES, 'extract'),
+  models: modelsField(REMEMBER_STAGES),
+});
+
+export type RememberBody = z.output<typeof rememberBody>;

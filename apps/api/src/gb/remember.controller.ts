@@ -1,0 +1,101 @@
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
+import type { EdgeRow, EntityRow } from '@loci/db';
+import { openApiSchemaOf, RequestWithId, ValidBody } from '@loci/http';
+import { RememberResult, RememberService } from '@loci/ingest';
+import { tenantIdOf } from '../tenant-scope';
+import { RememberBody, rememberBody } from './gb-request';
+
+const entityView = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  type: z.string().optional(),
+  description: z.string().optional(),
+  change: z.enum(['created', 'updated', 'matched']).describe('matched: an existing entity the text named, unchanged'),
+});
+const edgeView = z.object({
+  id: z.number().int(),
+  source_id: z.number().int(),
+  target_id: z.number().int(),
+  relation: z.string(),
+  description: z.string().optional(),
+  artifact_id: z.number().int().optional(),
+  valid_at: z.string().optional(),
+  invalid_at: z.string().optional(),
+  created_at: z.string(),
+  expired_at: z.string().optional(),
+  change: z.enum(['created', 'updated', 'superseded', 'ended']),
+});
+const rememberResponse = z.object({
+  artifact_id: z.number().int(),
+  dataset: z.string(),
+  session_id: z.string().optional(),
+  duplicate: z.boolean().describe('The same text was already remembered in this dataset; nothing was written.'),
+  entities: z.array(entityView),
+  edges: z.array(edgeView),
+});
+
+/** gb `remember`: a user's text into their dataset graph, synchronously. */
+@ApiTags('gb')
+@ApiBearerAuth('jwt')
+@ApiSecurity('api_key')
+@Controller('v1/gb')
+export class RememberController {
+  constructor(private readonly remember: RememberService) {}
+
+  @Post('remember')
+  @HttpCode(200)
+  @ApiKeyAllowed()
+  @Roles('admin', 'member')
+  @ApiOkResponse({ schema: openApiSchemaOf(rememberResponse, 'output') })
+  async rememberText(
+    @CurrentPrincipal() principal: Principal,
+    @ValidBody(rememberBody) body: RememberBody,
+    @Req() req: RequestWithId,
+  ): Promise<z.infer<typeof rememberResponse>> {
+    const result = await this.remember.remember(tenantIdOf(principal), req.id ?? 'unknown', {
+      userId: body.user_id,
+      text: body.text,
+      dataset: body.dataset,
+      sessionId: body.session_id,
+      validAt: body.valid_at,
+      reasoning: body.reasoning,
+      models: body.models,
+    });
+    return toRememberResponse(result);
+  }
+}
+
+function toRememberResponse(result: RememberResult): z.infer<typeof rememberResponse> {
+  return {
+    artifact_id: result.artifactId,
+    dataset: result.dataset,
+    ...(result.sessionId ? { session_id: result.sessionId } : {}),
+    duplicate: result.duplicate,
+    entities: result.entities.map(({ row, change }) => ({ ...entityFields(row), change })),
+    edges: result.edges.map(({ row, change }) => ({ ...edgeFields(row), change })),
+  };
+}
+
+const entityFields = (row: EntityRow) => ({
+  id: row.id,
+  name: row.name,
+  ...(row.type ? { type: row.type } : {}),
+  ...(row.description ? { description: row.description } : {}),
+});
+
+/** The gb contract's edge fields: ids, relation, artifact, and the four temporal fields (null ones omitted). */
+export const edgeFields = (row: EdgeRow) => ({
+  id: row.id,
+  source_id: row.sourceId,
+  target_id: row.targetId,
+  relation: row.relation,
+  ...(row.description ? { description: row.description } : {}),
+  ...(row.artifactId !== null ? { artifact_id: row.artifactId } : {}),
+  ...(row.validAt ? { valid_at: row.validAt.toISOString() } : {}),
+  ...(row.invalidAt ? { invalid_at: row.invalidAt.toISOString() } : {}),
+  created_at: row.createdAt.toISOString(),
+  ...(row.expiredAt ? { expired_at: row.expiredAt.toISOString() } : {}),
+});

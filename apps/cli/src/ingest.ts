@@ -1,0 +1,149 @@
+import { parseArgs } from 'node:util';
+import { exitCodeOf, summarize, uploadAll } from './bulk-uploader';
+import { collectFiles, UsageError } from './collect-files';
+import { createProgressView, formatSummary, Output } from './progress-view';
+
+export const USAGE = `Usage: npm run ingest -- <folder|file...> --tenant-key <api key> [options]
+
+Uploads .txt .md .html .htm .pdf files to a Loci server (folders are walked recursively;
+other files are listed as skipped) and waits until each document is processed.
+
+Options:
+  --tenant-key <key>   the tenant's API key (loci_...); defaults to $LOCI_API_KEY
+  --url <url>          the server (default http://127.0.0.1:3000)
+  --concurrency <n>    documents in flight at once (default 4)
+  --poll-ms <ms>       how often to ask for a document's status (default 500)
+  --timeout-s <s>      longest wait for one document after its upload (default 600)
+  -h, --help           this text
+
+Exit codes: 0 every file processed (or already uploaded), 1 some failed, were deferred or
+timed out, or the server could not be reached, 2 usage error or an API key the server refused.
+`;
+
+export interface CliIo {
+  stdout: Output;
+  stderr: Output;
+  env: Record<string, string | undefined>;
+  /** Aborted on Ctrl-C: the run stops and still prints its summary. */
+  signal?: AbortSignal;
+}
+
+export interface CliOptions {
+  paths: string[];
+  url: string;
+  apiKey: string;
+  concurrency: number;
+  pollMs: number;
+  timeoutMs: number;
+}
+
+/** Reads the command line; throws UsageError with a message fit for the user. */
+export function parseCli(argv: string[], env: Record<string, string | undefined>): CliOptions | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'tenant-key': { type: 'string' },
+        url: { type: 'string', default: 'http://127.0.0.1:3000' },
+        concurrency: { type: 'string', default: '4' },
+        'poll-ms': { type: 'string', default: '500' },
+        'timeout-s': { type: 'string', default: '600' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    // parseArgs names the bad option itself ("Unknown option '--foo'").
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length === 0) throw new UsageError('Name at least one folder or file to upload.');
+  const apiKey = (values['tenant-key'] ?? env.LOCI_API_KEY ?? '').trim();
+  if (!apiKey) throw new UsageError('An API key is required: --tenant-key <key> or LOCI_API_KEY.');
+  let url: URL;
+  try {
+    url = new URL(values.url);
+  } catch {
+    throw new UsageError(`--url is not a URL: ${values.url}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be http(s): ${values.url}`);
+  return {
+    paths: positionals,
+    url: url.toString(),
+    apiKey,
+    concurrency: integerOption('--concurrency', values.concurrency, 1, 64),
+    pollMs: integerOption('--poll-ms', values['poll-ms'], 50, 60_000),
+    timeoutMs: integerOption('--timeout-s', values['timeout-s'], 1, 86_400) * 1000,
+  };
+}
+
+function integerOption(name: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw new UsageError(`${name} must be a whole number from ${min} to ${max}, not "${raw}".`);
+  }
+  return value;
+}
+
+/** The whole command, minus process globals, so tests can run it in-process; answers the exit code. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  let options: CliOptions | 'help';
+  let collected: Awaited<ReturnType<typeof collectFiles>>;
+  try {
+    options = parseCli(argv, io.env);
+    if (options === 'help') {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    collected = await collectFiles(options.paths);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`ingest: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (collected.files.length === 0) {
+    // Most likely the wrong folder: saying "all 0 files processed" would hide that.
+    io.stderr.write(`ingest: nothing to upload: no .txt .md .html .htm .pdf file among ${options.paths.join(' ')}\n`);
+    for (const s of collected.skipped) io.stderr.write(`  skipped ${s.path}: ${s.reason}\n`);
+    return 2;
+  }
+
+  const view = createProgressView(io.stdout, collected.files.length);
+  view.skipped(collected.skipped);
+  const result = await uploadAll(collected.files, collected.skipped, {
+    url: options.url,
+    apiKey: options.apiKey,
+    concurrency: options.concurrency,
+    pollMs: options.pollMs,
+    timeoutMs: options.timeoutMs,
+    onUpdate: (state) => view.update(state),
+    signal: io.signal,
+  }).finally(() => view.stop());
+
+  io.stdout.write(formatSummary(result, summarize(result)));
+  if (result.aborted) io.stderr.write(`ingest: ${result.aborted.message}\n`);
+  return exitCodeOf(result);
+}
+
+if (require.main === module) {
+  const interrupt = new AbortController();
+  // The first Ctrl-C stops cleanly (summary of what finished); a second one exits at once.
+  process.once('SIGINT', () => {
+    interrupt.abort();
+    process.once('SIGINT', () => {
+      if (process.stdout.isTTY) process.stdout.write('\x1b[?25h'); // the bars hide the cursor
+      process.exit(130);
+    });
+  });
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: interrupt.signal }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`ingest: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

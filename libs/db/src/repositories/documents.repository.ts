@@ -1,0 +1,154 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { Database, DATABASE, Db, queryRows } from '../database';
+import { DocumentRow, documents, edgeDocuments, edges, entities, entityDocuments } from '../schema';
+
+export type NewDocument = Pick<
+  typeof documents.$inferInsert,
+  'tenantId' | 'graphId' | 'kind' | 'name' | 'mimeType' | 'contentHash' | 'text' | 'documentDate' | 'sessionId'
+>;
+
+export interface DocumentCounts {
+  chunks: number;
+  entities: number;
+  edges: number;
+}
+
+type DocumentStatus = DocumentRow['status'];
+
+@Injectable()
+export class DocumentsRepository {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  /**
+   * Creates the document, or returns the one with the same content in the same graph
+   * (`created: false`): an upload sent twice is stored once.
+   */
+  async createOrGet(document: NewDocument, db: Db = this.database.db): Promise<{ document: DocumentRow; created: boolean }> {
+    const [inserted] = await db.insert(documents).values(document).onConflictDoNothing().returning();
+    if (inserted) return { document: inserted, created: true };
+    const [existing] = await db
+      .select()
+      .from(documents)
+      .where(
+        and(
+          eq(documents.tenantId, document.tenantId),
+          eq(documents.graphId, document.graphId),
+          eq(documents.contentHash, document.contentHash),
+        ),
+      );
+    return { document: existing, created: false };
+  }
+
+  async get(tenantId: string, documentId: number, db: Db = this.database.db): Promise<DocumentRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(documents)
+      .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)));
+    return row;
+  }
+
+  async list(tenantId: string, graphId: number, page: { limit: number; offset: number }): Promise<DocumentRow[]> {
+    return this.database.db
+      .select()
+      .from(documents)
+      .where(and(eq(documents.tenantId, tenantId), eq(documents.graphId, graphId)))
+      .orderBy(desc(documents.createdAt), desc(documents.id))
+      .limit(page.limit)
+      .offset(page.offset);
+  }
+
+  async setStatus(
+    tenantId: string,
+    documentId: number,
+    status: DocumentStatus,
+    changes: { statusReason?: string | null; chunksTotal?: number; processedAt?: Date | null } = {},
+    db: Db = this.database.db,
+  ): Promise<void> {
+    await db
+      .update(documents)
+      .set({ status, updatedAt: new Date(), ...changes })
+      .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)));
+  }
+
+  /** Counts a chunk as done; called inside the chunk's own transaction. */
+  async chunkDone(tenantId: string, documentId: number, db: Db): Promise<void> {
+    await db
+      .update(documents)
+      .set({ chunksDone: sql`${documents.chunksDone} + 1`, updatedAt: new Date() })
+      .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)));
+  }
+
+  async counts(tenantId: string, documentIds: number[]): Promise<Map<number, DocumentCounts>> {
+    const result = new Map<number, DocumentCounts>(documentIds.map((id) => [id, { chunks: 0, entities: 0, edges: 0 }]));
+    if (documentIds.length === 0) return result;
+    const rows = await queryRows<{ document_id: number; kind: string; n: number }>(
+      this.database.db,
+      sql`SELECT document_id, 'chunks' AS kind, count(*)::int AS n FROM chunks
+            WHERE tenant_id = ${tenantId} AND document_id IN ${documentIds} GROUP BY document_id
+          UNION ALL
+          SELECT document_id, 'entities', count(*)::int FROM entity_documents
+            WHERE tenant_id = ${tenantId} AND document_id IN ${documentIds} GROUP BY document_id
+          UNION ALL
+          SELECT document_id, 'edges', count(*)::int FROM edge_documents
+            WHERE tenant_id = ${tenantId} AND document_id IN ${documentIds} GROUP BY document_id`,
+    );
+    for (const row of rows) {
+      const counts = result.get(Number(row.document_id));
+      if (counts) counts[row.kind as keyof DocumentCounts] = Number(row.n);
+    }
+    return result;
+  }
+
+  /**
+   * Deletes a document with its chunks (and their vectors) and every entity or edge that no
+   * other document supports. Shared ones stay, minus this document's provenance (cascaded).
+   * One transaction: a reader sees the graph before or after, never half of it.
+   */
+  async delete(tenantId: string, documentId: number): Promise<boolean> {
+    return this.database.db.transaction(async (tx) => {
+      const [doc] = await tx
+        .select({ id: documents.id })
+        .from(documents)
+        .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)))
+        .for('update');
+      if (!doc) return false;
+      const edgeIds = (
+        await tx
+          .select({ id: edgeDocuments.edgeId })
+          .from(edgeDocuments)
+          .where(and(eq(edgeDocuments.tenantId, tenantId), eq(edgeDocuments.documentId, documentId)))
+      ).map((r) => r.id);
+      const entityIds = (
+        await tx
+          .select({ id: entityDocuments.entityId })
+          .from(entityDocuments)
+          .where(and(eq(entityDocuments.tenantId, tenantId), eq(entityDocuments.documentId, documentId)))
+      ).map((r) => r.id);
+      await tx.delete(documents).where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)));
+      if (edgeIds.length > 0) {
+        await tx
+          .delete(edges)
+          .where(
+            and(
+              eq(edges.tenantId, tenantId),
+              inArray(edges.id, edgeIds),
+              sql`NOT EXISTS (SELECT 1 FROM edge_documents d WHERE d.tenant_id = ${edges.tenantId} AND d.edge_id = ${edges.id})`,
+            ),
+          );
+      }
+      if (entityIds.length > 0) {
+        await tx
+          .delete(entities)
+          .where(
+            and(
+              eq(entities.tenantId, tenantId),
+              inArray(entities.id, entityIds),
+              sql`NOT EXISTS (SELECT 1 FROM entity_documents d WHERE d.tenant_id = ${entities.tenantId} AND d.entity_id = ${entities.id})`,
+            ),
+          );
+      }
+      return true;
+    });
+  }
+}

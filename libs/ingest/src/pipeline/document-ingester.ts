@@ -1,0 +1,167 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { NotFoundError } from '@loci/common';
+import { Settings, SETTINGS } from '@loci/config';
+import { Database, DATABASE, DocumentRow, DocumentsRepository, GraphWritesRepository } from '@loci/db';
+import { CallContext, Extraction, ModelGateway, OwnKeysService, ReasoningLevel, StageRunner } from '@loci/llm';
+import { chunkText, needsChunking } from '../chunking';
+import { emptyChanges, EntityToWrite, GraphChanges, GraphWriter, RelationToWrite } from '../graph/graph-writer';
+import { normalizeEntityName } from '../graph/names';
+
+/** Per-request choices of the remember stages (the gb contract's `models` and `reasoning`). */
+export interface RememberStageOptions {
+  models?: { extract?: string; summarize?: string };
+  reasoning?: { extract?: ReasoningLevel; summarize?: ReasoningLevel };
+}
+
+interface Piece {
+  /** Chunk index; null for a gb text short enough to stay whole (no chunk row). */
+  index: number | null;
+  text: string;
+  tokenCount: number;
+}
+
+/**
+ * Turns a stored document (an upload or a gb remember text) into graph: chunks with summaries,
+ * extraction, vectors, resolution, supersession, provenance. Each chunk commits in its own
+ * transaction together with the progress counter, so a crash leaves whole chunks only, and a
+ * rerun (a job picked up again after its worker died) continues with the chunks not written.
+ */
+@Injectable()
+export class DocumentIngester {
+  constructor(
+    @Inject(DATABASE) private readonly database: Database,
+    @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly documents: DocumentsRepository,
+    private readonly writes: GraphWritesRepository,
+    private readonly writer: GraphWriter,
+    private readonly stages: StageRunner,
+    private readonly gateway: ModelGateway,
+    private readonly ownKeys: OwnKeysService,
+  ) {}
+
+  async ingest(tenantId: string, documentId: number, requestId: string, options: RememberStageOptions = {}): Promise<GraphChanges> {
+    const document = await this.documents.get(tenantId, documentId);
+    if (!document) throw new NotFoundError('No such document.');
+    const ctx = await this.ownKeys.callContext(
+      tenantId,
+      requestId,
+      document.kind === 'gb_text' ? 'remember' : 'ingest',
+      documentId,
+    );
+    const pieces = this.piecesOf(document);
+    await this.documents.setStatus(tenantId, documentId, 'processing', {
+      chunksTotal: pieces.filter((p) => p.index !== null).length,
+      statusReason: null,
+    });
+    const written = await this.writes.writtenChunkIndexes(this.database.db, tenantId, documentId);
+    const changes = emptyChanges();
+    for (const piece of pieces) {
+      if (piece.index !== null && written.has(piece.index)) continue;
+      mergeChanges(changes, await this.ingestPiece(ctx, document, piece, options));
+    }
+    await this.documents.setStatus(tenantId, documentId, 'processed', { processedAt: new Date(), statusReason: null });
+    return changes;
+  }
+
+  private piecesOf(document: DocumentRow): Piece[] {
+    const { chunkTokens, chunkOverlapTokens } = this.settings.ingest;
+    // gb: "texts that were not chunked have no passage"; documents always get chunks, so that
+    // vector search over chunks (naive, mix) finds short documents too.
+    if (document.kind === 'gb_text' && !needsChunking(document.text, chunkTokens)) {
+      return [{ index: null, text: document.text, tokenCount: 0 }];
+    }
+    return chunkText(document.text, { maxTokens: chunkTokens, overlapTokens: chunkOverlapTokens }).map((c) => ({
+      index: c.index,
+      text: c.text,
+      tokenCount: c.tokenCount,
+    }));
+  }
+
+  private async ingestPiece(ctx: CallContext, document: DocumentRow, piece: Piece, options: RememberStageOptions): Promise<GraphChanges> {
+    const referenceDate = document.documentDate ?? document.loadedAt;
+    const [summary, extraction] = await Promise.all([
+      piece.index === null
+        ? Promise.resolve(null)
+        : this.stages.summarize(ctx, piece.text, { model: options.models?.summarize, reasoning: options.reasoning?.summarize }),
+      this.stages.extract(ctx, piece.text, {
+        documentDate: referenceDate,
+        model: options.models?.extract,
+        reasoning: options.reasoning?.extract,
+      }),
+    ]);
+    const entities = withRelationEndpoints(extraction);
+    const texts = [
+      ...(piece.index === null ? [] : [piece.text]),
+      ...(summary ? [summary] : []),
+      ...entities.map((e) => e.name),
+      ...entities.map((e) => (e.description ? `${e.name}: ${e.description}` : e.name)),
+      ...extraction.relations.map((r) => `${r.source} ${r.relation.replace(/_/g, ' ')} ${r.target}. ${r.description}`),
+    ];
+    const { vectors, choice } = texts.length > 0 ? await this.gateway.embed(ctx, texts) : { vectors: [], choice: undefined };
+    let at = 0;
+    const take = (n: number) => vectors.slice(at, (at += n));
+    const [chunkVector] = piece.index === null ? [undefined] : take(1);
+    const [summaryVector] = summary ? take(1) : [undefined];
+    const nameVectors = take(entities.length);
+    const textVectors = take(entities.length);
+    const relationVectors = take(extraction.relations.length);
+    const embeddingModel = choice?.spec ?? '';
+
+    return this.database.db.transaction(async (tx) => {
+      const chunk =
+        piece.index === null
+          ? undefined
+          : await this.writes.insertChunk(tx, {
+              tenantId: document.tenantId,
+              graphId: document.graphId,
+              documentId: document.id,
+              index: piece.index,
+              text: piece.text,
+              tokenCount: piece.tokenCount,
+              summary,
+              embedding: chunkVector,
+              summaryEmbedding: summaryVector ?? null,
+              embeddingModel,
+            });
+      const changes = await this.writer.write(tx, {
+        tenantId: document.tenantId,
+        graphId: document.graphId,
+        documentId: document.id,
+        chunkId: chunk?.id,
+        referenceDate,
+        entities: entities.map<EntityToWrite>((e, i) => ({ ...e, nameVector: nameVectors[i], textVector: textVectors[i] })),
+        relations: extraction.relations.map<RelationToWrite>((r, i) => ({ ...r, vector: relationVectors[i] })),
+        embeddingModel,
+        resolutionThreshold: this.settings.ingest.entityMatchThreshold,
+      });
+      if (chunk) await this.documents.chunkDone(document.tenantId, document.id, tx);
+      return changes;
+    });
+  }
+}
+
+/** Entities a relation names but the extraction did not list get a bare entity of their own. */
+function withRelationEndpoints(extraction: Extraction) {
+  const known = new Set(extraction.entities.map((e) => normalizeEntityName(e.name)));
+  const entities = [...extraction.entities];
+  for (const relation of extraction.relations) {
+    for (const name of [relation.source, relation.target]) {
+      const key = normalizeEntityName(name);
+      if (key && !known.has(key)) {
+        known.add(key);
+        entities.push({ name, type: 'concept', description: '' });
+      }
+    }
+  }
+  return entities;
+}
+
+function mergeChanges(into: GraphChanges, from: GraphChanges): void {
+  into.entities.created.push(...from.entities.created);
+  into.entities.updated.push(...from.entities.updated.filter((id) => !into.entities.updated.includes(id)));
+  into.entities.matched.push(...from.entities.matched.filter((id) => !into.entities.matched.includes(id)));
+  into.edges.created.push(...from.edges.created);
+  into.edges.updated.push(...from.edges.updated.filter((id) => !into.edges.updated.includes(id)));
+  into.edges.superseded.push(...from.edges.superseded);
+  into.edges.ended.push(...from.edges.ended);
+}

@@ -1,0 +1,43 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { NotFoundError } from '@loci/common';
+import { DocumentsRepository } from '@loci/db';
+import { ModelCallError } from '@loci/llm';
+import { describeError, Job, JobContext, NonRetryableJobError } from '../queue';
+import { DocumentIngester } from './document-ingester';
+
+export const INGEST_DOCUMENT_JOB = 'ingest_document';
+
+export interface IngestDocumentPayload {
+  documentId: number;
+}
+
+/**
+ * The queue's handler for documents. A model error has already been retried by the model
+ * layer, so it fails the document at once with its reason; other errors (the store briefly
+ * unreachable) are retried by the queue, and the document fails when attempts run out.
+ * Each attempt has its own request id, so every model call of every attempt is in the ledger.
+ */
+@Injectable()
+export class IngestJobHandler {
+  private readonly logger = new Logger('IngestJob');
+
+  constructor(
+    private readonly ingester: DocumentIngester,
+    private readonly documents: DocumentsRepository,
+  ) {}
+
+  async handle(job: Job, _context: JobContext): Promise<void> {
+    const { documentId } = job.payload as IngestDocumentPayload;
+    try {
+      await this.ingester.ingest(job.tenantId, documentId, `job:${job.id}:${job.attempts}`);
+    } catch (error) {
+      if (error instanceof NotFoundError) return; // deleted while queued: nothing to do
+      const final = error instanceof ModelCallError || job.attempts >= job.maxAttempts;
+      const reason = describeError(error).slice(0, 500);
+      this.logger.warn(`document ${documentId} of tenant ${job.tenantId}: ${reason}${final ? '' : ' (will retry)'}`);
+      if (!final) throw error;
+      await this.documents.setStatus(job.tenantId, documentId, 'failed', { statusReason: reason });
+      throw new NonRetryableJobError(reason, { cause: error });
+    }
+  }
+}

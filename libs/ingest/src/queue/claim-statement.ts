@@ -1,0 +1,84 @@
+import { sql, SQL } from 'drizzle-orm';
+import { Db, jobs } from '@loci/db';
+
+/** `now() + ms`: lease ends and retry times are on the database's clock, which all workers share. */
+export function dbNowPlus(ms: number): SQL {
+  return sql`now() + ${Math.round(ms)}::integer * interval '1 millisecond'`;
+}
+
+/**
+ * The one statement that hands out a job. Exported so the contract test can EXPLAIN exactly
+ * what runs.
+ *
+ * Candidates come from two branches, each an ordered scan of its own partial index that stops
+ * at the first row it can lock (SKIP LOCKED passes over rows other claimers hold):
+ *   - `expired`: a running job whose lease has passed (its worker died or stalled), from
+ *     `jobs_running_idx` (lease_expires_at WHERE status = 'running');
+ *   - `ready`: a queued job whose run_at has come, from `jobs_ready_idx` (run_at WHERE
+ *     status = 'queued').
+ * The older of the two (run_at, id) is taken. One `WHERE a OR b ... ORDER BY run_at` scan
+ * would read the whole backlog: Postgres can only combine the two indexes with a BitmapOr,
+ * which loses their order and sorts every ready row on every claim (measured: 33 ms with 100k
+ * queued jobs, against 0.2 ms for this form; see README.md). The cost of two branches is that
+ * both may lock a row, and the one not taken stays locked until this statement commits, so a
+ * concurrent claimer may skip it once.
+ *
+ * The `ready` branch orders by run_at alone, the index's own order: `run_at, id` would add an
+ * incremental sort over each group of equal run_at, and jobs enqueued in one transaction share
+ * now(), so a bulk enqueue of 100k jobs would be sorted on every claim (35 ms measured). Within
+ * a tie the index yields heap order, which is insertion order in practice.
+ *
+ * Status literals are written out (not bound) so the planner can match the partial indexes'
+ * predicates under any plan, generic or custom.
+ *
+ * A candidate whose attempts already reached max_attempts is not handed out: the same UPDATE
+ * marks it failed (its last_error says the lease expired), and JobQueue.claim() looks again.
+ */
+export function claimStatement(db: Db, workerId: string, kinds: readonly string[], leaseMs: number) {
+  const kindList = sql.join(
+    kinds.map((kind) => sql`${kind}`),
+    sql`, `,
+  );
+  // Raw aliases inside the subquery: a drizzle column there would render as "jobs"."x" and
+  // refer to the UPDATE's target row instead of the scanned one.
+  const pick = sql`
+    SELECT candidate.tenant_id, candidate.id FROM (
+      SELECT expired.tenant_id, expired.id, expired.run_at FROM (
+        SELECT j.tenant_id, j.id, j.run_at FROM jobs AS j
+         WHERE j.status = 'running' AND j.lease_expires_at < now() AND j.kind IN (${kindList})
+         ORDER BY j.lease_expires_at
+         LIMIT 1 FOR UPDATE SKIP LOCKED
+      ) AS expired
+      UNION ALL
+      SELECT ready.tenant_id, ready.id, ready.run_at FROM (
+        SELECT j.tenant_id, j.id, j.run_at FROM jobs AS j
+         WHERE j.status = 'queued' AND j.run_at <= now() AND j.kind IN (${kindList})
+         ORDER BY j.run_at
+         LIMIT 1 FOR UPDATE SKIP LOCKED
+      ) AS ready
+    ) AS candidate
+    ORDER BY candidate.run_at, candidate.id
+    LIMIT 1`;
+
+  // SET expressions read the row as it was before this UPDATE.
+  const exhausted = sql`${jobs.attempts} >= ${jobs.maxAttempts}`;
+  const leaseExpired = sql`${jobs.status} = 'running'`;
+  return db
+    .update(jobs)
+    .set({
+      status: sql`CASE WHEN ${exhausted} THEN 'failed'::job_status ELSE 'running'::job_status END`,
+      attempts: sql`CASE WHEN ${exhausted} THEN ${jobs.attempts} ELSE ${jobs.attempts} + 1 END`,
+      // An exhausted job keeps the dead worker's name: it says who held the last attempt.
+      lockedBy: sql`CASE WHEN ${exhausted} THEN ${jobs.lockedBy} ELSE ${workerId} END`,
+      lockedAt: sql`CASE WHEN ${exhausted} THEN ${jobs.lockedAt} ELSE now() END`,
+      leaseExpiresAt: sql`CASE WHEN ${exhausted} THEN NULL ELSE ${dbNowPlus(leaseMs)} END`,
+      lastError: sql`CASE
+        WHEN ${leaseExpired} THEN format('lease expired: worker %s stopped renewing during attempt %s of %s',
+                                         ${jobs.lockedBy}, ${jobs.attempts}, ${jobs.maxAttempts})
+        WHEN ${exhausted} THEN coalesce(${jobs.lastError}, 'attempts exhausted')
+        ELSE ${jobs.lastError} END`,
+      updatedAt: sql`now()`,
+    })
+    .where(sql`(${jobs.tenantId}, ${jobs.id}) = (${pick})`)
+    .returning();
+}

@@ -1,0 +1,4 @@
+export * from './claim-statement';
+export * from './job-errors';
+export * from './job-queue';
+export * from './job-runner';

@@ -1,0 +1,222 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, eq, sql, SQL } from 'drizzle-orm';
+import { Database, DATABASE, Db, isUuid, JobRow, jobs } from '@loci/db';
+import { claimStatement, dbNowPlus } from './claim-statement';
+import { describeError } from './job-errors';
+
+/** A job as claimed: its `lockedBy` and `attempts` are the lease a worker holds. */
+export type Job = JobRow;
+
+export interface EnqueueOptions {
+  /** Not claimed before this time (default: now). */
+  runAt?: Date;
+  /** Claims allowed in all, counting the first (default: the column's default, 5). */
+  maxAttempts?: number;
+  /** Enqueue inside the caller's transaction, so the job commits (or not) with its data. */
+  db?: Db;
+}
+
+export interface FailOptions {
+  /** Retry at this time. */
+  retryAt?: Date;
+  /** Retry this long after now, on the database's clock (what the runner's backoff uses). */
+  retryInMs?: number;
+}
+
+export interface DeferOptions {
+  /** Once resumed, the job is still not claimed before this time. */
+  until?: Date;
+  /** Why, kept in last_error (e.g. `cost cap reached`). */
+  reason: string;
+}
+
+/**
+ * How many exhausted jobs one claim() call may mark failed before it answers null; any more
+ * are found on the next poll. Bounds the call, nothing else.
+ */
+const MAX_EXHAUSTED_PER_CLAIM = 16;
+
+/**
+ * The durable job queue on the `jobs` table (see README.md for the guarantees).
+ *
+ * Every method that changes a claimed job acts only while the caller still holds it: status
+ * running, locked_by its worker and attempts the count it claimed. `attempts` grows on every
+ * claim, so it fences leases: a worker whose lease expired and was re-claimed (even by the
+ * same worker id) cannot overwrite the new holder's result; its call answers false.
+ */
+@Injectable()
+export class JobQueue {
+  private readonly wakeListeners = new Set<() => void>();
+
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  /**
+   * Wakes the runners in this process that consume this queue, so a job enqueued here starts
+   * without waiting for a poll. Call it after the enqueue has committed (a runner woken before
+   * cannot see the job yet). Runners in other processes find it on their next poll.
+   */
+  notify(): void {
+    for (const listener of this.wakeListeners) listener();
+  }
+
+  /** Subscribes to notify(); answers the unsubscribe function. JobRunner uses it while started. */
+  onNotify(listener: () => void): () => void {
+    this.wakeListeners.add(listener);
+    return () => this.wakeListeners.delete(listener);
+  }
+
+  /** Adds a job; answers its id. */
+  async enqueue(tenantId: string, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<number> {
+    if (!kind) throw new Error('a job needs a kind');
+    if (options.maxAttempts !== undefined && !(Number.isInteger(options.maxAttempts) && options.maxAttempts >= 1)) {
+      throw new Error(`maxAttempts must be a positive integer, got ${options.maxAttempts}`);
+    }
+    const [row] = await (options.db ?? this.database.db)
+      .insert(jobs)
+      .values({
+        tenantId,
+        kind,
+        payload: payload ?? {},
+        ...(options.runAt ? { runAt: options.runAt } : {}),
+        ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+      })
+      .returning({ id: jobs.id });
+    return row.id;
+  }
+
+  /**
+   * Hands the oldest ready job of one of `kinds` to `workerId` for `leaseMs`, or null. Ready:
+   * queued with run_at passed, or running with its lease expired (the worker died). A job
+   * whose last allowed attempt expired is marked failed instead (see claimStatement).
+   */
+  async claim(workerId: string, kinds: readonly string[], leaseMs: number): Promise<Job | null> {
+    if (!workerId) throw new Error('a claim needs a worker id');
+    assertPositiveMs('leaseMs', leaseMs);
+    if (kinds.length === 0) return null;
+    for (let i = 0; i < MAX_EXHAUSTED_PER_CLAIM; i++) {
+      const [row] = await claimStatement(this.database.db, workerId, kinds, leaseMs);
+      if (!row) return null;
+      if (row.status === 'running') return row;
+    }
+    return null;
+  }
+
+  /** Extends the lease to now + leaseMs; false when the lease is lost (the handler should stop). */
+  async heartbeat(job: Job, leaseMs: number): Promise<boolean> {
+    assertPositiveMs('leaseMs', leaseMs);
+    return this.updateHeld(job, { leaseExpiresAt: dbNowPlus(leaseMs) });
+  }
+
+  /** Marks the job done; false when the lease was lost (the result belongs to the new holder). */
+  async complete(job: Job): Promise<boolean> {
+    return this.updateHeld(job, { status: 'done', leaseExpiresAt: null });
+  }
+
+  /**
+   * Records a failure. With a retry time and attempts left, the job goes back to the queue for
+   * then; otherwise it is failed for good. The error text is kept in last_error either way.
+   * False when the lease was lost.
+   */
+  async fail(job: Job, error: unknown, options: FailOptions = {}): Promise<boolean> {
+    const lastError = describeError(error);
+    const retryAt = options.retryInMs !== undefined ? dbNowPlus(options.retryInMs) : options.retryAt;
+    if (retryAt && job.attempts < job.maxAttempts) {
+      return this.updateHeld(job, { status: 'queued', runAt: retryAt, lastError, ...NO_HOLDER });
+    }
+    return this.updateHeld(job, { status: 'failed', lastError, leaseExpiresAt: null });
+  }
+
+  /**
+   * Parks the job: it is not claimed again until resume() or resumeDeferred() queues it, and
+   * then not before `until`. A deferral is not a failure, so it gives the attempt back. False
+   * when the lease was lost.
+   */
+  async defer(job: Job, options: DeferOptions): Promise<boolean> {
+    return this.updateHeld(job, {
+      status: 'deferred',
+      attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
+      lastError: `deferred: ${options.reason}`,
+      ...(options.until ? { runAt: options.until } : {}),
+      ...NO_HOLDER,
+    });
+  }
+
+  /**
+   * Puts a job back in the queue untouched, giving its attempt back: the runner does this
+   * when it is stopped mid-job, so a deploy does not cost a job one of its attempts.
+   */
+  async release(job: Job): Promise<boolean> {
+    return this.updateHeld(job, {
+      status: 'queued',
+      attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
+      ...NO_HOLDER,
+    });
+  }
+
+  /** Queues one deferred job again; false when it is not deferred (or not there). */
+  async resume(tenantId: string, jobId: number): Promise<boolean> {
+    if (!isUuid(tenantId)) return false;
+    const rows = await this.database.db
+      .update(jobs)
+      .set({ status: 'queued', updatedAt: sql`now()` })
+      .where(and(eq(jobs.tenantId, tenantId), eq(jobs.id, jobId), sql`${jobs.status} = 'deferred'`))
+      .returning({ id: jobs.id });
+    return rows.length === 1;
+  }
+
+  /** Queues every deferred job of a tenant, or of all tenants; answers how many. */
+  async resumeDeferred(tenantId?: string): Promise<number> {
+    if (tenantId !== undefined && !isUuid(tenantId)) return 0;
+    const deferred = sql`${jobs.status} = 'deferred'`;
+    const rows = await this.database.db
+      .update(jobs)
+      .set({ status: 'queued', updatedAt: sql`now()` })
+      .where(tenantId === undefined ? deferred : and(eq(jobs.tenantId, tenantId), deferred))
+      .returning({ id: jobs.id });
+    return rows.length;
+  }
+
+  async get(tenantId: string, jobId: number): Promise<Job | undefined> {
+    if (!isUuid(tenantId)) return undefined;
+    const [row] = await this.database.db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.tenantId, tenantId), eq(jobs.id, jobId)));
+    return row;
+  }
+
+  private async updateHeld(job: Job, changes: HeldJobChanges): Promise<boolean> {
+    if (!job.lockedBy) return false;
+    const rows = await this.database.db
+      .update(jobs)
+      .set({ ...changes, updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(jobs.tenantId, job.tenantId),
+          eq(jobs.id, job.id),
+          sql`${jobs.status} = 'running'`,
+          eq(jobs.lockedBy, job.lockedBy),
+          eq(jobs.attempts, job.attempts),
+        ),
+      )
+      .returning({ id: jobs.id });
+    return rows.length === 1;
+  }
+}
+
+type HeldJobChanges = {
+  status?: 'queued' | 'done' | 'failed' | 'deferred';
+  attempts?: SQL;
+  runAt?: Date | SQL;
+  lastError?: string;
+  lockedBy?: null;
+  lockedAt?: null;
+  leaseExpiresAt?: SQL | null;
+};
+
+/** A job back in the queue (or parked) has no holder. */
+const NO_HOLDER = { lockedBy: null, lockedAt: null, leaseExpiresAt: null } as const;
+
+function assertPositiveMs(name: string, value: number): void {
+  if (!(Number.isFinite(value) && value > 0)) throw new Error(`${name} must be a positive number of milliseconds, got ${value}`);
+}

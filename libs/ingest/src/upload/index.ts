@@ -1,0 +1,7 @@
+export { extractUploadText, type UploadedFileInput, type UploadText } from './upload-text';
+export {
+  ACCEPTED_UPLOAD_EXTENSIONS,
+  UnreadableFileError,
+  UnsupportedMediaTypeError,
+  type UnreadableReason,
+} from './upload-errors';

@@ -1,0 +1,79 @@
+import { extname } from 'path';
+import { declaredHtmlCharset, decodeText } from './decode-text';
+import { htmlToText } from './html-text';
+import { pdfToText } from './pdf-text';
+import { UnreadableFileError, UnsupportedMediaTypeError } from './upload-errors';
+
+export interface UploadedFileInput {
+  buffer: Buffer;
+  originalName: string;
+  mimeType?: string;
+}
+
+export interface UploadText {
+  text: string;
+  /** The type the file was read as (not necessarily what the client sent). */
+  mimeType: string;
+}
+
+type Kind = 'text' | 'markdown' | 'html' | 'pdf';
+
+const MIME_TYPE_OF: Record<Kind, string> = {
+  text: 'text/plain',
+  markdown: 'text/markdown',
+  html: 'text/html',
+  pdf: 'application/pdf',
+};
+
+const KIND_BY_EXTENSION: Record<string, Kind> = {
+  '.txt': 'text',
+  '.md': 'markdown',
+  '.html': 'html',
+  '.htm': 'html',
+  '.pdf': 'pdf',
+};
+
+const KIND_BY_MIME_TYPE: Record<string, Kind> = {
+  'text/plain': 'text',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+  'application/pdf': 'pdf',
+};
+
+/**
+ * The text of an uploaded file. The type is decided by the file name's extension, because
+ * browsers and HTTP clients often send a generic or wrong Content-Type (application/octet-stream
+ * for .md); the client's MIME type is the fallback for names without a known extension.
+ */
+export async function extractUploadText(file: UploadedFileInput): Promise<UploadText> {
+  const kind = kindOf(file);
+  const text = await readAs(kind, file);
+  if (text.trim().length === 0) {
+    // A PDF with pages but no text is almost always a scan: say what would help.
+    throw new UnreadableFileError(file.originalName, 'no_text', kind === 'pdf' ? 'A scanned PDF needs OCR first.' : undefined);
+  }
+  return { text, mimeType: MIME_TYPE_OF[kind] };
+}
+
+function kindOf(file: UploadedFileInput): Kind {
+  const byExtension = KIND_BY_EXTENSION[extname(file.originalName).toLowerCase()];
+  if (byExtension) return byExtension;
+  const mimeType = file.mimeType?.split(';')[0].trim().toLowerCase();
+  const byMimeType = mimeType ? KIND_BY_MIME_TYPE[mimeType] : undefined;
+  if (byMimeType) return byMimeType;
+  throw new UnsupportedMediaTypeError(file.originalName, file.mimeType);
+}
+
+async function readAs(kind: Kind, file: UploadedFileInput): Promise<string> {
+  switch (kind) {
+    case 'text':
+    case 'markdown':
+      return decodeText(file.buffer, file.originalName);
+    case 'html':
+      return htmlToText(decodeText(file.buffer, file.originalName, declaredHtmlCharset(file.buffer)));
+    case 'pdf':
+      return pdfToText(file.buffer, file.originalName);
+  }
+}
