@@ -19,12 +19,14 @@ for _ in $(seq 1 60); do
   sleep 0.5
 done
 
-# The first ```sh block after the walkthrough marker.
-script="$(awk '/<!-- walkthrough/{found=1; next} found && /^```sh/{inside=1; next} inside && /^```/{exit} inside{print}' README.md)"
-[ -n "$script" ] || { echo "walk-through block not found in README.md"; exit 1; }
-output="$(bash -euo pipefail -c "$script")"
+# Every ```sh block that follows a walkthrough marker, in order, run as one script.
+script="$(awk '/<!-- walkthrough/{found=1; next} found && /^```sh/{inside=1; next} inside && /^```/{inside=0; found=0; next} inside{print}' README.md)"
+[ -n "$script" ] || { echo "walk-through blocks not found in README.md"; exit 1; }
+output="$(bash -euo pipefail -c "$script" 2>&1)"
 echo "$output"
 
 echo "$output" | grep -q '"kind":"api_key"' || { echo "walk-through: /v1/me with the API key failed"; exit 1; }
 echo "$output" | grep -q '"items":\[{' || { echo "walk-through: the tenant admin could not list API keys"; exit 1; }
+echo "$output" | grep -q 'processed' || { echo "walk-through: the sample documents were not processed"; exit 1; }
+echo "$output" | grep -q '"superseded"' || { echo "walk-through: remember did not supersede the old fact"; exit 1; }
 echo "walk-through: works as written"
