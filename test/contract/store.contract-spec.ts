@@ -245,7 +245,7 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         sql`SELECT indexname FROM pg_indexes
              WHERE schemaname = 'public' AND tablename = 'edges' AND indexdef LIKE '%WHERE (expired_at IS NULL)%'`,
       );
-      expect(partial.map((row) => row.indexname).sort()).toEqual(['edges_live_source_idx', 'edges_live_target_idx']);
+      expect(partial.map((row) => row.indexname).sort()).toEqual(['edges_live_graph_idx', 'edges_live_source_idx', 'edges_live_target_idx']);
     });
   });
 

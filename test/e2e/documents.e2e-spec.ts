@@ -146,6 +146,15 @@ describe('/v1/documents', () => {
     expect(refused.body.error.message).toMatch(/\.txt.*\.md.*\.html.*\.pdf/);
   });
 
+  it('refuses a file whose text cannot be read with 422', async () => {
+    const response = await t.http
+      .post('/v1/documents')
+      .set(asKey(a.apiKey.key))
+      .attach('file', Buffer.from([0x48, 0x69, 0xff, 0xfe, 0x00, 0x41]), 'broken.txt')
+      .expect(422);
+    expect(response.body.error.code).toBe('unreadable_file');
+  });
+
   it('refuses an upload over the size limit with 413', async () => {
     const big = Buffer.alloc(21 * 1024 * 1024, 'a');
     const response = await t.http.post('/v1/documents').set(asKey(a.apiKey.key)).attach('file', big, 'big.txt');

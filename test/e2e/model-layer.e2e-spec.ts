@@ -170,7 +170,7 @@ describe('model layer with providers configured', () => {
       { id: 's1', text: 'Alice works at Acme.' },
       { id: 's2', text: 'Bob lives in Paris.' },
     ]);
-    expect(answer).toEqual({ answer: 'Alice works at Acme.', cited: ['s1'] });
+    expect(answer).toEqual({ answer: 'Alice works at Acme.', cited: ['s1'], unresolvedCitations: 1 });
   });
 
   it('refuses per-request models that are malformed or have no price', () => {

@@ -9,6 +9,7 @@ import { HttpExceptionFilter } from '@loci/http';
 import { KvModule } from '@loci/kv';
 import { IngestModule } from '@loci/ingest';
 import { LlmModule } from '@loci/llm';
+import { RetrievalModule } from '@loci/retrieval';
 import { TenantAdminController } from './admin/tenant-admin.controller';
 import { TenantAdminService } from './admin/tenant-admin.service';
 import { ApiKeysController } from './api-keys/api-keys.controller';
@@ -19,6 +20,8 @@ import { HealthController } from './health/health.controller';
 import { loggerOptions } from './logging';
 import { MeController } from './me/me.controller';
 import { OperatorBootstrapService } from './operator-bootstrap.service';
+import { QueryController } from './query/query.controller';
+import { QueryService } from './query/query.service';
 
 @Module({})
 export class AppModule {
@@ -34,6 +37,7 @@ export class AppModule {
         AuthModule,
         LlmModule,
         IngestModule,
+        RetrievalModule,
         TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [
@@ -44,8 +48,9 @@ export class AppModule {
         HealthController,
         DocumentsController,
         RememberController,
+        QueryController,
       ],
-      providers: [TenantAdminService, OperatorBootstrapService, { provide: APP_FILTER, useClass: HttpExceptionFilter }],
+      providers: [TenantAdminService, OperatorBootstrapService, QueryService, { provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };
   }
 }

@@ -9,6 +9,7 @@ import { GraphReadsRepository } from './repositories/graph-reads.repository';
 import { GraphWritesRepository } from './repositories/graph-writes.repository';
 import { GraphsRepository } from './repositories/graphs.repository';
 import { InferencesRepository } from './repositories/inferences.repository';
+import { RequestLogsRepository } from './repositories/request-logs.repository';
 import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
 
@@ -32,6 +33,7 @@ const repositories = [
   DocumentsRepository,
   GraphWritesRepository,
   GraphReadsRepository,
+  RequestLogsRepository,
 ];
 
 @Global()

@@ -4,3 +4,4 @@ export * from './json-body.middleware';
 export * from './request-id.middleware';
 export * from './surfaces';
 export * from './zod-validation';
+export * from './fastapi-validation';

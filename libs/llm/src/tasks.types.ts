@@ -45,4 +45,6 @@ export interface Answer {
   answer: string;
   /** Ids of the sources the answer used, as given in the request. */
   cited: string[];
+  /** Citations that named no given source (a model's invention); they are not in `cited`. */
+  unresolvedCitations?: number;
 }

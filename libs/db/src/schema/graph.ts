@@ -107,6 +107,8 @@ export const chunks = pgTable(
       'cascade',
     ),
     uniqueIndex('chunks_document_index_key').on(t.tenantId, t.documentId, t.index),
+    // Small graphs (a gb dataset of a large tenant) are read exactly through this, not HNSW.
+    index('chunks_graph_idx').on(t.tenantId, t.graphId),
     index('chunks_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
     index('chunks_summary_embedding_hnsw').using('hnsw', t.summaryEmbedding.op('vector_cosine_ops')),
   ],
@@ -188,6 +190,7 @@ export const edges = pgTable(
     index('edges_live_source_idx').on(t.tenantId, t.sourceId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
     index('edges_live_target_idx').on(t.tenantId, t.targetId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
     index('edges_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('edges_live_graph_idx').on(t.tenantId, t.graphId).where(sql`${t.expiredAt} IS NULL`),
   ],
 );
 

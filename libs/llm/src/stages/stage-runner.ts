@@ -145,7 +145,8 @@ export class StageRunner {
     );
     const known = new Set(sources.map((s) => s.id));
     // Ids the model made up are dropped: a citation always points at a real source.
-    return { answer: value.answer, cited: [...new Set(value.cited.filter((id) => known.has(id)))] };
+    const unresolved = new Set(value.cited.filter((id) => !known.has(id)));
+    return { answer: value.answer, cited: [...new Set(value.cited.filter((id) => known.has(id)))], unresolvedCitations: unresolved.size };
   }
 
   private local<T>(ctx: CallContext, stage: Stage, choice: ModelChoice, input: string, work: () => { value: T; output: string }) {

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+/**
+ * The /v1/query request, with FastAPI's vocabulary in its errors (`missing` / "Field
+ * required", `string_type`, ...), because that is what its clients were written against.
+ * Unknown fields are ignored, as FastAPI's default models do.
+ */
+const fieldError = (expected: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? 'Field required' : `Input should be ${expected}`;
+
+const keywordList = z
+  .array(z.string({ error: fieldError('a valid string') }), { error: fieldError('a valid list') })
+  .nullable()
+  .optional();
+
+export const QUERY_MODES = ['mix', 'local', 'global', 'naive', 'hybrid'] as const;
+
+export const queryBody = z
+  .object(
+    {
+      query: z
+        .string({ error: fieldError('a valid string') })
+        .refine((value) => value.trim().length > 0, { message: 'Value error, query must not be empty' }),
+      mode: z
+        .enum(QUERY_MODES, { error: () => "Input should be 'mix', 'local', 'global', 'naive' or 'hybrid'" })
+        .default('mix'),
+      include_sources: z.boolean({ error: fieldError('a valid boolean') }).default(false),
+      context_only: z.boolean({ error: fieldError('a valid boolean') }).default(false),
+      hl_keywords: keywordList,
+      ll_keywords: keywordList,
+    },
+    { error: () => 'Input should be a valid dictionary or object to extract fields from' },
+  )
+  .superRefine((body, ctx) => {
+    const hasHigh = body.hl_keywords != null;
+    const hasLow = body.ll_keywords != null;
+    if (hasHigh !== hasLow) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [hasHigh ? 'll_keywords' : 'hl_keywords'],
+        message: 'Value error, hl_keywords and ll_keywords must be provided together',
+      });
+    }
+  });
+
+export type QueryBody = z.output<typeof queryBody>;
+
+const sourceItem = z.object({
+  document_id: z.string(),
+  chunk_id: z.string().nullable(),
+  excerpt: z.string().nullable(),
+  reference_id: z.string().nullable(),
+  document_date: z.string().nullable(),
+  loaded_days_ago: z.number().int().nullable(),
+  freshness: z.string().nullable(),
+  document_name: z.string().nullable(),
+});
+
+const contextChunk = z.object({
+  text: z.string(),
+  document_id: z.string(),
+  chunk_id: z.string().nullable(),
+  document_name: z.string().nullable(),
+  document_date: z.string().nullable(),
+  loaded_days_ago: z.number().int().nullable(),
+  freshness: z.string().nullable(),
+});
+
+export const queryResponse = z.object({
+  answer: z.string(),
+  sources: z.array(sourceItem),
+  metadata: z.object({
+    mode: z.string(),
+    model: z.string(),
+    tokens_in: z.number().int(),
+    tokens_out: z.number().int(),
+    latency_ms: z.number().int(),
+    unresolved_sources_count: z.number().int(),
+    no_answer_reason: z.string().nullable(),
+  }),
+  context: z
+    .object({
+      chunks: z.array(contextChunk),
+      entities: z.array(z.object({ name: z.string(), type: z.string().nullable(), description: z.string().nullable() })),
+      relations: z.array(
+        z.object({
+          source: z.string(),
+          target: z.string(),
+          description: z.string().nullable(),
+          keywords: z.string().nullable(),
+          weight: z.number().nullable(),
+        }),
+      ),
+      truncated: z.boolean(),
+    })
+    .nullable(),
+});
+
+export type QueryResponse = z.infer<typeof queryResponse>;
+export type SourceItem = z.infer<typeof sourceItem>;
+export type ContextChunk = z.infer<typeof contextChunk>;

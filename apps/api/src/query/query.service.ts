@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '@loci/auth';
+import { GraphsRepository, InferencesRepository, RequestLogsRepository } from '@loci/db';
+import { CallContext, CitableSource, Keywords, ModelGateway, OwnKeysService, StageRunner } from '@loci/llm';
+import { RetrievalMode, RetrievalService, RetrievedChunk, RetrievedContext } from '@loci/retrieval';
+import { tenantIdOf } from '../tenant-scope';
+import { contextAsAnswerText, graphBlock, NO_DATA_ANSWER } from './context-rendering';
+import { daysAgo, freshnessOf } from './freshness';
+import { ContextChunk, QueryBody, QueryResponse, SourceItem } from './query.dto';
+
+/** `metadata.model` when no model wrote the answer (the contract's name for it). */
+export const NO_LLM_MODEL = 'context-mode-no-llm';
+
+/** Why no model answered (`metadata.no_answer_reason`). */
+export type NoAnswerReason = 'empty_graph' | 'no_relevant_context';
+
+const EXCERPT_CHARS = 300;
+
+interface Step {
+  name: string;
+  ms: number;
+}
+
+/**
+ * POST /v1/query. Who answers follows the contract's ADR-082: a dashboard session (JWT) gets an
+ * answer written by the `answer` stage, unless it asks for context only; an API-key client
+ * never reaches the keywords or answer stages, whatever its body says, and gets the retrieved
+ * material instead.
+ */
+@Injectable()
+export class QueryService {
+  constructor(
+    private readonly graphs: GraphsRepository,
+    private readonly retrieval: RetrievalService,
+    private readonly stages: StageRunner,
+    private readonly gateway: ModelGateway,
+    private readonly ownKeys: OwnKeysService,
+    private readonly ledger: InferencesRepository,
+    private readonly requestLogs: RequestLogsRepository,
+  ) {}
+
+  async query(principal: Principal, requestId: string, body: QueryBody): Promise<QueryResponse> {
+    const started = performance.now();
+    const steps: Step[] = [];
+    const timed = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      const t0 = performance.now();
+      try {
+        return await work();
+      } finally {
+        steps.push({ name, ms: Math.round(performance.now() - t0) });
+      }
+    };
+
+    const tenantId = tenantIdOf(principal);
+    const viaModel = principal.kind === 'jwt';
+    const graph = await this.graphs.defaultGraph(tenantId);
+    const ctx = await this.ownKeys.callContext(tenantId, requestId, 'query');
+    const given = body.hl_keywords != null && body.ll_keywords != null;
+    // An API-key client without both keyword lists cannot have the graph searched by keywords
+    // (that would need our model): it falls back to vector search over chunks.
+    const mode: RetrievalMode = !viaModel && !given ? 'naive' : body.mode;
+
+    let response: QueryResponse;
+    if (!(await timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graph.id)))) {
+      response = this.noAnswer(mode, 'empty_graph');
+    } else {
+      const keywords = await timed('keywords', () => this.keywords(ctx, body, mode, viaModel, given));
+      const vectors = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
+      const context = await timed('retrieve', () =>
+        this.retrieval.retrieve({ tenantId, graphId: graph.id, mode, ...vectors }),
+      );
+      if (context.chunks.length === 0 && context.entities.length === 0 && context.relations.length === 0) {
+        response = this.noAnswer(mode, 'no_relevant_context');
+      } else if (!viaModel || body.context_only) {
+        response = this.contextResponse(mode, context, body.context_only);
+      } else {
+        response = await timed('answer', () => this.answer(ctx, body, mode, context));
+      }
+    }
+
+    const spent = await this.ledger.listByRequest(tenantId, requestId);
+    // Tokens of the language-model calls (keywords, answer); the question's embedding is the
+    // only other call, and the one an API-key question makes.
+    const chat = spent.filter((row) => row.stage !== 'embed');
+    response.metadata.tokens_in = chat.reduce((sum, row) => sum + row.tokensIn, 0);
+    response.metadata.tokens_out = chat.reduce((sum, row) => sum + row.tokensOut, 0);
+    response.metadata.latency_ms = Math.round(performance.now() - started);
+    await this.requestLogs.insert({
+      tenantId,
+      requestId,
+      route: '/v1/query',
+      principalKind: principal.kind,
+      principalId: principal.kind === 'jwt' ? principal.userId : principal.keyId,
+      status: 200,
+      latencyMs: response.metadata.latency_ms,
+      steps: {
+        mode_asked: body.mode,
+        mode_used: mode,
+        model: response.metadata.model,
+        no_answer_reason: response.metadata.no_answer_reason,
+        tokens_in: response.metadata.tokens_in,
+        tokens_out: response.metadata.tokens_out,
+        cost_micros: spent.reduce((sum, row) => sum + row.costMicros, 0),
+        steps,
+      },
+    });
+    return response;
+  }
+
+  /** Keywords from the request when both lists are given (no model call); else the keywords stage (JWT only). */
+  private async keywords(ctx: CallContext, body: QueryBody, mode: RetrievalMode, viaModel: boolean, given: boolean): Promise<Keywords> {
+    if (given) return { high_level: body.hl_keywords ?? [], low_level: body.ll_keywords ?? [] };
+    if (!viaModel || mode === 'naive') return { high_level: [], low_level: [] };
+    return this.stages.keywords(ctx, body.query);
+  }
+
+  /** Every vector the mode needs, in one embeddings request. */
+  private async vectors(ctx: CallContext, question: string, mode: RetrievalMode, keywords: Keywords) {
+    const wanted: Array<['questionVector' | 'lowLevelVector' | 'highLevelVector', string]> = [];
+    if (mode === 'naive' || mode === 'mix') wanted.push(['questionVector', question]);
+    if (mode !== 'naive' && keywords.low_level.length > 0) wanted.push(['lowLevelVector', keywords.low_level.join(', ')]);
+    if (mode !== 'naive' && keywords.high_level.length > 0) wanted.push(['highLevelVector', keywords.high_level.join(', ')]);
+    if (wanted.length === 0) return {};
+    const { vectors } = await this.gateway.embed(ctx, wanted.map(([, text]) => text));
+    return Object.fromEntries(wanted.map(([key], i) => [key, vectors[i]]));
+  }
+
+  private async answer(ctx: CallContext, body: QueryBody, mode: RetrievalMode, context: RetrievedContext): Promise<QueryResponse> {
+    // Passages are cited by their reference id; the graph facts come along as one more source.
+    const passages = context.chunks.map((chunk, i) => ({ referenceId: String(i + 1), chunk }));
+    const sources: CitableSource[] = passages.map((p) => ({ id: p.referenceId, text: p.chunk.text }));
+    const graph = graphBlock(context);
+    if (graph) sources.push({ id: 'kg', text: graph });
+    const answer = await this.stages.answer(ctx, body.query, sources);
+    const cited = new Set(answer.cited);
+    return {
+      answer: answer.answer,
+      sources: body.include_sources
+        ? passages.filter((p) => cited.has(p.referenceId)).map((p) => sourceItem(p.chunk, p.referenceId))
+        : [],
+      metadata: {
+        ...emptyMetadata(mode, this.gateway.router.choose('answer').spec),
+        unresolved_sources_count: answer.unresolvedCitations ?? 0,
+      },
+      context: null,
+    };
+  }
+
+  private contextResponse(mode: RetrievalMode, context: RetrievedContext, contextOnly: boolean): QueryResponse {
+    return {
+      answer: contextOnly ? '' : contextAsAnswerText(context),
+      sources: [],
+      metadata: emptyMetadata(mode, NO_LLM_MODEL),
+      context: contextOnly
+        ? {
+            chunks: context.chunks.map(contextChunk),
+            entities: context.entities.map((e) => ({ name: e.name, type: e.type, description: e.description })),
+            relations: context.relations.map((r) => ({
+              source: r.source,
+              target: r.target,
+              description: r.description,
+              keywords: r.keywords,
+              weight: r.weight,
+            })),
+            truncated: context.truncated,
+          }
+        : null,
+    };
+  }
+
+  private noAnswer(mode: RetrievalMode, reason: NoAnswerReason): QueryResponse {
+    return { answer: NO_DATA_ANSWER, sources: [], metadata: { ...emptyMetadata(mode, NO_LLM_MODEL), no_answer_reason: reason }, context: null };
+  }
+}
+
+function emptyMetadata(mode: RetrievalMode, model: string): QueryResponse['metadata'] {
+  return { mode, model, tokens_in: 0, tokens_out: 0, latency_ms: 0, unresolved_sources_count: 0, no_answer_reason: null };
+}
+
+function contextChunk(chunk: RetrievedChunk): ContextChunk {
+  const days = daysAgo(chunk.documentDate, chunk.loadedAt);
+  return {
+    text: chunk.text,
+    document_id: String(chunk.documentId),
+    chunk_id: String(chunk.chunkId),
+    document_name: chunk.documentName,
+    document_date: chunk.documentDate?.toISOString() ?? null,
+    loaded_days_ago: days,
+    freshness: freshnessOf(days),
+  };
+}
+
+function sourceItem(chunk: RetrievedChunk, referenceId: string): SourceItem {
+  const { text, ...rest } = contextChunk(chunk);
+  return { ...rest, excerpt: text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text, reference_id: referenceId };
+}

@@ -1,0 +1,60 @@
+import { countTokens } from '@loci/llm';
+import { applyBudgets, cutToTokens, fitChunks, renderEntity, renderRelation } from './context-budget';
+import type { RetrievedChunk } from './retrieval.types';
+
+const chunk = (chunkId: number, text: string): RetrievedChunk => ({
+  chunkId,
+  documentId: 1,
+  documentName: 'd',
+  documentDate: null,
+  loadedAt: new Date(0),
+  text,
+  score: 1,
+});
+
+describe('context budget', () => {
+  it('renders entities and relations as the model sees them', () => {
+    expect(renderEntity({ name: 'Alice', type: 'person', description: 'Engineer' })).toBe('Alice (person): Engineer');
+    expect(renderEntity({ name: 'Alice', type: null, description: null })).toBe('Alice: ');
+    expect(
+      renderRelation({
+        source: 'Bob',
+        relation: 'lives_in',
+        target: 'Lisbon',
+        description: 'Bob lived in Lisbon',
+        validAt: new Date('2015-01-01'),
+        invalidAt: new Date('2021-05-01'),
+      }),
+    ).toBe('Bob lives_in Lisbon: Bob lived in Lisbon [2015-01-01, 2021-05-01]');
+  });
+
+  it('drops the lowest-ranked items past a budget and says so', () => {
+    const entities = [1, 2, 3].map((id) => ({ id, name: `Entity${id}`, type: null, description: 'x', score: 1 }));
+    const budget = countTokens(renderEntity(entities[0])) * 2;
+    const fitted = applyBudgets({ entities, relations: [], chunks: [] }, { entityTokens: budget, relationTokens: 0, chunkTokens: 0 });
+    expect(fitted.entities.map((e) => e.id)).toEqual([1, 2]);
+    expect(fitted.truncated).toBe(true);
+  });
+
+  it('is not truncated when everything fits', () => {
+    expect(fitChunks([chunk(1, 'short text')], 100)).toEqual({ kept: [chunk(1, 'short text')], truncated: false });
+  });
+
+  it('cuts the first chunk that does not fit, at a word boundary, when enough budget is left', () => {
+    const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    const { kept, truncated } = fitChunks([chunk(1, long), chunk(2, 'next')], 100);
+    expect(truncated).toBe(true);
+    expect(kept).toHaveLength(1);
+    expect(countTokens(kept[0].text)).toBeLessThanOrEqual(100);
+    expect(long.startsWith(`${kept[0].text} `)).toBe(true);
+  });
+
+  it('drops rather than cuts when too little budget is left', () => {
+    const { kept } = fitChunks([chunk(1, 'a few words'), chunk(2, 'x '.repeat(500))], 20);
+    expect(kept.map((c) => c.chunkId)).toEqual([1]);
+  });
+
+  it('cutToTokens leaves a text that fits untouched', () => {
+    expect(cutToTokens('hello world', 10)).toBe('hello world');
+  });
+});

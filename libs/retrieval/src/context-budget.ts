@@ -1,0 +1,85 @@
+import { countTokens } from '@loci/llm';
+import type { RetrievalBudgets, RetrievedChunk, RetrievedEntity, RetrievedRelation } from './retrieval.types';
+
+/**
+ * A chunk is cut (rather than dropped) only when at least this many tokens of budget are
+ * left for it: a few words of a passage help nobody.
+ */
+export const MIN_CHUNK_CUT_TOKENS = 64;
+
+/** `name (type): description`, as the entity is shown to a model. */
+export function renderEntity(entity: Pick<RetrievedEntity, 'name' | 'type' | 'description'>): string {
+  return `${entity.name}${entity.type ? ` (${entity.type})` : ''}: ${entity.description ?? ''}`;
+}
+
+/** `source relation target: description [valid_at, invalid_at]`, dates as YYYY-MM-DD. */
+export function renderRelation(
+  relation: Pick<RetrievedRelation, 'source' | 'relation' | 'target' | 'description' | 'validAt' | 'invalidAt'>,
+): string {
+  const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '');
+  return `${relation.source} ${relation.relation} ${relation.target}: ${relation.description ?? ''} [${day(relation.validAt)}, ${day(relation.invalidAt)}]`;
+}
+
+/** Keeps the leading items while their rendered tokens fit `budget`; the rest are dropped. */
+export function fitToBudget<T>(items: T[], render: (item: T) => string, budget: number): { kept: T[]; truncated: boolean } {
+  let used = 0;
+  for (let i = 0; i < items.length; i++) {
+    used += countTokens(render(items[i]));
+    if (used > budget) return { kept: items.slice(0, i), truncated: true };
+  }
+  return { kept: items, truncated: false };
+}
+
+/**
+ * Keeps the leading chunks that fit; the first one that does not is cut to the budget left
+ * (at a word boundary) when enough is left, and everything after it is dropped.
+ */
+export function fitChunks(chunks: RetrievedChunk[], budget: number): { kept: RetrievedChunk[]; truncated: boolean } {
+  let used = 0;
+  for (let i = 0; i < chunks.length; i++) {
+    const tokens = countTokens(chunks[i].text);
+    if (used + tokens <= budget) {
+      used += tokens;
+      continue;
+    }
+    const left = budget - used;
+    const kept = chunks.slice(0, i);
+    if (left >= MIN_CHUNK_CUT_TOKENS) {
+      const text = cutToTokens(chunks[i].text, left);
+      if (text.length > 0) kept.push({ ...chunks[i], text });
+    }
+    return { kept, truncated: true };
+  }
+  return { kept: chunks, truncated: false };
+}
+
+/** The longest prefix of `text` (ending at whitespace when possible) of at most `maxTokens`. */
+export function cutToTokens(text: string, maxTokens: number): string {
+  if (countTokens(text) <= maxTokens) return text;
+  let low = 0;
+  let high = text.length;
+  // Binary search on characters: token counts grow monotonically with the prefix length.
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (countTokens(text.slice(0, middle)) <= maxTokens) low = middle;
+    else high = middle - 1;
+  }
+  const prefix = text.slice(0, low);
+  const boundary = prefix.search(/\s\S*$/);
+  return (boundary > 0 ? prefix.slice(0, boundary) : prefix).trimEnd();
+}
+
+export function applyBudgets(
+  context: { chunks: RetrievedChunk[]; entities: RetrievedEntity[]; relations: RetrievedRelation[] },
+  budgets: RetrievalBudgets,
+): { chunks: RetrievedChunk[]; entities: RetrievedEntity[]; relations: RetrievedRelation[]; truncated: boolean } {
+  const entities = fitToBudget(context.entities, renderEntity, budgets.entityTokens);
+  const relations = fitToBudget(context.relations, renderRelation, budgets.relationTokens);
+  const chunks = fitChunks(context.chunks, budgets.chunkTokens);
+  return {
+    entities: entities.kept,
+    relations: relations.kept,
+    chunks: chunks.kept,
+    truncated: entities.truncated || relations.truncated || chunks.truncated,
+  };
+}

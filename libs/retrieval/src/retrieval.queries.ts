@@ -1,0 +1,244 @@
+import { SQL, sql } from 'drizzle-orm';
+import { Db, vectorLiteral } from '@loci/db';
+
+/**
+ * The SQL of retrieval. Every statement filters on `tenant_id = $tenant AND graph_id = $graph`
+ * and reads only rows a `processed` document supports:
+ * - chunks: their document is processed;
+ * - entities / edges: at least one entity_documents / edge_documents row names a processed
+ *   document (a failed or half-ingested document's rows stay invisible until it is processed);
+ * - edges: live only (`expired_at IS NULL`); ended facts (invalid_at set) are live history.
+ *
+ * Vector searches are one statement each: `ORDER BY col <=> $vec LIMIT k` inside a
+ * MATERIALIZED CTE, so the HNSW index yields rows in distance order and the filters run on
+ * them. With `hnsw.iterative_scan = relaxed_order` (set by `searchTransaction`) the index scan
+ * keeps going past `ef_search` candidates until k rows pass the filters (up to
+ * `hnsw.max_scan_tuples`); relaxed order may be slightly out of order, hence the outer sort.
+ */
+
+export interface EntityHit {
+  id: number;
+  name: string;
+  type: string | null;
+  description: string | null;
+  score: number;
+}
+
+export interface EdgeHit {
+  id: number;
+  sourceId: number;
+  targetId: number;
+  source: string;
+  target: string;
+  relation: string;
+  description: string | null;
+  keywords: string | null;
+  weight: number;
+  validAt: Date | null;
+  invalidAt: Date | null;
+  /** Cosine similarity for vector hits; null for edges found by expansion. */
+  score: number | null;
+}
+
+export interface ChunkHit {
+  chunkId: number;
+  documentId: number;
+  documentName: string;
+  documentDate: Date | null;
+  loadedAt: Date;
+  text: string;
+  score: number;
+}
+
+/** A KG chunk with the best (lowest) position among the entities and edges it supports. */
+export interface SupportingChunk extends Omit<ChunkHit, 'score'> {
+  entityPosition: number | null;
+  edgePosition: number | null;
+}
+
+export interface Scope {
+  tenantId: string;
+  graphId: number;
+}
+
+const PROCESSED = sql.raw(`'processed'`);
+
+/** `ids` as one bigint[] parameter (ids are numbers, so the literal is safe and driver-neutral). */
+const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(',')}}`}::bigint[]`;
+
+/*
+ * Visibility is a per-row probe (primary-key lookups), not a semi join: `OFFSET 0` keeps the
+ * planner from pulling the EXISTS up into a join. As a join its selectivity is badly
+ * underestimated (documents by status and graph), which makes an HNSW scan look like it must
+ * walk most of the index, and the planner then sorts the whole graph exactly instead. As a
+ * probe it costs per row scanned, which is what it really costs, and the HNSW plan stops after
+ * k visible rows.
+ */
+const entityVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
+  SELECT 1 FROM entity_documents vd
+  JOIN documents vdoc ON vdoc.tenant_id = vd.tenant_id AND vdoc.id = vd.document_id
+  WHERE vd.tenant_id = ${tenantId} AND vd.entity_id = ${sql.raw(alias)}.id
+    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
+
+const edgeVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
+  SELECT 1 FROM edge_documents vd
+  JOIN documents vdoc ON vdoc.tenant_id = vd.tenant_id AND vdoc.id = vd.document_id
+  WHERE vd.tenant_id = ${tenantId} AND vd.edge_id = ${sql.raw(alias)}.id
+    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
+
+const chunkVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
+  SELECT 1 FROM documents vdoc
+  WHERE vdoc.tenant_id = ${tenantId} AND vdoc.id = ${sql.raw(alias)}.document_id
+    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
+
+/** Runs `work` in a transaction whose HNSW scans continue until enough rows pass the filters. */
+export async function searchTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+    return work(tx as unknown as Db);
+  });
+}
+
+// ---- vector searches (run inside searchTransaction) -------------------------------------
+
+export function entitySearchSql(scope: Scope, vector: number[], k: number): SQL {
+  return sql`WITH nearest AS MATERIALIZED (
+      SELECT e.id, e.name, e.type, e.description, e.embedding <=> ${vectorLiteral(vector)} AS distance
+      FROM entities e
+      WHERE e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND e.embedding IS NOT NULL
+        AND ${entityVisible(scope, 'e')}
+      ORDER BY distance
+      LIMIT ${k})
+    SELECT id, name, type, description, 1 - distance AS score FROM nearest ORDER BY distance, id`;
+}
+
+export function edgeSearchSql(scope: Scope, vector: number[], k: number): SQL {
+  return sql`WITH nearest AS MATERIALIZED (
+      SELECT x.id, x.source_id, x.target_id, x.relation, x.description, x.keywords, x.weight, x.valid_at,
+             x.invalid_at, x.embedding <=> ${vectorLiteral(vector)} AS distance
+      FROM edges x
+      WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND x.expired_at IS NULL
+        AND x.embedding IS NOT NULL AND ${edgeVisible(scope, 'x')}
+      ORDER BY distance
+      LIMIT ${k})
+    SELECT ${edgeColumns}, 1 - x.distance AS score
+    FROM nearest x
+    ${edgeEndpointJoins(scope)}
+    ORDER BY x.distance, x.id`;
+}
+
+/**
+ * Chunks nearest by text vector and by summary vector, each from its own HNSW index, in one
+ * statement; a chunk found both ways keeps its better similarity.
+ */
+export function chunkSearchSql(scope: Scope, vector: number[], k: number): SQL {
+  const nearestBy = (column: string) => sql`
+      SELECT c.id, c.document_id, c.text, c.${sql.raw(column)} <=> ${vectorLiteral(vector)} AS distance
+      FROM chunks c
+      WHERE c.tenant_id = ${scope.tenantId} AND c.graph_id = ${scope.graphId} AND c.${sql.raw(column)} IS NOT NULL
+        AND ${chunkVisible(scope, 'c')}
+      ORDER BY distance
+      LIMIT ${k}`;
+  return sql`WITH by_text AS MATERIALIZED (${nearestBy('embedding')}),
+      by_summary AS MATERIALIZED (${nearestBy('summary_embedding')}),
+      c AS (
+        SELECT DISTINCT ON (id) id, document_id, text, distance
+        FROM (SELECT * FROM by_text UNION ALL SELECT * FROM by_summary) found
+        ORDER BY id, distance)
+    SELECT ${chunkColumns}, 1 - c.distance AS score
+    FROM c
+    JOIN documents d ON d.tenant_id = ${scope.tenantId} AND d.graph_id = ${scope.graphId} AND d.id = c.document_id
+    ORDER BY c.distance, c.id
+    LIMIT ${k}`;
+}
+
+// ---- expansions --------------------------------------------------------------------------
+
+const edgeColumns = sql.raw(`x.id, x.source_id, x.target_id, s.name AS source, t.name AS target, x.relation,
+  x.description, x.keywords, x.weight, x.valid_at, x.invalid_at`);
+
+const edgeEndpointJoins = ({ tenantId, graphId }: Scope) => sql`
+    JOIN entities s ON s.tenant_id = ${tenantId} AND s.graph_id = ${graphId} AND s.id = x.source_id
+    JOIN entities t ON t.tenant_id = ${tenantId} AND t.graph_id = ${graphId} AND t.id = x.target_id`;
+
+const chunkColumns = sql.raw(
+  `c.id AS chunk_id, c.document_id, d.name AS document_name, d.document_date, d.loaded_at, c.text`,
+);
+
+/**
+ * Live visible edges touching `entityIds` (one hop), strongest first: by the degree of their
+ * endpoints (live visible edges touching each), then weight.
+ */
+export function edgesAroundSql(scope: Scope, entityIds: number[], limit: number): SQL {
+  const { tenantId, graphId } = scope;
+  return sql`WITH around AS (
+      SELECT x.* FROM edges x
+      WHERE x.tenant_id = ${tenantId} AND x.graph_id = ${graphId} AND x.expired_at IS NULL
+        AND (x.source_id = ANY(${bigintArray(entityIds)}) OR x.target_id = ANY(${bigintArray(entityIds)}))
+        AND ${edgeVisible(scope, 'x')}),
+    endpoints AS (SELECT source_id AS id FROM around UNION SELECT target_id FROM around),
+    degree AS (
+      SELECT id, count(*) AS degree FROM (
+        SELECT y.source_id AS id FROM edges y
+        WHERE y.tenant_id = ${tenantId} AND y.graph_id = ${graphId} AND y.expired_at IS NULL
+          AND y.source_id IN (SELECT id FROM endpoints) AND ${edgeVisible(scope, 'y')}
+        UNION ALL
+        SELECT y.target_id FROM edges y
+        WHERE y.tenant_id = ${tenantId} AND y.graph_id = ${graphId} AND y.expired_at IS NULL
+          AND y.target_id IN (SELECT id FROM endpoints) AND ${edgeVisible(scope, 'y')}) touching
+      GROUP BY id)
+    SELECT ${edgeColumns}, NULL::float8 AS score
+    FROM around x
+    ${edgeEndpointJoins(scope)}
+    LEFT JOIN degree ds ON ds.id = x.source_id
+    LEFT JOIN degree dt ON dt.id = x.target_id
+    ORDER BY coalesce(ds.degree, 0) + coalesce(dt.degree, 0) DESC, x.weight DESC, x.id
+    LIMIT ${limit}`;
+}
+
+/** Visible entities by id (the endpoints of global edges), in the order of `ids`. */
+export function entitiesByIdsSql(scope: Scope, ids: number[]): SQL {
+  return sql`SELECT e.id, e.name, e.type, e.description, 0::float8 AS score
+    FROM unnest(${bigintArray(ids)}) WITH ORDINALITY AS wanted(id, position)
+    JOIN entities e ON e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND e.id = wanted.id
+    WHERE ${entityVisible(scope, 'e')}
+    ORDER BY wanted.position`;
+}
+
+/**
+ * Chunks of processed documents that support the given (ranked) entities and edges, with the
+ * best position of each kind they support. `lead` says which ranking orders them first.
+ */
+export function supportingChunksSql(
+  scope: Scope,
+  input: { entityIds: number[]; edgeIds: number[]; lead: 'entities' | 'edges'; limit: number },
+): SQL {
+  const { tenantId, graphId } = scope;
+  const [first, second] = input.lead === 'entities' ? ['entity_position', 'edge_position'] : ['edge_position', 'entity_position'];
+  return sql`WITH support AS (
+      SELECT ec.chunk_id, r.position AS entity_position, NULL::bigint AS edge_position
+      FROM unnest(${bigintArray(input.entityIds)}) WITH ORDINALITY AS r(id, position)
+      JOIN entity_chunks ec ON ec.tenant_id = ${tenantId} AND ec.entity_id = r.id
+      UNION ALL
+      SELECT xc.chunk_id, NULL, r.position
+      FROM unnest(${bigintArray(input.edgeIds)}) WITH ORDINALITY AS r(id, position)
+      JOIN edge_chunks xc ON xc.tenant_id = ${tenantId} AND xc.edge_id = r.id),
+    ranked AS (
+      SELECT chunk_id, min(entity_position) AS entity_position, min(edge_position) AS edge_position, count(*) AS hits
+      FROM support GROUP BY chunk_id)
+    SELECT ${chunkColumns}, ranked.entity_position, ranked.edge_position
+    FROM ranked
+    JOIN chunks c ON c.tenant_id = ${tenantId} AND c.graph_id = ${graphId} AND c.id = ranked.chunk_id
+    JOIN documents d ON d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.id = c.document_id
+    WHERE d.status = ${PROCESSED}
+    ORDER BY ranked.${sql.raw(first)} NULLS LAST, ranked.hits DESC, ranked.${sql.raw(second)} NULLS LAST, c.id
+    LIMIT ${input.limit}`;
+}
+
+export function graphHasContentSql({ tenantId, graphId }: Scope): SQL {
+  return sql`SELECT EXISTS (
+      SELECT 1 FROM documents d
+      JOIN chunks c ON c.tenant_id = d.tenant_id AND c.document_id = d.id
+      WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.status = ${PROCESSED}
+        AND c.graph_id = ${graphId}) AS has_content`;
+}

@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Database, DATABASE, queryRows } from '@loci/db';
+import {
+  ChunkHit,
+  chunkSearchSql,
+  EdgeHit,
+  edgeSearchSql,
+  edgesAroundSql,
+  entitiesByIdsSql,
+  EntityHit,
+  entitySearchSql,
+  graphHasContentSql,
+  Scope,
+  searchTransaction,
+  SupportingChunk,
+  supportingChunksSql,
+} from './retrieval.queries';
+
+/** Runs the statements of `retrieval.queries.ts` and maps their rows; one statement a method. */
+@Injectable()
+export class RetrievalRepository {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  /** Entities nearest to `vector` by their name + description vector. */
+  searchEntities(scope: Scope, vector: number[], k: number): Promise<EntityHit[]> {
+    return searchTransaction(this.database.db, async (tx) =>
+      (await queryRows<Raw>(tx, entitySearchSql(scope, vector, k))).map(toEntityHit),
+    );
+  }
+
+  /** Live edges nearest to `vector`. */
+  searchEdges(scope: Scope, vector: number[], k: number): Promise<EdgeHit[]> {
+    return searchTransaction(this.database.db, async (tx) =>
+      (await queryRows<Raw>(tx, edgeSearchSql(scope, vector, k))).map(toEdgeHit),
+    );
+  }
+
+  /** Chunks nearest to `vector` by text or summary vector. */
+  searchChunks(scope: Scope, vector: number[], k: number): Promise<ChunkHit[]> {
+    return searchTransaction(this.database.db, async (tx) =>
+      (await queryRows<Raw>(tx, chunkSearchSql(scope, vector, k))).map(toChunkHit),
+    );
+  }
+
+  async edgesAround(scope: Scope, entityIds: number[], limit: number): Promise<EdgeHit[]> {
+    if (entityIds.length === 0) return [];
+    return (await queryRows<Raw>(this.database.db, edgesAroundSql(scope, entityIds, limit))).map(toEdgeHit);
+  }
+
+  async entitiesByIds(scope: Scope, ids: number[]): Promise<EntityHit[]> {
+    if (ids.length === 0) return [];
+    return (await queryRows<Raw>(this.database.db, entitiesByIdsSql(scope, ids))).map(toEntityHit);
+  }
+
+  async supportingChunks(
+    scope: Scope,
+    input: { entityIds: number[]; edgeIds: number[]; lead: 'entities' | 'edges'; limit: number },
+  ): Promise<SupportingChunk[]> {
+    if (input.entityIds.length === 0 && input.edgeIds.length === 0) return [];
+    return (await queryRows<Raw>(this.database.db, supportingChunksSql(scope, input))).map(toSupportingChunk);
+  }
+
+  async graphHasContent(scope: Scope): Promise<boolean> {
+    const [row] = await queryRows<{ has_content: boolean }>(this.database.db, graphHasContentSql(scope));
+    return row?.has_content === true;
+  }
+}
+
+// ---- row mapping ------------------------------------------------------------------------
+
+type Raw = Record<string, unknown>;
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const date = (v: unknown): Date | null => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
+
+const toEntityHit = (r: Raw): EntityHit => ({
+  id: num(r.id),
+  name: String(r.name),
+  type: str(r.type),
+  description: str(r.description),
+  score: num(r.score),
+});
+
+const toEdgeHit = (r: Raw): EdgeHit => ({
+  id: num(r.id),
+  sourceId: num(r.source_id),
+  targetId: num(r.target_id),
+  source: String(r.source),
+  target: String(r.target),
+  relation: String(r.relation),
+  description: str(r.description),
+  keywords: str(r.keywords),
+  weight: num(r.weight),
+  validAt: date(r.valid_at),
+  invalidAt: date(r.invalid_at),
+  score: numOrNull(r.score),
+});
+
+const chunkBase = (r: Raw): Omit<ChunkHit, 'score'> => ({
+  chunkId: num(r.chunk_id),
+  documentId: num(r.document_id),
+  documentName: String(r.document_name),
+  documentDate: date(r.document_date),
+  loadedAt: date(r.loaded_at) as Date,
+  text: String(r.text),
+});
+
+const toChunkHit = (r: Raw): ChunkHit => ({ ...chunkBase(r), score: num(r.score) });
+
+const toSupportingChunk = (r: Raw): SupportingChunk => ({
+  ...chunkBase(r),
+  entityPosition: numOrNull(r.entity_position),
+  edgePosition: numOrNull(r.edge_position),
+});
+

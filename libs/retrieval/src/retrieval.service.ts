@@ -1,0 +1,208 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Database, DATABASE, EMBEDDING_DIMENSIONS } from '@loci/db';
+import { applyBudgets } from './context-budget';
+import { keepBestScore, roundRobin } from './merge';
+import { EdgeHit, EntityHit, Scope, SupportingChunk } from './retrieval.queries';
+import { RetrievalRepository } from './retrieval.repository';
+import {
+  DEFAULT_RETRIEVAL_BUDGETS,
+  DEFAULT_TOP_K,
+  RETRIEVAL_MODES,
+  RetrievalBudgets,
+  RetrievalRequest,
+  RetrievedChunk,
+  RetrievedContext,
+  RetrievedEntity,
+  RetrievedRelation,
+} from './retrieval.types';
+
+/** Upper bound of `topK`: past it a vector search stops being a top-k search. */
+export const MAX_TOP_K = 200;
+
+/** One-hop expansion keeps at most this many edges per entity hit (then the budget cuts). */
+const EDGES_PER_ENTITY_HIT = 2;
+
+/** What the graph side of one path (local or global) found, each list ranked. */
+interface GraphFinds {
+  entities: RetrievedEntity[];
+  relations: RetrievedRelation[];
+  chunks: RetrievedChunk[];
+}
+
+const nothing = (): GraphFinds => ({ entities: [], relations: [], chunks: [] });
+
+/**
+ * The retrieval of `/v1/query` (LightRAG's modes over Loci's graph):
+ * - local: entities nearest to the low-level keywords, their live edges (one hop), and the
+ *   chunks supporting them;
+ * - global: live edges nearest to the high-level keywords, their endpoints, supporting chunks;
+ * - hybrid: both, merged round-robin and de-duplicated;
+ * - naive: chunks nearest to the question (text or summary vector);
+ * - mix: hybrid plus naive, chunks merged round-robin (naive, local, global).
+ * A path whose vector is missing (e.g. no high-level keywords) contributes nothing. The paths
+ * of one request run concurrently; then the token budgets cut each section.
+ */
+@Injectable()
+export class RetrievalService {
+  private readonly repository: RetrievalRepository;
+
+  constructor(@Inject(DATABASE) database: Database) {
+    this.repository = new RetrievalRepository(database);
+  }
+
+  /** True when at least one processed document of the graph has a chunk (something to search). */
+  graphHasContent(tenantId: string, graphId: number): Promise<boolean> {
+    return this.repository.graphHasContent({ tenantId, graphId });
+  }
+
+  async retrieve(request: RetrievalRequest): Promise<RetrievedContext> {
+    const started = performance.now();
+    if (!RETRIEVAL_MODES.includes(request.mode)) throw new RangeError(`unknown retrieval mode: ${String(request.mode)}`);
+    const scope: Scope = { tenantId: request.tenantId, graphId: request.graphId };
+    const topK = checkTopK(request.topK ?? DEFAULT_TOP_K);
+    const budgets = checkBudgets({ ...DEFAULT_RETRIEVAL_BUDGETS, ...definedOnly(request.budgets ?? {}) });
+    const { mode } = request;
+    const timings: Record<string, number> = {};
+    const timed = async <T>(stage: string, work: () => Promise<T>): Promise<T> => {
+      const at = performance.now();
+      try {
+        return await work();
+      } finally {
+        timings[stage] = Math.round((performance.now() - at) * 100) / 100;
+      }
+    };
+
+    const usesLocal = mode === 'local' || mode === 'hybrid' || mode === 'mix';
+    const usesGlobal = mode === 'global' || mode === 'hybrid' || mode === 'mix';
+    const usesNaive = mode === 'naive' || mode === 'mix';
+    const lowLevel = usesLocal ? searchVector(request.lowLevelVector, 'lowLevelVector') : undefined;
+    const highLevel = usesGlobal ? searchVector(request.highLevelVector, 'highLevelVector') : undefined;
+    const question = usesNaive ? searchVector(request.questionVector, 'questionVector') : undefined;
+
+    const [local, global, naive] = await Promise.all([
+      lowLevel ? this.localPath(scope, lowLevel, topK, timed) : nothing(),
+      highLevel ? this.globalPath(scope, highLevel, topK, timed) : nothing(),
+      question ? timed('naive.chunks', () => this.repository.searchChunks(scope, question, topK)) : [],
+    ]);
+
+    const byId = <T extends { id: number }>(item: T) => item.id;
+    const byChunk = (chunk: RetrievedChunk) => chunk.chunkId;
+    const merged = {
+      entities: roundRobin([local.entities, global.entities], byId, keepBestScore),
+      relations: roundRobin([local.relations, global.relations], byId),
+      chunks: roundRobin([naive, local.chunks, global.chunks], byChunk, keepBestScore),
+    };
+    const at = performance.now();
+    const fitted = applyBudgets(merged, budgets);
+    timings.budget = Math.round((performance.now() - at) * 100) / 100;
+    timings.total = Math.round((performance.now() - started) * 100) / 100;
+    return { ...fitted, timings };
+  }
+
+  /** Entities near the low-level vector → their live edges → chunks supporting either. */
+  private async localPath(scope: Scope, vector: number[], topK: number, timed: Timer): Promise<GraphFinds> {
+    const entities = await timed('local.entities', () => this.repository.searchEntities(scope, vector, topK));
+    if (entities.length === 0) return nothing();
+    const entityIds = entities.map((e) => e.id);
+    const edges = await timed('local.edges', () =>
+      this.repository.edgesAround(scope, entityIds, topK * EDGES_PER_ENTITY_HIT),
+    );
+    const chunks = await timed('local.chunks', () =>
+      this.repository.supportingChunks(scope, { entityIds, edgeIds: edges.map((e) => e.id), lead: 'entities', limit: topK }),
+    );
+    const entityScore = new Map(entities.map((e) => [e.id, e.score]));
+    // An expanded edge has no similarity of its own; it counts as much as its best endpoint hit.
+    const edgeScore = edges.map((e) => Math.max(entityScore.get(e.sourceId) ?? 0, entityScore.get(e.targetId) ?? 0));
+    return {
+      entities: entities.map(toEntity),
+      relations: edges.map(toRelation),
+      chunks: chunks.map((c) => toChunk(c, bestOf(c, entities.map((e) => e.score), edgeScore))),
+    };
+  }
+
+  /** Live edges near the high-level vector → their endpoints, and chunks supporting either. */
+  private async globalPath(scope: Scope, vector: number[], topK: number, timed: Timer): Promise<GraphFinds> {
+    const edges = await timed('global.edges', () => this.repository.searchEdges(scope, vector, topK));
+    if (edges.length === 0) return nothing();
+    const endpointScore = new Map<number, number>();
+    for (const edge of edges) {
+      for (const id of [edge.sourceId, edge.targetId]) {
+        endpointScore.set(id, Math.max(endpointScore.get(id) ?? -Infinity, edge.score ?? 0));
+      }
+    }
+    const endpointIds = [...endpointScore.keys()];
+    const edgeIds = edges.map((e) => e.id);
+    const [endpoints, chunks] = await Promise.all([
+      timed('global.entities', () => this.repository.entitiesByIds(scope, endpointIds)),
+      timed('global.chunks', () =>
+        this.repository.supportingChunks(scope, { entityIds: endpointIds, edgeIds, lead: 'edges', limit: topK }),
+      ),
+    ]);
+    const edgeScores = edges.map((e) => e.score ?? 0);
+    return {
+      entities: endpoints.map((e) => toEntity({ ...e, score: endpointScore.get(e.id) ?? 0 })),
+      relations: edges.map(toRelation),
+      chunks: chunks.map((c) => toChunk(c, bestOf(c, endpointIds.map((id) => endpointScore.get(id) ?? 0), edgeScores))),
+    };
+  }
+}
+
+type Timer = <T>(stage: string, work: () => Promise<T>) => Promise<T>;
+
+/** The score of the best-ranked entity or edge a chunk supports (positions are 1-based). */
+function bestOf(chunk: SupportingChunk, entityScores: number[], edgeScores: number[]): number {
+  const scores = [
+    chunk.entityPosition === null ? undefined : entityScores[chunk.entityPosition - 1],
+    chunk.edgePosition === null ? undefined : edgeScores[chunk.edgePosition - 1],
+  ].filter((s): s is number => s !== undefined);
+  return scores.length === 0 ? 0 : Math.max(...scores);
+}
+
+const toEntity = (e: EntityHit): RetrievedEntity => ({
+  id: e.id,
+  name: e.name,
+  type: e.type,
+  description: e.description,
+  score: e.score,
+});
+
+const toRelation = ({ score: _score, ...relation }: EdgeHit): RetrievedRelation => relation;
+
+const toChunk = ({ entityPosition: _e, edgePosition: _x, ...chunk }: SupportingChunk, score: number): RetrievedChunk => ({
+  ...chunk,
+  score,
+});
+
+/**
+ * The vector to search with, zero-padded to the store's width (cosine unchanged); undefined
+ * when absent or all zeros (cosine with the zero vector is undefined: nothing to search for).
+ */
+function searchVector(vector: number[] | undefined, name: string): number[] | undefined {
+  if (vector === undefined || vector.length === 0) return undefined;
+  if (vector.length > EMBEDDING_DIMENSIONS) {
+    throw new RangeError(`${name} has ${vector.length} dimensions; the store holds ${EMBEDDING_DIMENSIONS}`);
+  }
+  if (!vector.every(Number.isFinite)) throw new RangeError(`${name} holds a value that is not a finite number`);
+  if (vector.every((x) => x === 0)) return undefined;
+  return vector.length === EMBEDDING_DIMENSIONS
+    ? vector
+    : [...vector, ...new Array<number>(EMBEDDING_DIMENSIONS - vector.length).fill(0)];
+}
+
+function checkTopK(topK: number): number {
+  if (!Number.isInteger(topK) || topK < 1 || topK > MAX_TOP_K) {
+    throw new RangeError(`topK must be an integer from 1 to ${MAX_TOP_K}, got ${topK}`);
+  }
+  return topK;
+}
+
+function checkBudgets(budgets: RetrievalBudgets): RetrievalBudgets {
+  for (const [name, value] of Object.entries(budgets)) {
+    if (!Number.isInteger(value) || value < 0) throw new RangeError(`budget ${name} must be a non-negative integer, got ${value}`);
+  }
+  return budgets;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

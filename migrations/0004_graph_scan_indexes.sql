@@ -1,0 +1,2 @@
+CREATE INDEX "chunks_graph_idx" ON "chunks" USING btree ("tenant_id","graph_id");--> statement-breakpoint
+CREATE INDEX "edges_live_graph_idx" ON "edges" USING btree ("tenant_id","graph_id") WHERE "edges"."expired_at" IS NULL;

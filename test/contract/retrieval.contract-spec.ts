@@ -1,0 +1,451 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import {
+  chunks,
+  Database,
+  documents,
+  edgeChunks,
+  edgeDocuments,
+  edges,
+  entities,
+  entityChunks,
+  entityDocuments,
+  findMigrationsFolder,
+  graphs,
+  openDatabase,
+  queryRows,
+  tenants,
+} from '@loci/db';
+import { countTokens } from '@loci/llm';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import {
+  chunkSearchSql,
+  edgeSearchSql,
+  entitySearchSql,
+  RetrievalMode,
+  RetrievalRequest,
+  RetrievalService,
+  RetrievedContext,
+  renderEntity,
+  renderRelation,
+  roundRobin,
+  searchTransaction,
+} from '@loci/retrieval';
+import { createTestEnvironment, TestEnvironment } from '@loci/testing';
+
+/**
+ * The retrieval of /v1/query on the real store (PGlite, or Postgres + pgvector with
+ * DATABASE_URL): modes, live/ended/superseded facts, processed-only visibility, tenant
+ * isolation, token budgets. Vectors come from the offline hashing embedder, so similarity is real.
+ */
+
+const onPostgres = Boolean(process.env.DATABASE_URL);
+const embedder = new LocalHashingEmbedder();
+const embed = (text: string) => embedder.embedText(text);
+const MODES: RetrievalMode[] = ['local', 'global', 'hybrid', 'naive', 'mix'];
+const ROOMY = { entityTokens: 100_000, relationTokens: 100_000, chunkTokens: 100_000 };
+
+const LONG_CHUNK = Array.from(
+  { length: 40 },
+  (_, i) => `Stall ${i + 1} of the Bolhao market in Porto sells fresh sardines, cork crafts and green wine.`,
+).join(' ');
+
+interface Seeded {
+  tenantId: string;
+  graphId: number;
+  chunk: Record<'alice' | 'bob' | 'porto' | 'failed', number>;
+  entity: Record<'alice' | 'globex' | 'acme' | 'bob' | 'lisbon' | 'berlin' | 'porto' | 'zed' | 'nautilox', number>;
+  edge: Record<'worksAtGlobex' | 'worksAtAcme' | 'livesInLisbon' | 'livesInBerlin' | 'zedOwns', number>;
+}
+
+describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let environment: TestEnvironment;
+  let database: Database;
+  let retrieval: RetrievalService;
+  let graph: Seeded;
+  let twin: Seeded;
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    database = await openDatabase(environment.settings);
+    await database.migrate(findMigrationsFolder());
+    retrieval = new RetrievalService(database);
+    // Two tenants with the very same text: each must only ever see its own rows.
+    graph = await seedGraph();
+    twin = await seedGraph();
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await environment?.cleanup();
+  });
+
+  async function createGraph(): Promise<{ tenantId: string; graphId: number }> {
+    const [tenant] = await database.db.insert(tenants).values({ name: `retrieval ${randomUUID()}` }).returning();
+    const [row] = await database.db.insert(graphs).values({ tenantId: tenant.id, kind: 'default', name: 'default' }).returning();
+    return { tenantId: tenant.id, graphId: row.id };
+  }
+
+  async function seedGraph(): Promise<Seeded> {
+    const { tenantId, graphId } = await createGraph();
+    const db = database.db;
+    const doc = async (name: string, status: 'processed' | 'failed') => {
+      const [row] = await db
+        .insert(documents)
+        .values({ tenantId, graphId, kind: 'document', name, contentHash: randomUUID(), text: name, status, documentDate: new Date('2024-01-15') })
+        .returning();
+      return row.id;
+    };
+    const people = await doc('people.txt', 'processed');
+    const market = await doc('market.txt', 'processed');
+    const broken = await doc('broken.txt', 'failed');
+
+    const chunk = async (documentId: number, index: number, text: string) => {
+      const [row] = await db
+        .insert(chunks)
+        .values({ tenantId, graphId, documentId, index, text, tokenCount: countTokens(text), summary: text.slice(0, 80), embedding: embed(text), summaryEmbedding: embed(text.slice(0, 80)), embeddingModel: 'local-hash' })
+        .returning();
+      return row.id;
+    };
+    const chunkIds = {
+      alice: await chunk(people, 0, 'Alice Martin joined Globex in July 2023 as chief engineer. Before that she worked at Acme Corporation.'),
+      bob: await chunk(people, 1, 'Bob Stone lived in Lisbon from 2015 until 2021, when he moved to Berlin.'),
+      porto: await chunk(market, 0, LONG_CHUNK),
+      failed: await chunk(broken, 0, 'Zed Quorx owns a purple submarine called Nautilox, moored at Globex docks.'),
+    };
+
+    const names: Record<string, string> = {};
+    const entity = async (key: string, name: string, type: string, description: string, support: Array<[number, number]>) => {
+      const [row] = await db
+        .insert(entities)
+        .values({ tenantId, graphId, name, normalizedName: name.toLowerCase(), type, description, embedding: embed(`${name}: ${description}`), nameEmbedding: embed(name), embeddingModel: 'local-hash' })
+        .returning();
+      names[key] = name;
+      for (const [documentId, chunkId] of support) {
+        await db.insert(entityDocuments).values({ tenantId, entityId: row.id, documentId }).onConflictDoNothing();
+        await db.insert(entityChunks).values({ tenantId, entityId: row.id, chunkId });
+      }
+      return row.id;
+    };
+    const entityIds = {
+      alice: await entity('alice', 'Alice Martin', 'person', 'Chief engineer at Globex', [[people, chunkIds.alice]]),
+      // Also named by the failed document: one processed supporter is enough to be visible.
+      globex: await entity('globex', 'Globex', 'organization', 'Engineering company', [[people, chunkIds.alice], [broken, chunkIds.failed]]),
+      acme: await entity('acme', 'Acme Corporation', 'organization', 'Former employer of Alice Martin', [[people, chunkIds.alice]]),
+      bob: await entity('bob', 'Bob Stone', 'person', 'Lived in Lisbon, now in Berlin', [[people, chunkIds.bob]]),
+      lisbon: await entity('lisbon', 'Lisbon', 'city', 'Capital of Portugal', [[people, chunkIds.bob]]),
+      berlin: await entity('berlin', 'Berlin', 'city', 'Capital of Germany', [[people, chunkIds.bob]]),
+      porto: await entity('porto', 'Bolhao market', 'place', 'Market in Porto selling sardines', [[market, chunkIds.porto]]),
+      zed: await entity('zed', 'Zed Quorx', 'person', 'Owner of a purple submarine', [[broken, chunkIds.failed]]),
+      nautilox: await entity('nautilox', 'Nautilox', 'vehicle', 'A purple submarine', [[broken, chunkIds.failed]]),
+    };
+
+    const edge = async (
+      source: keyof typeof entityIds,
+      relation: string,
+      target: keyof typeof entityIds,
+      description: string,
+      documentId: number,
+      chunkId: number,
+      dates: { validAt?: string; invalidAt?: string; expired?: boolean } = {},
+    ) => {
+      const [row] = await db
+        .insert(edges)
+        .values({
+          tenantId, graphId, sourceId: entityIds[source], targetId: entityIds[target], relation, description,
+          keywords: relation.replace(/_/g, ' '),
+          embedding: embed(`${names[source]} ${relation.replace(/_/g, ' ')} ${names[target]}. ${description}`),
+          embeddingModel: 'local-hash',
+          validAt: dates.validAt ? new Date(dates.validAt) : null,
+          invalidAt: dates.invalidAt ? new Date(dates.invalidAt) : null,
+          expiredAt: dates.expired ? new Date() : null,
+          artifactId: documentId,
+        })
+        .returning();
+      await db.insert(edgeDocuments).values({ tenantId, edgeId: row.id, documentId });
+      await db.insert(edgeChunks).values({ tenantId, edgeId: row.id, chunkId });
+      return row.id;
+    };
+    const edgeIds = {
+      worksAtGlobex: await edge('alice', 'works_at', 'globex', 'Alice Martin works at Globex as chief engineer', people, chunkIds.alice, { validAt: '2023-07-01' }),
+      worksAtAcme: await edge('alice', 'works_at', 'acme', 'Alice Martin works at Acme Corporation as engineer', people, chunkIds.alice, { validAt: '2018-01-01', invalidAt: '2023-07-01', expired: true }),
+      livesInLisbon: await edge('bob', 'lives_in', 'lisbon', 'Bob Stone lives in Lisbon', people, chunkIds.bob, { validAt: '2015-01-01', invalidAt: '2021-05-01' }),
+      livesInBerlin: await edge('bob', 'lives_in', 'berlin', 'Bob Stone lives in Berlin', people, chunkIds.bob, { validAt: '2021-05-01' }),
+      zedOwns: await edge('zed', 'owns', 'nautilox', 'Zed Quorx owns the purple submarine Nautilox', broken, chunkIds.failed),
+    };
+    return { tenantId, graphId, chunk: chunkIds, entity: entityIds, edge: edgeIds };
+  }
+
+  /** The same question in every vector slot, so any mode can be asked it. */
+  function ask(target: Seeded, mode: RetrievalMode, question: string, extra: Partial<RetrievalRequest> = {}) {
+    const vector = embed(question);
+    return retrieval.retrieve({
+      tenantId: target.tenantId, graphId: target.graphId, mode,
+      questionVector: vector, lowLevelVector: vector, highLevelVector: vector, budgets: ROOMY, ...extra,
+    });
+  }
+
+  const ids = (context: RetrievedContext) => ({
+    chunks: context.chunks.map((c) => c.chunkId),
+    entities: context.entities.map((e) => e.id),
+    relations: context.relations.map((r) => r.id),
+  });
+
+  describe('modes', () => {
+    it('local: finds the entity, its live edges (one hop) and the chunk supporting them', async () => {
+      const context = await ask(graph, 'local', 'Alice Martin');
+      expect(context.entities[0]).toMatchObject({ id: graph.entity.alice, name: 'Alice Martin', type: 'person' });
+      expect(context.entities[0].score).toBeGreaterThan(0.3);
+      expect(ids(context).relations).toContain(graph.edge.worksAtGlobex);
+      expect(context.chunks[0].chunkId).toBe(graph.chunk.alice);
+      expect(context.chunks[0]).toMatchObject({ documentName: 'people.txt', documentDate: new Date('2024-01-15') });
+      expect(context.chunks[0].loadedAt).toBeInstanceOf(Date);
+      expect(Object.keys(context.timings)).toEqual(expect.arrayContaining(['local.entities', 'local.edges', 'local.chunks', 'total']));
+    });
+
+    it('global: finds the fact, its endpoints and the chunk supporting it', async () => {
+      const context = await ask(graph, 'global', 'Alice Martin works at Globex');
+      const [first] = context.relations;
+      expect(first).toMatchObject({ id: graph.edge.worksAtGlobex, source: 'Alice Martin', target: 'Globex', relation: 'works_at' });
+      expect(first.validAt).toEqual(new Date('2023-07-01'));
+      expect(ids(context).entities).toEqual(expect.arrayContaining([graph.entity.alice, graph.entity.globex]));
+      expect(context.chunks[0].chunkId).toBe(graph.chunk.alice);
+    });
+
+    it('naive: finds the chunk by its text vector', async () => {
+      const context = await ask(graph, 'naive', 'Which market in Porto sells fresh sardines?');
+      expect(context.chunks[0].chunkId).toBe(graph.chunk.porto);
+      expect(context.chunks[0].score).toBeGreaterThan(0.2);
+      expect(context.entities).toEqual([]);
+      expect(context.relations).toEqual([]);
+    });
+
+    it('hybrid: merges local and global without duplicates', async () => {
+      const question = 'Bob Stone lives in Berlin';
+      const [local, global, hybrid] = await Promise.all(['local', 'global', 'hybrid'].map((m) => ask(graph, m as RetrievalMode, question)));
+      const hybridIds = ids(hybrid);
+      expect(new Set(hybridIds.entities).size).toBe(hybridIds.entities.length);
+      expect(new Set(hybridIds.relations).size).toBe(hybridIds.relations.length);
+      expect(new Set(hybridIds.chunks).size).toBe(hybridIds.chunks.length);
+      expect(hybridIds.relations.sort()).toEqual([...new Set([...ids(local).relations, ...ids(global).relations])].sort());
+      expect(hybridIds.entities.sort()).toEqual([...new Set([...ids(local).entities, ...ids(global).entities])].sort());
+    });
+
+    it('mix: chunks are naive, local and global merged round-robin, without duplicates', async () => {
+      const question = 'Alice Martin worked at Acme, Bob Stone moved to Berlin, sardines in Porto';
+      const [naive, local, global, mix] = await Promise.all(
+        ['naive', 'local', 'global', 'mix'].map((m) => ask(graph, m as RetrievalMode, question)),
+      );
+      const lists = [naive, local, global].map((c) => ids(c).chunks);
+      expect(lists.every((list) => list.length > 0)).toBe(true);
+      const expected: number[] = [];
+      for (let i = 0; i < Math.max(...lists.map((l) => l.length)); i++) {
+        for (const list of lists) if (i < list.length && !expected.includes(list[i])) expected.push(list[i]);
+      }
+      expect(ids(mix).chunks).toEqual(expected);
+      expect(ids(mix).relations).toEqual(roundRobin([ids(local).relations, ids(global).relations], (id) => id));
+    });
+  });
+
+  describe('temporal facts', () => {
+    it.each(MODES)('never returns a superseded fact (%s)', async (mode) => {
+      const context = await ask(graph, mode, 'Alice Martin works at Acme Corporation as engineer');
+      expect(ids(context).relations).not.toContain(graph.edge.worksAtAcme);
+      if (mode !== 'naive') expect(context.relations.length).toBeGreaterThan(0);
+    });
+
+    it.each(['local', 'global', 'hybrid', 'mix'] as RetrievalMode[])('returns an ended fact with its dates (%s)', async (mode) => {
+      const context = await ask(graph, mode, 'Bob Stone lives in Lisbon');
+      const ended = context.relations.find((r) => r.id === graph.edge.livesInLisbon);
+      expect(ended).toMatchObject({ validAt: new Date('2015-01-01'), invalidAt: new Date('2021-05-01') });
+      expect(context.relations.find((r) => r.id === graph.edge.livesInBerlin)?.invalidAt).toBeNull();
+    });
+  });
+
+  describe('visibility', () => {
+    it.each(MODES)("never returns a failed document's chunk, entity or fact (%s)", async (mode) => {
+      const context = await ask(graph, mode, 'Zed Quorx owns a purple submarine called Nautilox at Globex docks');
+      expect(ids(context).chunks).not.toContain(graph.chunk.failed);
+      expect(ids(context).entities).not.toContain(graph.entity.zed);
+      expect(ids(context).entities).not.toContain(graph.entity.nautilox);
+      expect(ids(context).relations).not.toContain(graph.edge.zedOwns);
+    });
+
+    it('shows an entity a processed document supports even when a failed one does too', async () => {
+      const context = await ask(graph, 'local', 'Globex engineering company');
+      expect(ids(context).entities).toContain(graph.entity.globex);
+    });
+
+    it.each(MODES)("never returns another tenant's identical rows (%s)", async (mode) => {
+      for (const [mine, theirs] of [[graph, twin], [twin, graph]]) {
+        const context = await ask(mine, mode, 'Alice Martin works at Globex; Bob Stone in Berlin; sardines in Porto');
+        const found = ids(context);
+        expect(found.chunks.length + found.entities.length + found.relations.length).toBeGreaterThan(0);
+        expect(found.chunks.filter((id) => Object.values(theirs.chunk).includes(id))).toEqual([]);
+        expect(found.entities.filter((id) => Object.values(theirs.entity).includes(id))).toEqual([]);
+        expect(found.relations.filter((id) => Object.values(theirs.edge).includes(id))).toEqual([]);
+      }
+    });
+
+    it("finds nothing when the graph id is another tenant's", async () => {
+      const context = await ask({ ...graph, graphId: twin.graphId }, 'mix', 'Alice Martin works at Globex');
+      expect(ids(context)).toEqual({ chunks: [], entities: [], relations: [] });
+      await expect(retrieval.graphHasContent(graph.tenantId, twin.graphId)).resolves.toBe(false);
+    });
+  });
+
+  describe('budgets', () => {
+    it('keeps everything and says so when it fits', async () => {
+      const context = await ask(graph, 'mix', 'Alice Martin works at Globex');
+      expect(context.truncated).toBe(false);
+    });
+
+    it('drops the lowest-ranked entities and relations past their budgets', async () => {
+      const question = 'Alice Martin Bob Stone Globex Berlin Lisbon';
+      const full = await ask(graph, 'hybrid', question);
+      expect(full.entities.length).toBeGreaterThan(2);
+      // Room for the first entity and relation, not for the second.
+      const budgets = {
+        entityTokens: countTokens(renderEntity(full.entities[0])) + 1,
+        relationTokens: countTokens(renderRelation(full.relations[0])) + 1,
+        chunkTokens: 100_000,
+      };
+      const cut = await ask(graph, 'hybrid', question, { budgets });
+      expect(cut.truncated).toBe(true);
+      expect(ids(cut).entities).toEqual(ids(full).entities.slice(0, 1));
+      expect(ids(cut).relations).toEqual(ids(full).relations.slice(0, 1));
+      expect(cut.chunks).toEqual(full.chunks);
+    });
+
+    it('cuts a chunk to the budget left and drops the rest', async () => {
+      const context = await ask(graph, 'naive', 'Which market in Porto sells fresh sardines?', { budgets: { chunkTokens: 100 } });
+      expect(context.truncated).toBe(true);
+      expect(context.chunks).toHaveLength(1);
+      expect(LONG_CHUNK.startsWith(context.chunks[0].text)).toBe(true);
+      expect(countTokens(context.chunks[0].text)).toBeLessThanOrEqual(100);
+      expect(countTokens(context.chunks[0].text)).toBeGreaterThan(80);
+    });
+
+    it('drops every chunk when the budget is zero', async () => {
+      const context = await ask(graph, 'naive', 'sardines', { budgets: { chunkTokens: 0 } });
+      expect(context).toMatchObject({ chunks: [], truncated: true });
+    });
+  });
+
+  describe('graphHasContent', () => {
+    it('is false for an empty graph and for a graph whose only document failed', async () => {
+      const empty = await createGraph();
+      await expect(retrieval.graphHasContent(empty.tenantId, empty.graphId)).resolves.toBe(false);
+      const context = await retrieval.retrieve({ ...empty, mode: 'mix', questionVector: embed('x y'), lowLevelVector: embed('x'), highLevelVector: embed('y') });
+      expect(context).toMatchObject({ chunks: [], entities: [], relations: [], truncated: false });
+
+      const [doc] = await database.db
+        .insert(documents)
+        .values({ ...empty, kind: 'document', name: 'f', contentHash: 'h', text: 'f', status: 'failed' })
+        .returning();
+      await database.db.insert(chunks).values({ ...empty, documentId: doc.id, index: 0, text: 'f', tokenCount: 1 });
+      await expect(retrieval.graphHasContent(empty.tenantId, empty.graphId)).resolves.toBe(false);
+    });
+
+    it('is true once a processed document has a chunk', async () => {
+      await expect(retrieval.graphHasContent(graph.tenantId, graph.graphId)).resolves.toBe(true);
+    });
+  });
+
+  (onPostgres ? describe : describe.skip)('HNSW index use (PostgreSQL, a few thousand rows)', () => {
+    const BIG_GRAPH_ROWS = 5000;
+    const explain = async (statement: ReturnType<typeof sql>) =>
+      searchTransaction(database.db, async (tx) => {
+        const rows = await queryRows<Record<string, string>>(tx, sql`EXPLAIN (ANALYZE) ${statement}`);
+        return rows.map((row) => Object.values(row)[0].replace(/'\[[^\]]*\]'::vector/g, "'[…]'::vector")).join('\n');
+      });
+    let big: { tenantId: string; graphId: number };
+    let small: { tenantId: string; graphId: number };
+
+    beforeAll(async () => {
+      // One large graph among smaller ones. For a graph of a few hundred rows the planner rightly
+      // reads its rows by tenant and sorts them exactly (cheaper, and exact); the index pays off,
+      // and is chosen, once a graph holds some thousands (see libs/retrieval/README.md).
+      const scopes = [];
+      for (let i = 0; i < 4; i++) scopes.push(await createGraph());
+      [big, small] = scopes;
+      // Bulk load: building an HNSW index once is ~5x faster than inserting into it row by row,
+      // so the four searched indexes are dropped and re-created from their own definitions.
+      const indexes = await queryRows<{ indexdef: string; indexname: string }>(
+        database.db,
+        sql`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'
+             AND indexname IN ('chunks_embedding_hnsw', 'chunks_summary_embedding_hnsw', 'entities_embedding_hnsw', 'edges_embedding_hnsw')`,
+      );
+      expect(indexes).toHaveLength(4);
+      for (const { indexname } of indexes) await database.db.execute(sql.raw(`DROP INDEX ${indexname}`));
+      await seedRandomRows(database, big, BIG_GRAPH_ROWS);
+      for (const scope of scopes.slice(1)) await seedRandomRows(database, scope, 300);
+      for (const { indexdef } of indexes) await database.db.execute(sql.raw(indexdef));
+      await database.db.execute(sql`ANALYZE`);
+    }, 300_000);
+
+    it.each([
+      ['entities', 'entities_embedding_hnsw', entitySearchSql],
+      ['edges', 'edges_embedding_hnsw', edgeSearchSql],
+      ['chunks', 'chunks_embedding_hnsw', chunkSearchSql],
+    ] as const)('the %s search is planned on %s', async (table, index, build) => {
+      const plan = await explain(build(big, randomVector(), 20));
+      if (process.env.LOCI_PRINT_PLANS) console.log(`${table} (large graph)\n${plan}\n\n${table} (small graph)\n${await explain(build(small, randomVector(), 20))}`);
+      expect(plan).toContain(`Index Scan using ${index}`);
+      if (index === 'chunks_embedding_hnsw') expect(plan).toContain('Index Scan using chunks_summary_embedding_hnsw');
+      expect(plan).not.toMatch(/Seq Scan on (entities|edges|chunks)\b/);
+    });
+
+    it('returns k rows of the graph in every mode, quickly', async () => {
+      const vector = randomVector();
+      const request = { ...big, questionVector: vector, lowLevelVector: vector, highLevelVector: vector };
+      for (const mode of MODES) {
+        const context = await retrieval.retrieve({ ...request, mode, budgets: ROOMY });
+        if (process.env.LOCI_PRINT_PLANS) console.log(mode, JSON.stringify(context.timings));
+        const smallContext = await retrieval.retrieve({ ...request, ...small, mode, budgets: ROOMY });
+        if (process.env.LOCI_PRINT_PLANS) console.log(`${mode} (small graph)`, JSON.stringify(smallContext.timings));
+        if (mode !== 'global') expect(context.chunks.length).toBeGreaterThanOrEqual(20);
+        if (mode !== 'naive') expect(context.relations.length).toBeGreaterThanOrEqual(20);
+      }
+    });
+  });
+});
+
+function randomVector(): number[] {
+  return Array.from({ length: 1024 }, () => Math.random() - 0.5);
+}
+
+/** `n` processed chunks, entities and edges with random vectors, built in SQL (fast). */
+async function seedRandomRows(database: Database, { tenantId, graphId }: { tenantId: string; graphId: number }, n: number) {
+  // Correlated with the outer row (g.i), so each row gets its own vector.
+  const randomVectorSql = sql.raw(`(SELECT array_agg(random() - 0.5 + 0 * s.j)::vector FROM generate_series(1, 1024) s(j) WHERE g.i IS NOT NULL)`);
+  const run = (statement: ReturnType<typeof sql>) => database.db.execute(statement);
+  await run(sql`INSERT INTO documents (tenant_id, graph_id, kind, name, content_hash, text, status)
+    SELECT ${tenantId}, ${graphId}, 'document', 'bulk ' || g.i, md5(random()::text), 'bulk', 'processed'
+    FROM generate_series(1, 10) AS g(i)`);
+  await run(sql`INSERT INTO chunks (tenant_id, graph_id, document_id, index, text, token_count, embedding, summary_embedding)
+    SELECT ${tenantId}, ${graphId}, d.id, g.i, 'bulk chunk ' || g.i, 3, ${randomVectorSql}, ${randomVectorSql}
+    FROM generate_series(1, ${n}) AS g(i)
+    JOIN LATERAL (SELECT id FROM documents WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} ORDER BY id OFFSET (g.i % 10) LIMIT 1) d ON true`);
+  await run(sql`INSERT INTO entities (tenant_id, graph_id, name, normalized_name, embedding)
+    SELECT ${tenantId}, ${graphId}, 'bulk entity ' || g.i, 'bulk entity ' || g.i, ${randomVectorSql} FROM generate_series(1, ${n}) AS g(i)`);
+  await run(sql`INSERT INTO entity_documents (tenant_id, entity_id, document_id)
+    SELECT e.tenant_id, e.id, (SELECT min(id) FROM documents WHERE tenant_id = ${tenantId} AND graph_id = ${graphId})
+    FROM entities e WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId}`);
+  await run(sql`INSERT INTO entity_chunks (tenant_id, entity_id, chunk_id)
+    SELECT e.tenant_id, e.id, c.id FROM entities e
+    JOIN chunks c ON c.tenant_id = e.tenant_id AND c.graph_id = e.graph_id AND c.index = e.id % ${n} + 1
+    WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId}`);
+  await run(sql`WITH numbered AS (
+      SELECT id, row_number() OVER (ORDER BY id) AS i FROM entities WHERE tenant_id = ${tenantId} AND graph_id = ${graphId})
+    INSERT INTO edges (tenant_id, graph_id, source_id, target_id, relation, embedding)
+    SELECT ${tenantId}, ${graphId}, g.id, t.id, 'related_to', ${randomVectorSql}
+    FROM numbered g JOIN numbered t ON t.i = (g.i * 7) % ${n} + 1 AND t.id <> g.id`);
+  await run(sql`INSERT INTO edge_documents (tenant_id, edge_id, document_id)
+    SELECT x.tenant_id, x.id, (SELECT min(id) FROM documents WHERE tenant_id = ${tenantId} AND graph_id = ${graphId})
+    FROM edges x WHERE x.tenant_id = ${tenantId} AND x.graph_id = ${graphId}`);
+  await run(sql`INSERT INTO edge_chunks (tenant_id, edge_id, chunk_id)
+    SELECT x.tenant_id, x.id, ec.chunk_id FROM edges x
+    JOIN entity_chunks ec ON ec.tenant_id = x.tenant_id AND ec.entity_id = x.source_id
+    WHERE x.tenant_id = ${tenantId} AND x.graph_id = ${graphId}`);
+}
