@@ -18,6 +18,8 @@ describe('POST /v1/query with an LLM', () => {
       // Extraction offline, so the graph holds real facts; the question stages use the double.
       LOCI_EXTRACT_MODEL: 'local:local-nlp-v1',
       LOCI_SUMMARIZE_MODEL: 'local:local-nlp-v1',
+      // The double's embeddings are pseudo-random, so no match would clear a similarity floor.
+      LOCI_QUERY_MIN_SIMILARITY: '-1',
     });
     a = await createTenantWithPeople(t.app);
     await t.app.get(DocumentsService).submit(a.tenant.id, {

@@ -28,7 +28,7 @@ describe('POST /v1/query (embedded default)', () => {
   it('answers an API-key question with context only, in every mode, from the tenant graph', async () => {
     for (const mode of ['mix', 'local', 'global', 'naive', 'hybrid']) {
       const response = await ask(
-        { query: 'Where does Alice Johnson work?', mode, context_only: true, hl_keywords: ['employment'], ll_keywords: ['Alice Johnson', 'Acme Corporation'] },
+        { query: 'Where does Alice Johnson work?', mode, context_only: true, hl_keywords: ['works at', 'employment'], ll_keywords: ['Alice Johnson', 'Acme Corporation'] },
         a.apiKey.key,
       ).expect(200);
       expect(response.body.answer).toBe('');
@@ -70,6 +70,18 @@ describe('POST /v1/query (embedded default)', () => {
       sources: [],
       context: null,
       metadata: { no_answer_reason: 'empty_graph', tokens_in: 0, tokens_out: 0 },
+    });
+  });
+
+  it('answers a question nothing in the graph is about without a model call', async () => {
+    // Both keyword lists given, so the keywords stage is not needed either: no model call at all.
+    const response = await ask(
+      { query: 'What is the boiling point of mercury in kelvin?', hl_keywords: ['physics'], ll_keywords: ['mercury', 'boiling point'] },
+      a.member.token,
+    ).expect(200);
+    expect(response.body).toMatchObject({
+      answer: 'Недостаточно данных для ответа.',
+      metadata: { no_answer_reason: 'no_relevant_context', model: 'context-mode-no-llm', tokens_in: 0, tokens_out: 0 },
     });
   });
 

@@ -15,6 +15,7 @@ export interface Settings {
   bootstrapOperator?: { email: string; password: string };
   llm: LlmSettings;
   ingest: IngestSettings;
+  query: { minSimilarity: number };
   /** AES-256-GCM key sealing tenants' own provider keys (32 bytes). */
   encryptionKey: Buffer;
 }
@@ -84,6 +85,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       concurrency: raw.LOCI_MODEL_CONCURRENCY,
       pricesFile: raw.LOCI_PRICES_FILE,
     },
+    query: { minSimilarity: raw.LOCI_QUERY_MIN_SIMILARITY },
     ingest: {
       chunkTokens: raw.LOCI_CHUNK_TOKENS,
       chunkOverlapTokens: raw.LOCI_CHUNK_OVERLAP_TOKENS,

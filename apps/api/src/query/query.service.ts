@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Settings, SETTINGS } from '@loci/config';
 import type { Principal } from '@loci/auth';
 import { GraphsRepository, InferencesRepository, RequestLogsRepository } from '@loci/db';
 import { CallContext, CitableSource, Keywords, ModelGateway, OwnKeysService, StageRunner } from '@loci/llm';
@@ -37,6 +38,7 @@ export class QueryService {
     private readonly ownKeys: OwnKeysService,
     private readonly ledger: InferencesRepository,
     private readonly requestLogs: RequestLogsRepository,
+    @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   async query(principal: Principal, requestId: string, body: QueryBody): Promise<QueryResponse> {
@@ -69,7 +71,7 @@ export class QueryService {
       const context = await timed('retrieve', () =>
         this.retrieval.retrieve({ tenantId, graphId: graph.id, mode, ...vectors }),
       );
-      if (context.chunks.length === 0 && context.entities.length === 0 && context.relations.length === 0) {
+      if (!this.relevant(context)) {
         response = this.noAnswer(mode, 'no_relevant_context');
       } else if (!viaModel || body.context_only) {
         response = this.contextResponse(mode, context, body.context_only);
@@ -105,6 +107,15 @@ export class QueryService {
       },
     });
     return response;
+  }
+
+  /**
+   * Vector search always finds something; what it found is relevant only if its best match
+   * clears LOCI_QUERY_MIN_SIMILARITY. Below that, no model is asked (no_relevant_context).
+   */
+  private relevant(context: RetrievedContext): boolean {
+    const best = Math.max(-1, ...context.chunks.map((c) => c.score), ...context.entities.map((e) => e.score));
+    return best >= this.settings.query.minSimilarity;
   }
 
   /** Keywords from the request when both lists are given (no model call); else the keywords stage (JWT only). */
