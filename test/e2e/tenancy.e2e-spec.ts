@@ -126,7 +126,8 @@ describe('tenancy and the operators API (e2e)', () => {
         own_llm_provider: null,
         tier: 'pro',
         billing: 'own_key',
-        limits: { daily_cost_cap_micros: null, monthly_cost_cap_micros: null, daily_query_quota: null, max_concurrent_queries: null },
+        // a pro tenant starts with the pro tier's defaults
+        limits: { daily_cost_cap_usd: 50, monthly_cost_cap_usd: null, daily_query_quota: 5000, max_concurrent_queries: 10 },
         created_at: expect.stringMatching(ISO_DATETIME),
       });
       const fetched = await asOperator.get(`/v1/admin/tenants/${res.body.id}`).expect(200);

@@ -10,6 +10,7 @@ import { KvModule } from '@loci/kv';
 import { IngestModule } from '@loci/ingest';
 import { LlmModule } from '@loci/llm';
 import { RetrievalModule } from '@loci/retrieval';
+import { PlatformAdminController } from './admin/platform-admin.controller';
 import { TenantAdminController } from './admin/tenant-admin.controller';
 import { TenantAdminService } from './admin/tenant-admin.service';
 import { ApiKeysController } from './api-keys/api-keys.controller';
@@ -44,6 +45,7 @@ export class AppModule {
         AuthController,
         MeController,
         TenantAdminController,
+        PlatformAdminController,
         ApiKeysController,
         HealthController,
         DocumentsController,

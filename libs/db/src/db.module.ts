@@ -9,6 +9,7 @@ import { GraphReadsRepository } from './repositories/graph-reads.repository';
 import { GraphWritesRepository } from './repositories/graph-writes.repository';
 import { GraphsRepository } from './repositories/graphs.repository';
 import { InferencesRepository } from './repositories/inferences.repository';
+import { PlatformLimitsRepository } from './repositories/platform-limits.repository';
 import { RequestLogsRepository } from './repositories/request-logs.repository';
 import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
@@ -34,6 +35,7 @@ const repositories = [
   GraphWritesRepository,
   GraphReadsRepository,
   RequestLogsRepository,
+  PlatformLimitsRepository,
 ];
 
 @Global()

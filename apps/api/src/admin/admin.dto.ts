@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { microsToUsd } from '@loci/common';
 import type { ApiKeyRow, TenantRow, UserRow } from '@loci/db';
 
 // Request bodies: strict objects, so a misspelt field is a 400 instead of silently ignored.
@@ -23,6 +24,21 @@ export const setLlmKeyBody = z.strictObject({
   api_key: z.string().trim().min(1).max(500),
 });
 
+const capUsd = z.number().min(0).max(1_000_000).nullable().optional();
+
+/** Null means unlimited; a field left out stays as it is. */
+export const updateLimitsBody = z.strictObject({
+  daily_cost_cap_usd: capUsd,
+  monthly_cost_cap_usd: capUsd,
+  daily_query_quota: z.number().int().min(0).max(100_000_000).nullable().optional(),
+  max_concurrent_queries: z.number().int().min(1).max(10_000).nullable().optional(),
+  tier: z.enum(['free', 'pro', 'enterprise']).optional(),
+  billing: z.enum(['platform', 'own_key']).optional(),
+});
+
+export const platformLimitsBody = z.strictObject({ daily_cost_cap_usd: z.number().min(0).max(100_000_000).nullable() });
+export const platformLimitsResponse = z.object({ daily_cost_cap_usd: z.number().nullable() });
+
 export const pageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).default(0),
@@ -36,9 +52,10 @@ export const tenantResponse = z.object({
   billing: z.enum(['platform', 'own_key']),
   /** Which provider the tenant's own key is for; the key itself is never returned. */
   own_llm_provider: z.enum(['anthropic', 'openai']).nullable(),
+  /** Null = unlimited. Money in USD on the wire (integer micro-dollars inside). */
   limits: z.object({
-    daily_cost_cap_micros: z.number().int().nullable(),
-    monthly_cost_cap_micros: z.number().int().nullable(),
+    daily_cost_cap_usd: z.number().nullable(),
+    monthly_cost_cap_usd: z.number().nullable(),
     daily_query_quota: z.number().int().nullable(),
     max_concurrent_queries: z.number().int().nullable(),
   }),
@@ -81,8 +98,8 @@ export const toTenantResponse = (t: TenantRow): z.infer<typeof tenantResponse> =
   billing: t.billing,
   own_llm_provider: (t.ownLlmKeyEncrypted ? t.ownLlmProvider : null) as 'anthropic' | 'openai' | null,
   limits: {
-    daily_cost_cap_micros: t.dailyCostCapMicros,
-    monthly_cost_cap_micros: t.monthlyCostCapMicros,
+    daily_cost_cap_usd: t.dailyCostCapMicros === null ? null : microsToUsd(t.dailyCostCapMicros),
+    monthly_cost_cap_usd: t.monthlyCostCapMicros === null ? null : microsToUsd(t.monthlyCostCapMicros),
     daily_query_quota: t.dailyQueryQuota,
     max_concurrent_queries: t.maxConcurrentQueries,
   },

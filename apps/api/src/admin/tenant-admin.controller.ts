@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
+import { usdToMicros } from '@loci/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
@@ -10,6 +11,7 @@ import {
   createTenantBody,
   createUserBody,
   setLlmKeyBody,
+  updateLimitsBody,
   pageQuery,
   tenantListResponse,
   tenantResponse,
@@ -48,6 +50,21 @@ export class TenantAdminController {
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async getTenant(@Param('tenantId') tenantId: string) {
     return toTenantResponse(await this.admin.getTenant(tenantId));
+  }
+
+  @Patch(':tenantId/limits')
+  @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
+  async updateLimits(@Param('tenantId') tenantId: string, @ValidBody(updateLimitsBody) body: z.output<typeof updateLimitsBody>) {
+    const micros = (usd: number | null | undefined) => (usd === undefined ? undefined : usd === null ? null : usdToMicros(usd));
+    const tenant = await this.admin.updateLimits(tenantId, {
+      dailyCostCapMicros: micros(body.daily_cost_cap_usd),
+      monthlyCostCapMicros: micros(body.monthly_cost_cap_usd),
+      dailyQueryQuota: body.daily_query_quota,
+      maxConcurrentQueries: body.max_concurrent_queries,
+      tier: body.tier,
+      billing: body.billing,
+    });
+    return toTenantResponse(tenant);
   }
 
   @Put(':tenantId/llm-key')

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
 import { ApiKeysService, CreatedApiKey, hashPassword } from '@loci/auth';
-import { NewTenant, TenantRow, TenantsRepository, UserRole, UserRow, UsersRepository } from '@loci/db';
+import { NewTenant, TenantLimitsPatch, TenantRow, TenantsRepository, UserRole, UserRow, UsersRepository } from '@loci/db';
+import { TIER_DEFAULT_LIMITS } from './tier-defaults';
 
 /** What operators do to tenants: create them, their users and their API keys. */
 @Injectable()
@@ -12,8 +13,15 @@ export class TenantAdminService {
     private readonly apiKeys: ApiKeysService,
   ) {}
 
+  /** A new tenant starts with its tier's default limits. */
   createTenant(tenant: NewTenant): Promise<TenantRow> {
-    return this.tenants.create(tenant);
+    return this.tenants.create({ ...TIER_DEFAULT_LIMITS[tenant.tier], ...tenant });
+  }
+
+  async updateLimits(tenantId: string, patch: TenantLimitsPatch): Promise<TenantRow> {
+    const updated = await this.tenants.updateLimits(tenantId, patch);
+    if (!updated) throw new NotFoundError('No such tenant.');
+    return updated;
   }
 
   listTenants(page: { limit: number; offset: number }): Promise<TenantRow[]> {

@@ -4,11 +4,20 @@ import { Database, DATABASE } from '../database';
 import { isUuid } from '../ids';
 import { TenantBilling, TenantRow, tenants, TenantTier } from '../schema';
 
-export interface NewTenant {
+export interface TenantLimits {
+  dailyCostCapMicros: number | null;
+  monthlyCostCapMicros: number | null;
+  dailyQueryQuota: number | null;
+  maxConcurrentQueries: number | null;
+}
+
+export interface NewTenant extends Partial<TenantLimits> {
   name: string;
   tier: TenantTier;
   billing: TenantBilling;
 }
+
+export type TenantLimitsPatch = Partial<TenantLimits & { tier: TenantTier; billing: TenantBilling }>;
 
 @Injectable()
 export class TenantsRepository {
@@ -43,5 +52,16 @@ export class TenantsRepository {
       .where(eq(tenants.id, tenantId))
       .returning({ id: tenants.id });
     return rows.length > 0;
+  }
+
+  /** Changes limits (and tier/billing); undefined fields stay, null means unlimited. */
+  async updateLimits(tenantId: string, patch: TenantLimitsPatch): Promise<TenantRow | undefined> {
+    if (!isUuid(tenantId)) return undefined;
+    const [row] = await this.database.db
+      .update(tenants)
+      .set({ ...patch, updatedAt: new Date() })
+      .where(eq(tenants.id, tenantId))
+      .returning();
+    return row;
   }
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { foreignKey, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, foreignKey, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, microDollars, tenantIdColumn, updatedAt } from './columns';
 
 export const tenantTier = pgEnum('tenant_tier', ['free', 'pro', 'enterprise']);
@@ -70,6 +70,20 @@ export const apiKeys = pgTable(
     uniqueIndex('api_keys_prefix_key').on(t.prefix),
     foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
   ],
+);
+
+/**
+ * Platform-wide limits set by operators: one row (id 1). The platform's daily spend cap applies
+ * to tenants billed on the platform key only.
+ */
+export const platformLimits = pgTable(
+  'platform_limits',
+  {
+    id: integer('id').primaryKey().default(1),
+    dailyCostCapMicros: microDollars('daily_cost_cap_micros'),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check('platform_limits_single_row', sql`${t.id} = 1`)],
 );
 
 export type TenantRow = typeof tenants.$inferSelect;

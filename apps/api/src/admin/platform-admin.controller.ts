@@ -1,0 +1,31 @@
+import { Controller, Get, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { Roles } from '@loci/auth';
+import { microsToUsd, usdToMicros } from '@loci/common';
+import { PlatformLimitsRepository } from '@loci/db';
+import { openApiSchemaOf, ValidBody } from '@loci/http';
+import { platformLimitsBody, platformLimitsResponse } from './admin.dto';
+
+/** Platform-wide limits: the daily spend cap on the platform's own key (null = none). */
+@ApiTags('admin')
+@ApiBearerAuth('jwt')
+@Roles('operator')
+@Controller('v1/admin/platform/limits')
+export class PlatformAdminController {
+  constructor(private readonly limits: PlatformLimitsRepository) {}
+
+  @Get()
+  @ApiOkResponse({ schema: openApiSchemaOf(platformLimitsResponse, 'output') })
+  async get(): Promise<z.infer<typeof platformLimitsResponse>> {
+    const { dailyCostCapMicros } = await this.limits.get();
+    return { daily_cost_cap_usd: dailyCostCapMicros === null ? null : microsToUsd(dailyCostCapMicros) };
+  }
+
+  @Put()
+  @ApiOkResponse({ schema: openApiSchemaOf(platformLimitsResponse, 'output') })
+  async set(@ValidBody(platformLimitsBody) body: z.output<typeof platformLimitsBody>) {
+    await this.limits.set(body.daily_cost_cap_usd === null ? null : usdToMicros(body.daily_cost_cap_usd));
+    return this.get();
+  }
+}

@@ -1,0 +1,58 @@
+import { TenantsRepository } from '@loci/db';
+import { createTenant, createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+
+describe('operators tune limits', () => {
+  let t: TestApp;
+  let operator: TestUser;
+  beforeAll(async () => {
+    t = await startTestApp();
+    operator = await createUser(t.app, null, 'operator');
+  });
+  afterAll(() => t.close());
+
+  const asOperator = { Authorization: () => `Bearer ${operator.token}` };
+  const patch = (tenantId: string, body: object, token = operator.token) =>
+    t.http.patch(`/v1/admin/tenants/${tenantId}/limits`).set('Authorization', `Bearer ${token}`).send(body);
+
+  it('gives a new tenant its tier defaults', async () => {
+    const created = await t.http
+      .post('/v1/admin/tenants')
+      .set('Authorization', asOperator.Authorization())
+      .send({ name: 'Free one', tier: 'free' })
+      .expect(201);
+    expect(created.body.limits).toEqual({ daily_cost_cap_usd: 1, monthly_cost_cap_usd: 5, daily_query_quota: 100, max_concurrent_queries: 2 });
+  });
+
+  it('changes limits in USD, stored as integer micro-dollars; null is unlimited; absent stays', async () => {
+    const tenant = await createTenant(t.app);
+    const response = await patch(tenant.id, { daily_cost_cap_usd: 2.5, daily_query_quota: 10, max_concurrent_queries: null, tier: 'pro' }).expect(200);
+    expect(response.body).toMatchObject({
+      tier: 'pro',
+      limits: { daily_cost_cap_usd: 2.5, monthly_cost_cap_usd: null, daily_query_quota: 10, max_concurrent_queries: null },
+    });
+    const row = await t.app.get(TenantsRepository).findById(tenant.id);
+    expect(row).toMatchObject({ dailyCostCapMicros: 2_500_000, monthlyCostCapMicros: null, dailyQueryQuota: 10, maxConcurrentQueries: null });
+    await patch(tenant.id, { daily_cost_cap_usd: 0.000001 }).expect(200);
+    expect((await t.app.get(TenantsRepository).findById(tenant.id))!.dailyCostCapMicros).toBe(1);
+  });
+
+  it('validates limits and tenants, for operators only', async () => {
+    const { tenant, admin } = await createTenantWithPeople(t.app);
+    await patch(tenant.id, { daily_cost_cap_usd: -1 }).expect(400);
+    await patch(tenant.id, { daily_query_quota: 1.5 }).expect(400);
+    await patch(tenant.id, { max_concurrent_queries: 0 }).expect(400);
+    await patch(tenant.id, { colour: 'red' }).expect(400);
+    await patch('not-a-uuid', { daily_query_quota: 1 }).expect(404);
+    await patch('5b0f7c3e-0000-4000-8000-000000000000', { daily_query_quota: 1 }).expect(404);
+    await patch(tenant.id, { daily_query_quota: 1 }, admin.token).expect(403);
+  });
+
+  it('sets the platform daily cap', async () => {
+    const before = await t.http.get('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).expect(200);
+    expect(before.body).toEqual({ daily_cost_cap_usd: null });
+    await t.http.put('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).send({ daily_cost_cap_usd: 250 }).expect(200, { daily_cost_cap_usd: 250 });
+    await t.http.get('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).expect(200, { daily_cost_cap_usd: 250 });
+    await t.http.put('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).send({ daily_cost_cap_usd: null }).expect(200, { daily_cost_cap_usd: null });
+    await t.http.put('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).send({ daily_cost_cap_usd: 'lots' }).expect(400);
+  });
+});
