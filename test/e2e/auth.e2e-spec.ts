@@ -98,7 +98,8 @@ describe('authentication and authorization (e2e)', () => {
     it('401s a protected route without credentials, in the generic error shape', async () => {
       const res = await t.http.get('/v1/me').set('X-Request-Id', 'auth-test-1');
       expectError(res, 401, 'unauthenticated');
-      expect(res.body.request_id).toBe('auth-test-1');
+      expect(res.body.request_id).toBe(res.headers['x-request-id']);
+      expect(res.headers['x-client-request-id']).toBe('auth-test-1');
     });
 
     it.each([

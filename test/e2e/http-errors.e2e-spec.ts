@@ -71,12 +71,15 @@ describe('bad input on the generic surface', () => {
       .expect(400);
   });
 
-  it('gives every response a request id, keeping a sane caller-supplied one', async () => {
+  it('gives every response its own request id, keeping a sane caller-supplied one beside it', async () => {
     const generated = await t.http.get('/healthz').expect(200);
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(generated.headers['x-client-request-id']).toBeUndefined();
+    // The caller's id never becomes ours: it keys the spend ledger, and a reused one would merge requests.
     const kept = await t.http.get('/healthz').set('X-Request-Id', 'trace-abc.123').expect(200);
-    expect(kept.headers['x-request-id']).toBe('trace-abc.123');
+    expect(kept.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(kept.headers['x-client-request-id']).toBe('trace-abc.123');
     const replaced = await t.http.get('/healthz').set('X-Request-Id', 'bad id with spaces and {braces}').expect(200);
-    expect(replaced.headers['x-request-id']).not.toContain(' ');
+    expect(replaced.headers['x-client-request-id']).toBeUndefined();
   });
 });

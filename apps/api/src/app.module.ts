@@ -9,6 +9,7 @@ import { HttpExceptionFilter } from '@loci/http';
 import { KvModule } from '@loci/kv';
 import { IngestModule } from '@loci/ingest';
 import { LlmModule } from '@loci/llm';
+import { QuotaModule } from '@loci/quota';
 import { RetrievalModule } from '@loci/retrieval';
 import { PlatformAdminController } from './admin/platform-admin.controller';
 import { TenantAdminController } from './admin/tenant-admin.controller';
@@ -36,6 +37,7 @@ export class AppModule {
         DbModule,
         KvModule,
         AuthModule,
+        QuotaModule,
         LlmModule,
         IngestModule,
         RetrievalModule,

@@ -11,7 +11,7 @@ export function loggerOptions(settings: Settings): Params {
     pinoHttp: {
       level: settings.logLevel,
       genReqId: (req) => (req as RequestWithId).id ?? 'unknown',
-      customProps: (req) => ({ requestId: (req as RequestWithId).id }),
+      customProps: (req) => ({ requestId: (req as RequestWithId).id, clientRequestId: (req as RequestWithId).clientRequestId }),
       redact: {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'res.headers["set-cookie"]'],
         censor: '[redacted]',

@@ -5,6 +5,7 @@ import { DbModule } from '@loci/db';
 import { IngestModule } from '@loci/ingest';
 import { KvModule } from '@loci/kv';
 import { LlmModule } from '@loci/llm';
+import { QuotaModule } from '@loci/quota';
 
 /**
  * The ingestion worker: the same store, limit store and model layer as the API, no HTTP. It
@@ -20,6 +21,7 @@ export class WorkerModule {
         LoggerModule.forRoot({ pinoHttp: { level: settings.logLevel } }),
         DbModule,
         KvModule,
+        QuotaModule,
         LlmModule,
         IngestModule,
       ],

@@ -38,3 +38,23 @@ export const STATUS_BY_ERROR_CODE: Readonly<Record<string, number>> = {
   unreadable_file: 422,
   payload_too_large: 413,
 };
+
+/**
+ * A request refused by a spend limit (cost cap, platform budget, daily quota, concurrency) or
+ * because the limits cannot be checked. `body` is the contract's detail object
+ * (`{"error": "cost_cap_exceeded", "cap": 5, "spent": 5.01, "retry_after": 3600}`); each surface
+ * wraps it in its own shape, and `retryAfterSeconds` becomes the Retry-After header.
+ */
+export class LimitExceededError extends DomainError {
+  constructor(
+    readonly status: 402 | 429 | 503,
+    readonly body: { error: string } & Record<string, unknown>,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`${body.error}`);
+  }
+
+  get code(): string {
+    return this.body.error;
+  }
+}

@@ -4,6 +4,7 @@ import {
   ConflictError,
   DomainError,
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   STATUS_BY_ERROR_CODE,
   UnauthenticatedError,
@@ -35,6 +36,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
       );
     }
     if (res.headersSent) return;
+    if (exception instanceof LimitExceededError) {
+      res.setHeader('Retry-After', String(exception.retryAfterSeconds));
+      res.status(exception.status).json(limitBody(surface, exception, req.id));
+      return;
+    }
     if (isHealthReport(exception)) {
       // @nestjs/terminus reports a failed readiness check as a 503 whose body lists each probe.
       res.status(exception.getStatus()).json(exception.getResponse());
@@ -91,6 +97,20 @@ function httpExceptionProblem(exception: HttpException): HttpProblem {
     code: CODES_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'error'),
     message: status >= 500 ? 'Internal server error.' : message,
   };
+}
+
+/** The contract's limit bodies: FastAPI `{"detail": {...}}`, gb `{"error": "...", ...}`. */
+function limitBody(surface: ErrorSurface, error: LimitExceededError, requestId: string | undefined): unknown {
+  switch (surface) {
+    case 'fastapi':
+      return { detail: error.body };
+    case 'gb':
+      return error.body;
+    case 'generic': {
+      const { error: code, ...details } = error.body;
+      return { error: { code, message: code.replace(/_/g, ' '), ...details }, request_id: requestId ?? null };
+    }
+  }
 }
 
 function isHealthReport(exception: unknown): exception is HttpException {

@@ -2,6 +2,7 @@ export * from './gateway/call-context';
 export * from './gateway/json-output';
 export * from './gateway/model-gateway';
 export * from './gateway/model-router';
+export * from './gateway/spend-guard';
 export * from './llm.module';
 export * from './metering/prices';
 export * from './metering/token-counter';

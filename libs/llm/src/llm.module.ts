@@ -3,6 +3,7 @@ import { Settings, SETTINGS } from '@loci/config';
 import { InferencesRepository } from '@loci/db';
 import { ModelGateway } from './gateway/model-gateway';
 import { ModelRouter } from './gateway/model-router';
+import { SPEND_GUARD, SpendGuard } from './gateway/spend-guard';
 import { ProviderRegistry } from './gateway/provider-registry';
 import { PriceTable } from './metering/prices';
 import { STAGES } from './model.types';
@@ -29,9 +30,15 @@ import { StageRunner } from './stages/stage-runner';
     { provide: ProviderRegistry, inject: [SETTINGS], useFactory: (s: Settings) => new ProviderRegistry(s.llm) },
     {
       provide: ModelGateway,
-      inject: [ModelRouter, ProviderRegistry, PriceTable, InferencesRepository, SETTINGS],
-      useFactory: (router: ModelRouter, registry: ProviderRegistry, prices: PriceTable, ledger: InferencesRepository, s: Settings) =>
-        new ModelGateway(router, registry, prices, ledger, s.llm),
+      inject: [ModelRouter, ProviderRegistry, PriceTable, InferencesRepository, SETTINGS, { token: SPEND_GUARD, optional: true }],
+      useFactory: (
+        router: ModelRouter,
+        registry: ProviderRegistry,
+        prices: PriceTable,
+        ledger: InferencesRepository,
+        s: Settings,
+        spendGuard?: SpendGuard,
+      ) => new ModelGateway(router, registry, prices, ledger, s.llm, spendGuard),
     },
     { provide: StageRunner, inject: [ModelGateway], useFactory: (gateway: ModelGateway) => new StageRunner(gateway) },
     OwnKeysService,

@@ -4,6 +4,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse,
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { openApiSchemaOf, ValidBody, ValidQuery } from '@loci/http';
+import { IngestWorker } from '@loci/ingest';
 import { OwnKeysService } from '@loci/llm';
 import {
   createApiKeyBody,
@@ -31,6 +32,7 @@ export class TenantAdminController {
   constructor(
     private readonly admin: TenantAdminService,
     private readonly ownKeys: OwnKeysService,
+    private readonly ingestion: IngestWorker,
   ) {}
 
   @Post()
@@ -64,6 +66,8 @@ export class TenantAdminController {
       tier: body.tier,
       billing: body.billing,
     });
+    // Documents deferred at a cap may fit now: try them at once rather than at the next sweep.
+    await this.ingestion.resumeDeferred(tenant.id);
     return toTenantResponse(tenant);
   }
 

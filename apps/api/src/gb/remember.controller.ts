@@ -5,6 +5,8 @@ import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import type { EdgeRow, EntityRow } from '@loci/db';
 import { openApiSchemaOf, RequestWithId, ValidBody } from '@loci/http';
 import { RememberResult, RememberService } from '@loci/ingest';
+import { SpendControl } from '@loci/quota';
+import { limitedClient } from '../limits/limited-client';
 import { tenantIdOf } from '../tenant-scope';
 import { RememberBody, rememberBody } from './gb-request';
 
@@ -43,7 +45,10 @@ const rememberResponse = z.object({
 @ApiSecurity('api_key')
 @Controller('v1/gb')
 export class RememberController {
-  constructor(private readonly remember: RememberService) {}
+  constructor(
+    private readonly remember: RememberService,
+    private readonly spend: SpendControl,
+  ) {}
 
   @Post('remember')
   @HttpCode(200)
@@ -55,7 +60,19 @@ export class RememberController {
     @ValidBody(rememberBody) body: RememberBody,
     @Req() req: RequestWithId,
   ): Promise<z.infer<typeof rememberResponse>> {
-    const result = await this.remember.remember(tenantIdOf(principal), req.id ?? 'unknown', {
+    const requestId = req.id ?? 'unknown';
+    // Every gb call may spend on our models: a concurrency slot and open caps first (not a
+    // question, so no quota).
+    const permit = await this.spend.admit(limitedClient(principal, requestId), { countsQuota: false });
+    try {
+      return toRememberResponse(await this.rememberIt(principal, requestId, body));
+    } finally {
+      await permit.release();
+    }
+  }
+
+  private rememberIt(principal: Principal, requestId: string, body: RememberBody) {
+    return this.remember.remember(tenantIdOf(principal), requestId, {
       userId: body.user_id,
       text: body.text,
       dataset: body.dataset,
@@ -64,7 +81,6 @@ export class RememberController {
       reasoning: body.reasoning,
       models: body.models,
     });
-    return toRememberResponse(result);
   }
 }
 

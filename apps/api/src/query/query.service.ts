@@ -56,7 +56,8 @@ export class QueryService {
     const tenantId = tenantIdOf(principal);
     const viaModel = principal.kind === 'jwt';
     const graph = await this.graphs.defaultGraph(tenantId);
-    const ctx = await this.ownKeys.callContext(tenantId, requestId, 'query');
+    // An API-key question is never limited (its only model call is the question's embedding).
+    const ctx = await this.ownKeys.callContext(tenantId, requestId, 'query', undefined, { spendLimited: viaModel });
     const given = body.hl_keywords != null && body.ll_keywords != null;
     // An API-key client without both keyword lists cannot have the graph searched by keywords
     // (that would need our model): it falls back to vector search over chunks.

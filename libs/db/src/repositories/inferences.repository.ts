@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, gte } from 'drizzle-orm';
 import { Database, DATABASE } from '../database';
 import { InferenceRow, inferences } from '../schema';
 
@@ -60,5 +60,13 @@ export class InferencesRepository {
       .from(inferences)
       .where(and(eq(inferences.tenantId, tenantId), eq(inferences.requestId, requestId)))
       .orderBy(asc(inferences.callIndex));
+  }
+
+  async listByTenantSince(tenantId: string, since: Date): Promise<InferenceRow[]> {
+    return this.database.db
+      .select()
+      .from(inferences)
+      .where(and(eq(inferences.tenantId, tenantId), gte(inferences.createdAt, since)))
+      .orderBy(asc(inferences.id));
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { NotFoundError } from '@loci/common';
+import { LimitExceededError, NotFoundError } from '@loci/common';
 import { DocumentsRepository } from '@loci/db';
 import { ModelCallError } from '@loci/llm';
-import { describeError, Job, JobContext, NonRetryableJobError } from '../queue';
+import { DeferJobError, describeError, Job, JobContext, NonRetryableJobError } from '../queue';
 import { DocumentIngester } from './document-ingester';
 
 export const INGEST_DOCUMENT_JOB = 'ingest_document';
@@ -32,6 +32,13 @@ export class IngestJobHandler {
       await this.ingester.ingest(job.tenantId, documentId, `job:${job.id}:${job.attempts}`);
     } catch (error) {
       if (error instanceof NotFoundError) return; // deleted while queued: nothing to do
+      if (error instanceof LimitExceededError) {
+        // Over a cost cap: not a failure. The document waits, and resumes by itself when the
+        // window resets or an operator raises the cap (IngestWorker resumes deferred jobs).
+        const reason = `deferred: ${error.body.error.replace(/_/g, ' ')}`;
+        await this.documents.setStatus(job.tenantId, documentId, 'deferred', { statusReason: reason });
+        throw new DeferJobError(reason);
+      }
       const final = error instanceof ModelCallError || job.attempts >= job.maxAttempts;
       const reason = describeError(error).slice(0, 500);
       this.logger.warn(`document ${documentId} of tenant ${job.tenantId}: ${reason}${final ? '' : ' (will retry)'}`);

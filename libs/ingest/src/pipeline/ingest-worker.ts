@@ -4,6 +4,8 @@ import { Settings, SETTINGS } from '@loci/config';
 import { JobQueue, JobRunner } from '../queue';
 import { INGEST_DOCUMENT_JOB, IngestJobHandler } from './ingest-job';
 
+const DEFERRED_RETRY_MS = 60_000;
+
 /**
  * Consumes the ingestion queue in this process: in apps/worker always, and in the API when
  * LOCI_RUN_WORKER is true (the embedded default). `wake()` lets a request that just queued a
@@ -14,9 +16,10 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly logger = new Logger('IngestWorker');
   private readonly runner: JobRunner;
   private running = false;
+  private resumeTimer?: NodeJS.Timeout;
 
   constructor(
-    queue: JobQueue,
+    private readonly queue: JobQueue,
     handler: IngestJobHandler,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {
@@ -35,6 +38,22 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
       workerId: `${hostname()}:${process.pid}`,
       concurrency: this.settings.ingest.workerConcurrency,
     });
+    // Deferred documents (cost cap reached) are tried again every minute; one still over its
+    // cap defers again before any model call, so this costs a query, not money.
+    this.resumeTimer = setInterval(() => void this.resumeDeferred(), DEFERRED_RETRY_MS);
+    this.resumeTimer.unref();
+  }
+
+  /** Puts deferred jobs (of one tenant, or all) back in the queue, e.g. after a cap was raised. */
+  async resumeDeferred(tenantId?: string): Promise<number> {
+    try {
+      const resumed = await this.queue.resumeDeferred(tenantId);
+      if (resumed > 0) this.wake();
+      return resumed;
+    } catch (error) {
+      this.logger.warn(`could not resume deferred jobs: ${error instanceof Error ? error.message : error}`);
+      return 0;
+    }
   }
 
   wake(): void {
@@ -47,6 +66,7 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   async onApplicationShutdown(): Promise<void> {
+    if (this.resumeTimer) clearInterval(this.resumeTimer);
     if (this.running) await this.runner.stop();
     this.running = false;
   }

@@ -49,3 +49,14 @@ export function describeError(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
 }
+
+/**
+ * Thrown by a handler whose work may not run now (a tenant's cost cap is reached): the job is
+ * deferred (not failed, its attempt given back) until something resumes it.
+ */
+export class DeferJobError extends Error {
+  constructor(readonly reason: string) {
+    super(`deferred: ${reason}`);
+    this.name = 'DeferJobError';
+  }
+}

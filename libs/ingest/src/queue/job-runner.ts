@@ -1,5 +1,6 @@
 import { Job, JobQueue } from './job-queue';
 import {
+  DeferJobError,
   describeError,
   isRetryable,
   LeaseLostError,
@@ -265,6 +266,9 @@ export class JobRunner {
     try {
       if (outcome.ok) {
         held = await this.queue.complete(job);
+      } else if (outcome.error instanceof DeferJobError) {
+        this.logger.log(`${label} deferred: ${outcome.error.reason}`);
+        held = await this.queue.defer(job, { reason: outcome.error.reason });
       } else if (entry.controller.signal.reason instanceof RunnerStoppedError) {
         this.logger.warn(`${label}: stopped by shutdown, back in the queue`);
         held = await this.queue.release(job);

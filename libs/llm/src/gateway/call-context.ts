@@ -20,6 +20,11 @@ export class CallContext {
     /** The tenant's own keys when it is billed `own_key`; absent means the platform pays. */
     readonly ownKeys?: OwnProviderKeys,
     readonly documentId?: number,
+    /**
+     * Whether spend control reserves this context's calls against the tenant's caps. False only
+     * for an API-key /v1/query, which spends nothing on chat models and is never limited.
+     */
+    readonly spendLimited = true,
   ) {}
 
   get billedTo(): 'platform' | 'own_key' {

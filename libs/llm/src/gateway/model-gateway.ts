@@ -1,5 +1,6 @@
 import type { LlmSettings } from '@loci/config';
 import { EMBEDDING_DIMENSIONS, InferencesRepository } from '@loci/db';
+import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { costMicros, PriceTable } from '../metering/prices';
@@ -11,6 +12,7 @@ import type { CallContext } from './call-context';
 import { parseModelJson } from './json-output';
 import { ModelChoice, ModelRouter } from './model-router';
 import { ProviderRegistry } from './provider-registry';
+import type { SpendGuard } from './spend-guard';
 
 export interface ChatCall {
   system: string;
@@ -43,6 +45,7 @@ export class ModelGateway {
     private readonly prices: PriceTable,
     private readonly ledger: InferencesRepository,
     private readonly settings: LlmSettings,
+    private readonly spendGuard?: SpendGuard,
   ) {
     this.inFlight = pLimit(settings.concurrency);
   }
@@ -150,6 +153,13 @@ export class ModelGateway {
   ): Promise<{ result: T; cost: number }> {
     const apiKey = this.ownKeyFor(ctx, stage, choice);
     const key = { tenantId: ctx.tenantId, requestId: ctx.requestId, callIndex: ctx.nextCallIndex() };
+    // Reserve the worst case first: a call that does not fit the caps is never made.
+    const reservation =
+      this.spendGuard && ctx.spendLimited && choice.provider !== 'local'
+        ? // A fresh id per call: request ids are not unique across databases or callers, and a
+          // reused reservation id would be taken as already settled.
+          await this.spendGuard.reserve(ctx.tenantId, randomUUID(), estimatedCostMicros)
+        : undefined;
     await this.ledger.begin({
       ...key,
       kind: ctx.kind,
@@ -169,6 +179,7 @@ export class ModelGateway {
       // A failed call costs what the provider billed for it: nothing, unless it answered (cut
       // or unusable output), in which case the error carries the usage.
       const usage = error instanceof ModelCallError && error.usage ? error.usage : NO_USAGE;
+      await reservation?.settle(this.cost(choice, usage));
       await this.ledger.complete(key, {
         status: 'error',
         tokensIn: usage.inputTokens,
@@ -182,6 +193,7 @@ export class ModelGateway {
     }
     const { usage, model, result } = outcome;
     const cost = this.cost(choice, usage);
+    await reservation?.settle(cost);
     await this.ledger.complete(key, {
       status: 'ok',
       tokensIn: usage.inputTokens,

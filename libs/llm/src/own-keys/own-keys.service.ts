@@ -30,14 +30,21 @@ export class OwnKeysService {
   }
 
   /** The context model calls of this tenant's request run under, with its own key if it pays. */
-  async callContext(tenantId: string, requestId: string, kind: InferenceKind, documentId?: number): Promise<CallContext> {
+  async callContext(
+    tenantId: string,
+    requestId: string,
+    kind: InferenceKind,
+    documentId?: number,
+    options: { spendLimited?: boolean } = {},
+  ): Promise<CallContext> {
+    const limited = options.spendLimited ?? true;
     const tenant = await this.tenants.findById(tenantId);
     if (!tenant) throw new NotFoundError('No such tenant.');
-    if (tenant.billing !== 'own_key') return new CallContext(tenantId, requestId, kind, undefined, documentId);
+    if (tenant.billing !== 'own_key') return new CallContext(tenantId, requestId, kind, undefined, documentId, limited);
     const ownKeys =
       tenant.ownLlmProvider && tenant.ownLlmKeyEncrypted
         ? { [tenant.ownLlmProvider]: this.box.open(tenant.ownLlmKeyEncrypted, tenantId) }
         : {};
-    return new CallContext(tenantId, requestId, kind, ownKeys, documentId);
+    return new CallContext(tenantId, requestId, kind, ownKeys, documentId, limited);
   }
 }

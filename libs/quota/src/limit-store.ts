@@ -1,0 +1,97 @@
+/**
+ * Spend control's atomic core: cost reservations against several caps at once, concurrency
+ * slots as leases, and the daily question quota. Redis in production, an in-process store in
+ * the embedded default; both have the same semantics and run the same contract suite
+ * (test/contract/limit-store.contract-spec.ts). Money is integer micro-dollars throughout.
+ */
+
+export interface SpendScope {
+  key: string;
+  /** null = unlimited, still counted (the platform budget for an own-key tenant, a cap-less tier). */
+  capMicros: number | null;
+  /** Window length + margin: the counter key expires after its window. */
+  ttlMs: number;
+}
+
+export type ReserveResult =
+  | { ok: true; committedMicros: number[] }
+  | { ok: false; scopeIndex: number; committedMicros: number; capMicros: number };
+
+export interface LimitStore {
+  readonly kind: 'redis' | 'memory';
+  /** Server time in ms (Redis TIME; the clock for the memory store). Windows are computed from it. */
+  now(): Promise<number>;
+  /**
+   * All-or-nothing: for every scope, committed + amount <= cap (null cap always fits), then adds
+   * amount to every scope and records the reservation (id → amount, scope keys, expiry = now +
+   * leaseMs). Idempotent on reservationId: a repeat (of a live or an already settled
+   * reservation) returns ok without adding again. Before checking, expired reservations of these
+   * scopes are swept. committed = settled spend + live reservations.
+   */
+  reserve(reservationId: string, scopes: SpendScope[], amountMicros: number, leaseMs: number): Promise<ReserveResult>;
+  /**
+   * Replaces the reservation's amount by the actual cost in every given scope and forgets it.
+   * Idempotent: a second settle of the same id counts nothing (settled ids are remembered for
+   * the longest ttl of the scopes). A reservation that already expired is simply absent, so the
+   * actual cost is added once. Pass the same scopes as at reserve.
+   */
+  settle(reservationId: string, scopes: SpendScope[], actualMicros: number): Promise<void>;
+  /** Extends a live reservation's expiry to now + leaseMs (a long request); false if it is gone. */
+  renewReservation(reservationId: string, leaseMs: number): Promise<boolean>;
+  /** Settled spend + live reservations of one scope (expired reservations swept first). */
+  committed(scopeKey: string): Promise<number>;
+  /**
+   * Rebuild after a Redis flush: sets the settled counter from the ledger sum only if the key is
+   * absent (set-if-absent, never additive: several instances may do it at once).
+   */
+  seedCommitted(scope: SpendScope, settledMicros: number): Promise<void>;
+  /** Concurrency slots as leases scored by expiry (server time). Sweeps, then admits if fewer than `limit` live. Idempotent per leaseId. */
+  acquireSlot(key: string, leaseId: string, limit: number, leaseMs: number): Promise<{ ok: boolean; active: number }>;
+  /** Sets a live lease's expiry to now + leaseMs; false if it expired or was released. */
+  renewSlot(key: string, leaseId: string, leaseMs: number): Promise<boolean>;
+  /** Removes only this lease; true if it was live. Double release frees nothing else. */
+  releaseSlot(key: string, leaseId: string): Promise<boolean>;
+  /** Daily question quota: increments only if count < limit; returns the count after. The key expires ttlMs after its first count. */
+  consumeQuota(key: string, limit: number, ttlMs: number): Promise<{ ok: boolean; count: number }>;
+  quotaCount(key: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const LIMIT_STORE = Symbol('LIMIT_STORE');
+
+/**
+ * Where a store keeps what is keyed by reservation id rather than by scope (the reservation
+ * record for renewReservation, the settled-id marker). Tests use a random namespace because
+ * Redis is shared between runs.
+ */
+export interface LimitStoreOptions {
+  namespace?: string;
+}
+
+// Lua numbers are doubles: every amount must be an exact integer there, hence the safe range.
+export function assertMicros(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a non-negative safe integer of micro-dollars, got ${value}`);
+  }
+}
+
+export function assertPositiveMs(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer of ms, got ${value}`);
+}
+
+export function assertScopes(scopes: SpendScope[]): void {
+  if (scopes.length === 0) throw new RangeError('at least one spend scope is required');
+  const seen = new Set<string>();
+  for (const scope of scopes) {
+    if (!scope.key) throw new RangeError('a spend scope needs a key');
+    // The same key twice would be checked against the amount once but charged twice.
+    if (seen.has(scope.key)) throw new RangeError(`spend scope ${scope.key} given twice`);
+    seen.add(scope.key);
+    if (scope.capMicros !== null) assertMicros('capMicros', scope.capMicros);
+    assertPositiveMs('ttlMs', scope.ttlMs);
+  }
+}
+
+export function assertId(name: string, id: string): void {
+  if (typeof id !== 'string' || id.length === 0) throw new RangeError(`${name} must be a non-empty string`);
+}

@@ -1,0 +1,215 @@
+import {
+  assertId,
+  assertMicros,
+  assertPositiveMs,
+  assertScopes,
+  LimitStore,
+  ReserveResult,
+  SpendScope,
+} from './limit-store';
+
+interface Counter {
+  value: number;
+  expiresAt: number;
+}
+
+interface Held {
+  amount: number;
+  expiresAt: number;
+}
+
+interface ReservationRecord {
+  expiresAt: number;
+  keys: string[];
+}
+
+/**
+ * The in-process limit store (embedded default; one process only). Every method does its whole
+ * read-check-write without an await, so no other call can interleave: that is its atomicity.
+ * It mirrors the Redis scripts step for step, including "expired at expiresAt <= now".
+ */
+export class MemoryLimitStore implements LimitStore {
+  readonly kind = 'memory' as const;
+  private readonly counters = new Map<string, Counter>(); // settled spend and quota counts
+  private readonly held = new Map<string, Map<string, Held>>(); // scope key → reservation id → amount
+  private readonly records = new Map<string, ReservationRecord>();
+  private readonly settledIds = new Map<string, number>(); // id → remembered until
+  private readonly slots = new Map<string, Map<string, number>>(); // key → lease id → expiry
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  async now(): Promise<number> {
+    return this.clock();
+  }
+
+  async reserve(reservationId: string, scopes: SpendScope[], amountMicros: number, leaseMs: number): Promise<ReserveResult> {
+    assertId('reservationId', reservationId);
+    assertScopes(scopes);
+    assertMicros('amountMicros', amountMicros);
+    assertPositiveMs('leaseMs', leaseMs);
+    const now = this.clock();
+    for (const scope of scopes) this.sweep(scope.key, now);
+
+    const record = this.records.get(reservationId);
+    if ((record && record.expiresAt > now) || this.isSettled(reservationId, now)) {
+      return { ok: true, committedMicros: scopes.map((s) => this.committedAt(s.key)) };
+    }
+    this.records.delete(reservationId); // an expired record: its amounts were swept above
+
+    for (let i = 0; i < scopes.length; i++) {
+      const cap = scopes[i].capMicros;
+      const committed = this.committedAt(scopes[i].key);
+      if (cap !== null && committed + amountMicros > cap) {
+        return { ok: false, scopeIndex: i, committedMicros: committed, capMicros: cap };
+      }
+    }
+
+    const expiresAt = now + leaseMs;
+    for (const scope of scopes) {
+      let held = this.held.get(scope.key);
+      if (!held) this.held.set(scope.key, (held = new Map()));
+      held.set(reservationId, { amount: amountMicros, expiresAt });
+    }
+    this.records.set(reservationId, { expiresAt, keys: scopes.map((s) => s.key) });
+    return { ok: true, committedMicros: scopes.map((s) => this.committedAt(s.key)) };
+  }
+
+  async settle(reservationId: string, scopes: SpendScope[], actualMicros: number): Promise<void> {
+    assertId('reservationId', reservationId);
+    assertScopes(scopes);
+    assertMicros('actualMicros', actualMicros);
+    const now = this.clock();
+    if (this.isSettled(reservationId, now)) return;
+    for (const scope of scopes) {
+      const held = this.held.get(scope.key);
+      held?.delete(reservationId); // expired-but-unswept or live: either way its amount goes
+      if (held?.size === 0) this.held.delete(scope.key);
+      this.incr(scope.key, actualMicros, scope.ttlMs, now);
+    }
+    this.records.delete(reservationId);
+    this.settledIds.set(reservationId, now + Math.max(...scopes.map((s) => s.ttlMs)));
+  }
+
+  async renewReservation(reservationId: string, leaseMs: number): Promise<boolean> {
+    assertId('reservationId', reservationId);
+    assertPositiveMs('leaseMs', leaseMs);
+    const now = this.clock();
+    const record = this.records.get(reservationId);
+    if (!record || record.expiresAt <= now) return false;
+    record.expiresAt = now + leaseMs;
+    for (const key of record.keys) {
+      const held = this.held.get(key)?.get(reservationId);
+      if (held) held.expiresAt = record.expiresAt;
+    }
+    return true;
+  }
+
+  async committed(scopeKey: string): Promise<number> {
+    this.sweep(scopeKey, this.clock());
+    return this.committedAt(scopeKey);
+  }
+
+  async seedCommitted(scope: SpendScope, settledMicros: number): Promise<void> {
+    assertScopes([scope]);
+    assertMicros('settledMicros', settledMicros);
+    const now = this.clock();
+    if (this.counter(scope.key, now)) return;
+    this.counters.set(scope.key, { value: settledMicros, expiresAt: now + scope.ttlMs });
+  }
+
+  async acquireSlot(key: string, leaseId: string, limit: number, leaseMs: number): Promise<{ ok: boolean; active: number }> {
+    assertId('leaseId', leaseId);
+    assertPositiveMs('leaseMs', leaseMs);
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    const now = this.clock();
+    const leases = this.liveSlots(key, now);
+    if (leases.has(leaseId) || leases.size < limit) {
+      leases.set(leaseId, now + leaseMs);
+      this.slots.set(key, leases);
+      return { ok: true, active: leases.size };
+    }
+    return { ok: false, active: leases.size };
+  }
+
+  async renewSlot(key: string, leaseId: string, leaseMs: number): Promise<boolean> {
+    assertPositiveMs('leaseMs', leaseMs);
+    const now = this.clock();
+    const leases = this.liveSlots(key, now);
+    if (!leases.has(leaseId)) return false;
+    leases.set(leaseId, now + leaseMs);
+    return true;
+  }
+
+  async releaseSlot(key: string, leaseId: string): Promise<boolean> {
+    const now = this.clock();
+    const leases = this.slots.get(key);
+    const expiresAt = leases?.get(leaseId);
+    if (expiresAt === undefined) return false;
+    leases!.delete(leaseId);
+    if (leases!.size === 0) this.slots.delete(key);
+    return expiresAt > now;
+  }
+
+  async consumeQuota(key: string, limit: number, ttlMs: number): Promise<{ ok: boolean; count: number }> {
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    assertPositiveMs('ttlMs', ttlMs);
+    const now = this.clock();
+    const count = this.counter(key, now)?.value ?? 0;
+    if (count >= limit) return { ok: false, count };
+    return { ok: true, count: this.incr(key, 1, ttlMs, now) };
+  }
+
+  async quotaCount(key: string): Promise<number> {
+    return this.counter(key, this.clock())?.value ?? 0;
+  }
+
+  async close(): Promise<void> {
+    for (const map of [this.counters, this.held, this.records, this.settledIds, this.slots]) map.clear();
+  }
+
+  private sweep(scopeKey: string, now: number): void {
+    const held = this.held.get(scopeKey);
+    if (!held) return;
+    for (const [id, h] of held) if (h.expiresAt <= now) held.delete(id);
+    if (held.size === 0) this.held.delete(scopeKey);
+  }
+
+  /** Assumes the scope was swept in this same critical section. */
+  private committedAt(scopeKey: string): number {
+    let total = this.counter(scopeKey, this.clock())?.value ?? 0;
+    for (const h of this.held.get(scopeKey)?.values() ?? []) total += h.amount;
+    return total;
+  }
+
+  private counter(key: string, now: number): Counter | undefined {
+    const c = this.counters.get(key);
+    if (c && c.expiresAt <= now) {
+      this.counters.delete(key);
+      return undefined;
+    }
+    return c;
+  }
+
+  // Like INCRBY + PEXPIRE on creation: the TTL is fixed when the window's counter is created.
+  private incr(key: string, by: number, ttlMs: number, now: number): number {
+    const c = this.counter(key, now);
+    if (c) return (c.value += by);
+    this.counters.set(key, { value: by, expiresAt: now + ttlMs });
+    return by;
+  }
+
+  private isSettled(id: string, now: number): boolean {
+    const until = this.settledIds.get(id);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.settledIds.delete(id);
+    return false;
+  }
+
+  private liveSlots(key: string, now: number): Map<string, number> {
+    const leases = this.slots.get(key) ?? new Map<string, number>();
+    for (const [id, exp] of leases) if (exp <= now) leases.delete(id);
+    if (leases.size === 0) this.slots.delete(key);
+    return leases;
+  }
+}

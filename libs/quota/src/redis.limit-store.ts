@@ -1,0 +1,194 @@
+import Redis from 'ioredis';
+import {
+  ACQUIRE_SLOT,
+  COMMITTED,
+  CONSUME_QUOTA,
+  LuaScript,
+  RELEASE_SLOT,
+  RENEW_RESERVATION,
+  RENEW_SLOT,
+  RESERVE,
+  SETTLE,
+} from './limit-scripts';
+import {
+  assertId,
+  assertMicros,
+  assertPositiveMs,
+  assertScopes,
+  LimitStore,
+  LimitStoreOptions,
+  ReserveResult,
+  SpendScope,
+} from './limit-store';
+
+const scopeKeys = (key: string) => [key, `${key}:res:exp`, `${key}:res:amt`, `${key}:res:sum`];
+
+function assertLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+}
+
+/**
+ * LimitStore on Redis: every operation is one Lua script (see limit-scripts.ts), timed by Redis
+ * TIME, so several app instances share exact limits and no app clock is trusted.
+ */
+export class RedisLimitStore implements LimitStore {
+  readonly kind = 'redis' as const;
+  private readonly namespace: string;
+
+  constructor(
+    private readonly redis: Redis,
+    options: LimitStoreOptions = {},
+  ) {
+    this.namespace = options.namespace ?? 'loci:';
+  }
+
+  static connect(url: string, options: LimitStoreOptions = {}): RedisLimitStore {
+    // Fail fast instead of queueing while Redis is down: spending requests must fail closed (503).
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    redis.on('error', () => undefined); // surfaced by the commands; ioredis reconnects by itself
+    return new RedisLimitStore(redis, options);
+  }
+
+  async now(): Promise<number> {
+    await this.ready();
+    const [seconds, micros] = await this.redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
+  async reserve(reservationId: string, scopes: SpendScope[], amountMicros: number, leaseMs: number): Promise<ReserveResult> {
+    assertId('reservationId', reservationId);
+    assertScopes(scopes);
+    assertMicros('amountMicros', amountMicros);
+    assertPositiveMs('leaseMs', leaseMs);
+    const keys = [this.recordKey(reservationId), this.settledKey(reservationId), ...scopes.flatMap((s) => scopeKeys(s.key))];
+    const args = [
+      reservationId,
+      String(amountMicros),
+      String(leaseMs),
+      String(scopes.length),
+      JSON.stringify(scopes.map((s) => s.key)),
+      ...scopes.flatMap((s) => [s.capMicros === null ? '' : String(s.capMicros), String(s.ttlMs)]),
+    ];
+    const reply = (await this.run(RESERVE, keys, args)) as number[];
+    if (reply[0] === 1) return { ok: true, committedMicros: reply.slice(1).map(Number) };
+    return { ok: false, scopeIndex: Number(reply[1]), committedMicros: Number(reply[2]), capMicros: Number(reply[3]) };
+  }
+
+  async settle(reservationId: string, scopes: SpendScope[], actualMicros: number): Promise<void> {
+    assertId('reservationId', reservationId);
+    assertScopes(scopes);
+    assertMicros('actualMicros', actualMicros);
+    const keys = [this.recordKey(reservationId), this.settledKey(reservationId), ...scopes.flatMap((s) => scopeKeys(s.key))];
+    const markerTtl = Math.max(...scopes.map((s) => s.ttlMs));
+    const args = [reservationId, String(actualMicros), String(scopes.length), String(markerTtl), ...scopes.map((s) => String(s.ttlMs))];
+    await this.run(SETTLE, keys, args);
+  }
+
+  async renewReservation(reservationId: string, leaseMs: number): Promise<boolean> {
+    assertId('reservationId', reservationId);
+    assertPositiveMs('leaseMs', leaseMs);
+    const record = this.recordKey(reservationId);
+    // The script must declare every key it touches, so the scope keys are read first; the script
+    // then checks the record still names exactly those keys (else it was replaced: read again).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await this.ready();
+      const keysJson = await this.redis.hget(record, 'keys');
+      if (keysJson === null) return false;
+      const keys = (JSON.parse(keysJson) as string[]).flatMap((k) => scopeKeys(k).slice(1));
+      const reply = Number(await this.run(RENEW_RESERVATION, [record, ...keys], [reservationId, String(leaseMs), keysJson]));
+      if (reply !== -1) return reply === 1;
+    }
+    return false;
+  }
+
+  async committed(scopeKey: string): Promise<number> {
+    return Number(await this.run(COMMITTED, scopeKeys(scopeKey), []));
+  }
+
+  async seedCommitted(scope: SpendScope, settledMicros: number): Promise<void> {
+    assertScopes([scope]);
+    assertMicros('settledMicros', settledMicros);
+    await this.ready();
+    // One command, so atomic on its own: NX makes concurrent rebuilds from several instances
+    // harmless (the first wins, nothing is added twice).
+    await this.redis.set(scope.key, String(settledMicros), 'PX', scope.ttlMs, 'NX');
+  }
+
+  async acquireSlot(key: string, leaseId: string, limit: number, leaseMs: number): Promise<{ ok: boolean; active: number }> {
+    assertId('leaseId', leaseId);
+    assertLimit(limit);
+    assertPositiveMs('leaseMs', leaseMs);
+    const [ok, active] = (await this.run(ACQUIRE_SLOT, [key], [leaseId, String(limit), String(leaseMs)])) as number[];
+    return { ok: ok === 1, active: Number(active) };
+  }
+
+  async renewSlot(key: string, leaseId: string, leaseMs: number): Promise<boolean> {
+    assertId('leaseId', leaseId);
+    assertPositiveMs('leaseMs', leaseMs);
+    return Number(await this.run(RENEW_SLOT, [key], [leaseId, String(leaseMs)])) === 1;
+  }
+
+  async releaseSlot(key: string, leaseId: string): Promise<boolean> {
+    assertId('leaseId', leaseId);
+    return Number(await this.run(RELEASE_SLOT, [key], [leaseId])) === 1;
+  }
+
+  async consumeQuota(key: string, limit: number, ttlMs: number): Promise<{ ok: boolean; count: number }> {
+    assertLimit(limit);
+    assertPositiveMs('ttlMs', ttlMs);
+    const [ok, count] = (await this.run(CONSUME_QUOTA, [key], [String(limit), String(ttlMs)])) as number[];
+    return { ok: ok === 1, count: Number(count) };
+  }
+
+  async quotaCount(key: string): Promise<number> {
+    await this.ready();
+    return Number((await this.redis.get(key)) ?? 0);
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+
+  private recordKey(id: string): string {
+    return `${this.namespace}reservation:${id}`;
+  }
+
+  private settledKey(id: string): string {
+    return `${this.namespace}settled:${id}`;
+  }
+
+  /** EVALSHA, loading the script on the first NOSCRIPT (new server, or after SCRIPT FLUSH / restart). */
+  private async run(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+    await this.ready();
+    try {
+      return await this.redis.evalsha(script.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+      return this.redis.eval(script.lua, keys.length, ...keys, ...args);
+    }
+  }
+
+  private connecting?: Promise<void>;
+
+  /** With the offline queue off, commands issued while connecting wait for it (at most 2 s). */
+  private async ready(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    if (!['connecting', 'connect', 'wait', 'reconnecting'].includes(this.redis.status)) {
+      throw new Error(`Redis is not reachable (${this.redis.status})`);
+    }
+    this.connecting ??= new Promise<void>((resolve, reject) => {
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        reject(new Error('Redis is not reachable'));
+      }, 2000);
+      this.redis.once('ready', onReady);
+    }).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+}

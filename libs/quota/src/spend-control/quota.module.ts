@@ -1,0 +1,41 @@
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Settings, SETTINGS } from '@loci/config';
+import { SPEND_GUARD } from '@loci/llm';
+import { LIMIT_STORE, LimitStore } from '../limit-store';
+import { openLimitStore } from '../open-limit-store';
+import { SpendControl } from './spend-control.service';
+
+@Injectable()
+class LimitStoreLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(LIMIT_STORE) private readonly store: LimitStore) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+}
+
+/**
+ * Spend control: the limit store (Redis when REDIS_URL is set, else in-process) and the
+ * SpendControl service, which is also the model layer's SPEND_GUARD.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: LIMIT_STORE,
+      inject: [SETTINGS],
+      useFactory: (settings: Settings): LimitStore => {
+        const store = openLimitStore(settings.redis.url);
+        new Logger('SpendControl').log(
+          store.kind === 'redis' ? 'limits in Redis (REDIS_URL)' : 'limits in process: they hold for this one process only',
+        );
+        return store;
+      },
+    },
+    LimitStoreLifecycle,
+    SpendControl,
+    { provide: SPEND_GUARD, useExisting: SpendControl },
+  ],
+  exports: [LIMIT_STORE, SpendControl, SPEND_GUARD],
+})
+export class QuotaModule {}

@@ -1,0 +1,362 @@
+import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+import {
+  LimitStore,
+  openLimitStore,
+  secondsToNextMonthStart,
+  secondsToNextUtcMidnight,
+  SpendScope,
+  utcDay,
+  utcMonth,
+} from '@loci/quota';
+
+/**
+ * The limit-store contract: Redis (REDIS_URL) and the in-process store must agree on every
+ * behaviour spend control relies on. Redis is shared between runs, so every key (and the
+ * reservation-record namespace) lives under a random prefix that afterAll removes.
+ */
+
+const redisUrl = process.env.REDIS_URL || undefined;
+const onRedis = Boolean(redisUrl);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe(`limit-store contract (${onRedis ? 'Redis' : 'memory'})`, () => {
+  const prefix = `loci-contract:${randomBytes(6).toString('hex')}:`;
+  let store: LimitStore;
+  let other: LimitStore; // a second "app instance": its own connection on Redis
+  let seq = 0;
+
+  const key = (name: string) => `${prefix}${name}:${++seq}`;
+  const id = (name: string) => `${name}-${++seq}`;
+  const scope = (name: string, capMicros: number | null): SpendScope => ({ key: key(name), capMicros, ttlMs: 60_000 });
+
+  beforeAll(async () => {
+    store = openLimitStore(redisUrl, { namespace: `${prefix}ns:` });
+    other = redisUrl ? openLimitStore(redisUrl, { namespace: `${prefix}ns:` }) : store;
+    await store.now();
+  });
+
+  afterAll(async () => {
+    if (redisUrl) {
+      const redis = new Redis(redisUrl);
+      const stream = redis.scanStream({ match: `${prefix}*`, count: 500 });
+      for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+      await other?.close();
+    }
+    await store?.close();
+  });
+
+  it('is the store the environment selects; now() is server time close to this clock', async () => {
+    expect(store.kind).toBe(onRedis ? 'redis' : 'memory');
+    expect(Math.abs((await store.now()) - Date.now())).toBeLessThan(5_000);
+  });
+
+  describe('reserve and settle', () => {
+    it('reserves, then settles to the actual cost, to the micro-dollar', async () => {
+      const day = scope('day', 10_000_000);
+      const r = id('r');
+      await expect(store.reserve(r, [day], 2_500_001, 60_000)).resolves.toEqual({ ok: true, committedMicros: [2_500_001] });
+      await expect(store.committed(day.key)).resolves.toBe(2_500_001);
+      await store.settle(r, [day], 1_234_567);
+      await expect(store.committed(day.key)).resolves.toBe(1_234_567);
+    });
+
+    it('keeps amounts near 2^53 exact (Lua doubles, no %g formatting)', async () => {
+      const big = scope('big', 9_000_000_000_000_000);
+      const r = id('r');
+      await store.seedCommitted(big, 1_234_567_890_123_456);
+      await expect(store.reserve(r, [big], 7_000_000_000_000_001, 60_000)).resolves.toEqual({
+        ok: true,
+        committedMicros: [8_234_567_890_123_457],
+      });
+      await store.settle(r, [big], 7_000_000_000_000_003);
+      await expect(store.committed(big.key)).resolves.toBe(8_234_567_890_123_459);
+    });
+
+    it('refuses exactly past the cap: committed + amount <= cap fits', async () => {
+      const day = scope('edge', 3_000);
+      await expect(store.reserve(id('a'), [day], 2_000, 60_000)).resolves.toMatchObject({ ok: true });
+      await expect(store.reserve(id('b'), [day], 1_001, 60_000)).resolves.toEqual({
+        ok: false,
+        scopeIndex: 0,
+        committedMicros: 2_000,
+        capMicros: 3_000,
+      });
+      await expect(store.reserve(id('c'), [day], 1_000, 60_000)).resolves.toEqual({ ok: true, committedMicros: [3_000] });
+    });
+
+    it('is all-or-nothing across three scopes: one full scope adds nothing anywhere', async () => {
+      const day = scope('day', 100_000);
+      const month = scope('month', 50_000);
+      const platform = scope('platform', 1_000_000);
+      await store.seedCommitted(month, 45_000);
+      await expect(store.reserve(id('r'), [day, month, platform], 10_000, 60_000)).resolves.toEqual({
+        ok: false,
+        scopeIndex: 1,
+        committedMicros: 45_000,
+        capMicros: 50_000,
+      });
+      await expect(store.committed(day.key)).resolves.toBe(0);
+      await expect(store.committed(month.key)).resolves.toBe(45_000);
+      await expect(store.committed(platform.key)).resolves.toBe(0);
+
+      await expect(store.reserve(id('r'), [day, month, platform], 5_000, 60_000)).resolves.toEqual({
+        ok: true,
+        committedMicros: [5_000, 50_000, 5_000],
+      });
+    });
+
+    it('a null cap counts but never refuses', async () => {
+      const unlimited = scope('unlimited', null);
+      await expect(store.reserve(id('r'), [unlimited], 8_000_000_000_000, 60_000)).resolves.toMatchObject({ ok: true });
+      await expect(store.reserve(id('r'), [unlimited], 1_000_000_000_000, 60_000)).resolves.toEqual({
+        ok: true,
+        committedMicros: [9_000_000_000_000],
+      });
+    });
+
+    it('reserve is idempotent on the reservation id', async () => {
+      const day = scope('day', 10_000);
+      const r = id('r');
+      await store.reserve(r, [day], 4_000, 60_000);
+      await expect(other.reserve(r, [day], 4_000, 60_000)).resolves.toEqual({ ok: true, committedMicros: [4_000] });
+      await expect(store.committed(day.key)).resolves.toBe(4_000);
+    });
+
+    it('settle is idempotent, and a reserve repeated after settling adds nothing', async () => {
+      const day = scope('day', 10_000);
+      const r = id('r');
+      await store.reserve(r, [day], 4_000, 60_000);
+      await store.settle(r, [day], 3_000);
+      await other.settle(r, [day], 3_000);
+      await store.settle(r, [day], 9_999);
+      await expect(store.committed(day.key)).resolves.toBe(3_000);
+      await expect(store.reserve(r, [day], 4_000, 60_000)).resolves.toEqual({ ok: true, committedMicros: [3_000] });
+    });
+
+    it('settles in every scope of the reservation', async () => {
+      const scopes = [scope('day', 10_000), scope('month', null), scope('platform', 50_000)];
+      const r = id('r');
+      await store.reserve(r, scopes, 4_000, 60_000);
+      await store.settle(r, scopes, 0); // nothing was sent to the provider
+      for (const s of scopes) await expect(store.committed(s.key)).resolves.toBe(0);
+    });
+
+    it('rejects non-integer and negative money', async () => {
+      const day = scope('day', 10_000);
+      await expect(store.reserve(id('r'), [day], 1.5, 60_000)).rejects.toThrow(RangeError);
+      await expect(store.reserve(id('r'), [day], -1, 60_000)).rejects.toThrow(RangeError);
+      await expect(store.reserve(id('r'), [{ ...day, capMicros: 0.5 }], 1, 60_000)).rejects.toThrow(RangeError);
+      await expect(store.settle(id('r'), [day], 0.1)).rejects.toThrow(RangeError);
+      await expect(store.seedCommitted(day, 2 ** 53)).rejects.toThrow(RangeError);
+      await expect(store.committed(day.key)).resolves.toBe(0);
+    });
+
+    it('200 concurrent reserves of 1_000 against a cap of 50_000 (two instances): exactly 50 fit', async () => {
+      const cap = scope('race', 50_000);
+      let peak = 0;
+      const results = await Promise.all(
+        Array.from({ length: 200 }, async (_, i) => {
+          const result = await (i % 2 ? other : store).reserve(id('race'), [cap], 1_000, 60_000);
+          if (result.ok) peak = Math.max(peak, result.committedMicros[0]);
+          return result;
+        }),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(50);
+      expect(peak).toBe(50_000);
+      for (const r of results) if (!r.ok) expect(r.committedMicros).toBe(50_000);
+      await expect(store.committed(cap.key)).resolves.toBe(50_000);
+    });
+  });
+
+  describe('reservation leases', () => {
+    it('an unsettled (crashed) reservation gives its amount back after leaseMs', async () => {
+      const day = scope('day', 5_000);
+      await store.reserve(id('crashed'), [day], 5_000, 150);
+      await expect(store.reserve(id('r'), [day], 1, 60_000)).resolves.toMatchObject({ ok: false });
+      await sleep(250);
+      await expect(store.committed(day.key)).resolves.toBe(0);
+      await expect(store.reserve(id('r'), [day], 5_000, 60_000)).resolves.toEqual({ ok: true, committedMicros: [5_000] });
+    });
+
+    it('settling after expiry adds the actual cost once', async () => {
+      const day = scope('day', 100_000);
+      const month = scope('month', null);
+      const r = id('slow');
+      await store.reserve(r, [day, month], 9_000, 150);
+      await sleep(250);
+      await store.committed(day.key); // sweeps the day scope; the month scope is still unswept
+      await store.settle(r, [day, month], 7_000);
+      await store.settle(r, [day, month], 7_000);
+      await expect(store.committed(day.key)).resolves.toBe(7_000);
+      await expect(store.committed(month.key)).resolves.toBe(7_000);
+    });
+
+    it('renewReservation keeps a long request alive; false once it is gone', async () => {
+      const day = scope('day', 100_000);
+      const r = id('long');
+      await store.reserve(r, [day], 6_000, 200);
+      await sleep(120);
+      await expect(other.renewReservation(r, 400)).resolves.toBe(true);
+      await sleep(150); // past the first lease
+      await expect(store.committed(day.key)).resolves.toBe(6_000);
+      await sleep(400);
+      await expect(store.committed(day.key)).resolves.toBe(0);
+      await expect(store.renewReservation(r, 400)).resolves.toBe(false);
+      await expect(store.renewReservation(id('never'), 400)).resolves.toBe(false);
+    });
+
+    it('a settled reservation cannot be renewed', async () => {
+      const day = scope('day', 100_000);
+      const r = id('r');
+      await store.reserve(r, [day], 1_000, 60_000);
+      await store.settle(r, [day], 500);
+      await expect(store.renewReservation(r, 60_000)).resolves.toBe(false);
+    });
+  });
+
+  describe('seedCommitted', () => {
+    it('sets the settled counter only if absent, never additively', async () => {
+      const day = scope('day', null);
+      await Promise.all([store.seedCommitted(day, 7_000), other.seedCommitted(day, 7_000), store.seedCommitted(day, 7_000)]);
+      await expect(store.committed(day.key)).resolves.toBe(7_000);
+      await store.seedCommitted(day, 99_000);
+      await expect(store.committed(day.key)).resolves.toBe(7_000);
+
+      const settledFirst = scope('settled-first', null);
+      const r = id('r');
+      await store.reserve(r, [settledFirst], 100, 60_000);
+      await store.settle(r, [settledFirst], 100);
+      await store.seedCommitted(settledFirst, 5_000);
+      await expect(store.committed(settledFirst.key)).resolves.toBe(100);
+    });
+  });
+
+  describe('concurrency slots', () => {
+    it('limit 2, 10 concurrent acquires: exactly 2 admitted', async () => {
+      const slots = key('slots');
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store).acquireSlot(slots, `lease-${i}`, 2, 60_000)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(2);
+      for (const r of results) if (!r.ok) expect(r.active).toBe(2);
+    });
+
+    it('acquire is idempotent per lease id', async () => {
+      const slots = key('slots');
+      await expect(store.acquireSlot(slots, 'a', 2, 60_000)).resolves.toEqual({ ok: true, active: 1 });
+      await expect(store.acquireSlot(slots, 'a', 2, 60_000)).resolves.toEqual({ ok: true, active: 1 });
+      await expect(store.acquireSlot(slots, 'b', 2, 60_000)).resolves.toEqual({ ok: true, active: 2 });
+      await expect(store.acquireSlot(slots, 'a', 2, 60_000)).resolves.toEqual({ ok: true, active: 2 });
+      await expect(store.acquireSlot(slots, 'c', 2, 60_000)).resolves.toEqual({ ok: false, active: 2 });
+    });
+
+    it('release is per lease id: double release and releasing another id free nothing', async () => {
+      const slots = key('slots');
+      await store.acquireSlot(slots, 'a', 2, 60_000);
+      await store.acquireSlot(slots, 'b', 2, 60_000);
+      await expect(store.releaseSlot(slots, 'a')).resolves.toBe(true);
+      await expect(store.releaseSlot(slots, 'a')).resolves.toBe(false);
+      await expect(store.releaseSlot(slots, 'never-acquired')).resolves.toBe(false);
+      await expect(store.acquireSlot(slots, 'c', 2, 60_000)).resolves.toEqual({ ok: true, active: 2 });
+      await expect(store.acquireSlot(slots, 'd', 2, 60_000)).resolves.toEqual({ ok: false, active: 2 });
+    });
+
+    it("an expired lease frees its slot, and releasing it afterwards frees nobody else's", async () => {
+      const slots = key('slots');
+      await store.acquireSlot(slots, 'crashed', 1, 150);
+      await expect(store.acquireSlot(slots, 'b', 1, 60_000)).resolves.toEqual({ ok: false, active: 1 });
+      await sleep(250);
+      await expect(store.acquireSlot(slots, 'b', 1, 60_000)).resolves.toEqual({ ok: true, active: 1 });
+      await expect(store.releaseSlot(slots, 'crashed')).resolves.toBe(false);
+      await expect(store.acquireSlot(slots, 'c', 1, 60_000)).resolves.toEqual({ ok: false, active: 1 });
+    });
+
+    it('renewSlot keeps a lease alive; false once it expired or was released', async () => {
+      const slots = key('slots');
+      await store.acquireSlot(slots, 'long', 1, 200);
+      await sleep(120);
+      await expect(store.renewSlot(slots, 'long', 400)).resolves.toBe(true);
+      await sleep(150);
+      await expect(store.acquireSlot(slots, 'other', 1, 60_000)).resolves.toEqual({ ok: false, active: 1 });
+      await sleep(400);
+      await expect(store.renewSlot(slots, 'long', 400)).resolves.toBe(false);
+      await expect(store.acquireSlot(slots, 'other', 1, 60_000)).resolves.toEqual({ ok: true, active: 1 });
+      await store.releaseSlot(slots, 'other');
+      await expect(store.renewSlot(slots, 'other', 400)).resolves.toBe(false);
+    });
+  });
+
+  describe('daily question quota', () => {
+    it('limit 3, 10 concurrent consumes: exactly 3 ok, the count stops at 3', async () => {
+      const quota = key('quota');
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store).consumeQuota(quota, 3, 60_000)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(3);
+      expect(results.filter((r) => r.ok).map((r) => r.count).sort()).toEqual([1, 2, 3]);
+      for (const r of results) if (!r.ok) expect(r.count).toBe(3);
+      await expect(store.quotaCount(quota)).resolves.toBe(3);
+    });
+
+    it('a quota window expires with its key', async () => {
+      const quota = key('quota');
+      await expect(store.consumeQuota(quota, 1, 150)).resolves.toEqual({ ok: true, count: 1 });
+      await expect(store.consumeQuota(quota, 1, 150)).resolves.toEqual({ ok: false, count: 1 });
+      await sleep(250);
+      await expect(store.quotaCount(quota)).resolves.toBe(0);
+      await expect(store.consumeQuota(quota, 1, 150)).resolves.toEqual({ ok: true, count: 1 });
+    });
+
+    it('a zero limit refuses without counting', async () => {
+      const quota = key('quota');
+      await expect(store.consumeQuota(quota, 0, 60_000)).resolves.toEqual({ ok: false, count: 0 });
+      await expect(store.quotaCount(quota)).resolves.toBe(0);
+    });
+  });
+  // Redis-only: the in-process store has no keys to inspect. A key without a TTL would outlive
+  // its window and, for a counter, carry yesterday's spend into a window reusing the name.
+  (onRedis ? it : it.skip)('every key it writes expires', async () => {
+    const day = scope('ttl', 100_000);
+    const r = id('ttl');
+    await store.reserve(r, [day], 1_000, 5_000);
+    await store.reserve(id('ttl-live'), [day], 1_000, 5_000);
+    await store.settle(r, [day], 900);
+    const slots = key('ttl-slots');
+    await store.acquireSlot(slots, 'a', 1, 5_000);
+    const quota = key('ttl-quota');
+    await store.consumeQuota(quota, 1, 5_000);
+    const redis = new Redis(redisUrl!);
+    try {
+      const keys = await redis.keys(`${prefix}*ttl*`);
+      expect(keys.length).toBeGreaterThanOrEqual(7); // counter, 3 reservation keys, record, settled marker, slots, quota
+      for (const k of keys) expect([k, (await redis.pttl(k)) > 0]).toEqual([k, true]); // names the culprit
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
+describe('UTC window helpers', () => {
+  it('23:59:59.999 belongs to its day and month; midnight starts the next', () => {
+    expect(utcDay(Date.parse('2026-11-29T23:59:59.999Z'))).toBe('2026-11-29');
+    expect(utcDay(Date.parse('2026-11-30T00:00:00.000Z'))).toBe('2026-11-30');
+    expect(utcMonth(Date.parse('2026-11-30T23:59:59.999Z'))).toBe('2026-11');
+    expect(utcMonth(Date.parse('2026-12-01T00:00:00.000Z'))).toBe('2026-12');
+  });
+
+  it('seconds to the next UTC midnight, rounded up', () => {
+    expect(secondsToNextUtcMidnight(Date.parse('2026-11-29T23:59:59.999Z'))).toBe(1);
+    expect(secondsToNextUtcMidnight(Date.parse('2026-11-29T23:59:00.000Z'))).toBe(60);
+    expect(secondsToNextUtcMidnight(Date.parse('2026-11-29T00:00:00.000Z'))).toBe(86_400);
+    expect(secondsToNextUtcMidnight(Date.parse('2026-12-31T12:00:00.500Z'))).toBe(43_200);
+  });
+
+  it('seconds to the 1st of next month, December rolling into January', () => {
+    expect(secondsToNextMonthStart(Date.parse('2026-11-30T23:00:00.000Z'))).toBe(3_600);
+    expect(secondsToNextMonthStart(Date.parse('2026-12-31T23:59:59.001Z'))).toBe(1);
+    expect(secondsToNextMonthStart(Date.parse('2026-12-01T00:00:00.000Z'))).toBe(31 * 86_400);
+    expect(secondsToNextMonthStart(Date.parse('2028-02-01T00:00:00.000Z'))).toBe(29 * 86_400); // leap year
+  });
+});
