@@ -121,6 +121,24 @@ describe('POST /v1/query (embedded default)', () => {
     expect(malformed.body.detail[0]).toMatchObject({ type: 'json_invalid' });
   });
 
+  it('never returns a superseded fact, in any mode', async () => {
+    const c = await createTenantWithPeople(t.app);
+    const documents = t.app.get(DocumentsService);
+    await documents.submit(c.tenant.id, { name: 'old.txt', mimeType: 'text/plain', text: 'Alice works at Acme since 2023.' });
+    await t.app.get(IngestWorker).drain();
+    await documents.submit(c.tenant.id, { name: 'new.txt', mimeType: 'text/plain', text: 'In March 2024, Alice joined Globex.' });
+    await t.app.get(IngestWorker).drain();
+    for (const mode of ['mix', 'local', 'global', 'hybrid']) {
+      const response = await ask(
+        { query: 'Where does Alice work?', mode, context_only: true, hl_keywords: ['works at', 'joined'], ll_keywords: ['Alice', 'Acme', 'Globex'] },
+        c.apiKey.key,
+      ).expect(200);
+      const relations = response.body.context.relations.map((r: { source: string; target: string }) => `${r.source}->${r.target}`);
+      expect(relations).toContain('Alice->Globex');
+      expect(relations).not.toContain('Alice->Acme');
+    }
+  });
+
   it('never lets tenant B see tenant A, in any mode', async () => {
     for (const mode of ['mix', 'local', 'global', 'naive', 'hybrid']) {
       const response = await ask(
