@@ -24,6 +24,7 @@ import { MeController } from './me/me.controller';
 import { OperatorBootstrapService } from './operator-bootstrap.service';
 import { QueryController } from './query/query.controller';
 import { QueryService } from './query/query.service';
+import { UsageController } from './usage/usage.controller';
 
 @Module({})
 export class AppModule {
@@ -53,6 +54,7 @@ export class AppModule {
         DocumentsController,
         RememberController,
         QueryController,
+        UsageController,
       ],
       providers: [TenantAdminService, OperatorBootstrapService, QueryService, { provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };

@@ -60,6 +60,8 @@ export const tenantResponse = z.object({
     max_concurrent_queries: z.number().int().nullable(),
   }),
   created_at: z.iso.datetime(),
+  /** Spend so far (UTC day and calendar month, from the ledger), on GET of one tenant only. */
+  spend: z.object({ today_usd: z.number(), this_month_usd: z.number() }).optional(),
 });
 
 export const tenantListResponse = z.object({

@@ -1,5 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
-import { usdToMicros } from '@loci/common';
+import { microsToUsd, usdToMicros } from '@loci/common';
+import { UsageRepository } from '@loci/db';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
@@ -33,6 +34,7 @@ export class TenantAdminController {
     private readonly admin: TenantAdminService,
     private readonly ownKeys: OwnKeysService,
     private readonly ingestion: IngestWorker,
+    private readonly usage: UsageRepository,
   ) {}
 
   @Post()
@@ -51,7 +53,15 @@ export class TenantAdminController {
   @Get(':tenantId')
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async getTenant(@Param('tenantId') tenantId: string) {
-    return toTenantResponse(await this.admin.getTenant(tenantId));
+    const tenant = await this.admin.getTenant(tenantId);
+    const now = new Date();
+    const dayStart = new Date(now.toISOString().slice(0, 10));
+    const monthStart = new Date(`${now.toISOString().slice(0, 7)}-01`);
+    const [today, month] = await Promise.all([
+      this.usage.tenantSpendSince(tenant.id, dayStart),
+      this.usage.tenantSpendSince(tenant.id, monthStart),
+    ]);
+    return { ...toTenantResponse(tenant), spend: { today_usd: microsToUsd(today), this_month_usd: microsToUsd(month) } };
   }
 
   @Patch(':tenantId/limits')

@@ -1,0 +1,36 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
+import { UsageRepository } from '@loci/db';
+import { openApiSchemaOf, ValidQuery } from '@loci/http';
+import { tenantIdOf } from '../tenant-scope';
+import { toUsageResponse, usageQuery, usageResponse } from './usage.dto';
+
+/**
+ * Usage per tenant per UTC day, from the inference ledger and the request log: questions,
+ * model calls, tokens, and cost split by who pays (platform or the tenant's own key).
+ * Refusals (402/429) are not counted here yet.
+ */
+@ApiTags('usage')
+@ApiBearerAuth('jwt')
+@Controller('v1')
+export class UsageController {
+  constructor(private readonly usage: UsageRepository) {}
+
+  @Get('admin/usage')
+  @Roles('operator')
+  @ApiOkResponse({ schema: openApiSchemaOf(usageResponse, 'output') })
+  async platformUsage(@ValidQuery(usageQuery) range: z.output<typeof usageQuery>) {
+    return toUsageResponse(range, await this.usage.byTenantDay(range));
+  }
+
+  /** A tenant admin's own usage; `tenant_id` is ignored, the tenant is the caller's. */
+  @Get('usage')
+  @Roles('admin')
+  @ApiOkResponse({ schema: openApiSchemaOf(usageResponse, 'output') })
+  async tenantUsage(@CurrentPrincipal() principal: Principal, @ValidQuery(usageQuery) range: z.output<typeof usageQuery>) {
+    const scoped = { ...range, tenantId: tenantIdOf(principal) };
+    return toUsageResponse(scoped, await this.usage.byTenantDay(scoped));
+  }
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { microsToUsd } from '@loci/common';
+import type { UsageDay } from '@loci/db';
+
+const DAY_MS = 86_400_000;
+const isoDay = z.iso.date({ error: 'must be a date, YYYY-MM-DD' });
+
+/** `from` inclusive, `to` exclusive, UTC days; by default the last 30 days including today. */
+export const usageQuery = z
+  .strictObject({
+    from: isoDay.optional(),
+    to: isoDay.optional(),
+    tenant_id: z.uuid({ error: 'must be a tenant id' }).optional(),
+  })
+  .transform((q) => {
+    const today = new Date(new Date().toISOString().slice(0, 10));
+    const to = q.to ? new Date(q.to) : new Date(today.getTime() + DAY_MS);
+    const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY_MS);
+    return { from, to, tenantId: q.tenant_id };
+  })
+  .refine((q) => q.from < q.to, { message: 'from must be before to', path: ['from'] })
+  .refine((q) => q.to.getTime() - q.from.getTime() <= 366 * DAY_MS, { message: 'at most 366 days at once', path: ['to'] });
+
+export const usageResponse = z.object({
+  from: z.string(),
+  to: z.string(),
+  items: z.array(
+    z.object({
+      tenant_id: z.string(),
+      day: z.string(),
+      questions: z.number().int(),
+      model_calls: z.number().int(),
+      tokens_in: z.number().int(),
+      tokens_out: z.number().int(),
+      cost_usd: z.object({ platform: z.number(), own_key: z.number() }),
+    }),
+  ),
+});
+
+export function toUsageResponse(range: { from: Date; to: Date }, days: UsageDay[]): z.infer<typeof usageResponse> {
+  return {
+    from: range.from.toISOString().slice(0, 10),
+    to: range.to.toISOString().slice(0, 10),
+    items: days.map((d) => ({
+      tenant_id: d.tenantId,
+      day: d.day,
+      questions: d.questions,
+      model_calls: d.modelCalls,
+      tokens_in: d.tokensIn,
+      tokens_out: d.tokensOut,
+      cost_usd: { platform: microsToUsd(d.costPlatformMicros), own_key: microsToUsd(d.costOwnKeyMicros) },
+    })),
+  };
+}

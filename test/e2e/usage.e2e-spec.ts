@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { InferencesRepository, RequestLogsRepository } from '@loci/db';
+import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+
+describe('usage', () => {
+  let t: TestApp;
+  let operator: TestUser;
+  let a: Awaited<ReturnType<typeof createTenantWithPeople>>;
+  let b: Awaited<ReturnType<typeof createTenantWithPeople>>;
+
+  /** One finished model call in the ledger, as the gateway writes it. */
+  async function call(tenantId: string, costMicros: number, billedTo: 'platform' | 'own_key', tokens = 100) {
+    const ledger = t.app.get(InferencesRepository);
+    const key = { tenantId, requestId: `req-${randomUUID()}`, callIndex: 0 };
+    await ledger.begin({ ...key, kind: 'query', stage: 'answer', provider: 'anthropic', model: 'claude-haiku-4-5', billedTo, estimatedCostMicros: costMicros * 10 });
+    await ledger.complete(key, { status: 'ok', tokensIn: tokens, tokensOut: tokens / 10, tokensThinking: 0, costMicros, latencyMs: 5 });
+    await t.app.get(RequestLogsRepository).insert({ tenantId, requestId: key.requestId, route: '/v1/query', principalKind: 'jwt', steps: {} });
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    operator = await createUser(t.app, null, 'operator');
+    [a, b] = await Promise.all([createTenantWithPeople(t.app), createTenantWithPeople(t.app)]);
+    await call(a.tenant.id, 1_500, 'platform');
+    await call(a.tenant.id, 2_500, 'platform');
+    await call(a.tenant.id, 700, 'own_key');
+    await call(b.tenant.id, 9_000, 'platform');
+    // a call still in flight counts at its worst case
+    await t.app.get(InferencesRepository).begin({
+      tenantId: a.tenant.id, requestId: `req-${randomUUID()}`, callIndex: 0, kind: 'query', stage: 'answer',
+      provider: 'anthropic', model: 'claude-haiku-4-5', billedTo: 'platform', estimatedCostMicros: 10_000,
+    });
+  });
+  afterAll(() => t.close());
+
+  const today = new Date().toISOString().slice(0, 10);
+
+  it('reports per tenant per day to operators: questions, calls, tokens, cost by payer', async () => {
+    const response = await t.http.get(`/v1/admin/usage?tenant_id=${a.tenant.id}`).set('Authorization', `Bearer ${operator.token}`).expect(200);
+    expect(response.body.items).toEqual([
+      {
+        tenant_id: a.tenant.id,
+        day: today,
+        questions: 3,
+        model_calls: 4,
+        tokens_in: 300,
+        tokens_out: 30,
+        cost_usd: { platform: 0.014, own_key: 0.0007 },
+      },
+    ]);
+    const all = await t.http.get('/v1/admin/usage').set('Authorization', `Bearer ${operator.token}`).expect(200);
+    expect(all.body.items.map((i: { tenant_id: string }) => i.tenant_id)).toEqual(expect.arrayContaining([a.tenant.id, b.tenant.id]));
+  });
+
+  it("shows a tenant admin its own usage only, and today's spend on the tenant", async () => {
+    const own = await t.http.get(`/v1/usage?tenant_id=${b.tenant.id}`).set('Authorization', `Bearer ${a.admin.token}`).expect(200);
+    expect(own.body.items.map((i: { tenant_id: string }) => i.tenant_id)).toEqual([a.tenant.id]);
+    await t.http.get('/v1/usage').set('Authorization', `Bearer ${a.member.token}`).expect(403);
+    await t.http.get('/v1/admin/usage').set('Authorization', `Bearer ${a.admin.token}`).expect(403);
+    const tenant = await t.http.get(`/v1/admin/tenants/${a.tenant.id}`).set('Authorization', `Bearer ${operator.token}`).expect(200);
+    expect(tenant.body.spend).toEqual({ today_usd: 0.0147, this_month_usd: 0.0147 });
+  });
+
+  it('validates the range', async () => {
+    const auth = { Authorization: `Bearer ${operator.token}` };
+    await t.http.get('/v1/admin/usage?from=2026-02-01&to=2026-01-01').set(auth).expect(400);
+    await t.http.get('/v1/admin/usage?from=yesterday').set(auth).expect(400);
+    await t.http.get('/v1/admin/usage?tenant_id=nope').set(auth).expect(400);
+    const empty = await t.http.get('/v1/admin/usage?from=2020-01-01&to=2020-01-02').set(auth).expect(200);
+    expect(empty.body).toEqual({ from: '2020-01-01', to: '2020-01-02', items: [] });
+  });
+});
