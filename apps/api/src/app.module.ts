@@ -10,13 +10,14 @@ import { KvModule } from '@loci/kv';
 import { IngestModule } from '@loci/ingest';
 import { LlmModule } from '@loci/llm';
 import { QuotaModule } from '@loci/quota';
-import { RetrievalModule } from '@loci/retrieval';
+import { GbQueryService, RetrievalModule } from '@loci/retrieval';
 import { PlatformAdminController } from './admin/platform-admin.controller';
 import { TenantAdminController } from './admin/tenant-admin.controller';
 import { TenantAdminService } from './admin/tenant-admin.service';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { AuthController } from './auth/auth.controller';
 import { DocumentsController } from './documents/documents.controller';
+import { GbQueryController } from './gb/gb-query.controller';
 import { RememberController } from './gb/remember.controller';
 import { HealthController } from './health/health.controller';
 import { loggerOptions } from './logging';
@@ -53,10 +54,11 @@ export class AppModule {
         HealthController,
         DocumentsController,
         RememberController,
+        GbQueryController,
         QueryController,
         UsageController,
       ],
-      providers: [TenantAdminService, OperatorBootstrapService, QueryService, { provide: APP_FILTER, useClass: HttpExceptionFilter }],
+      providers: [TenantAdminService, OperatorBootstrapService, QueryService, GbQueryService, { provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };
   }
 }

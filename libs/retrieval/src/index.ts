@@ -5,3 +5,4 @@ export * from './retrieval.queries';
 export * from './retrieval.repository';
 export * from './retrieval.service';
 export * from './retrieval.types';
+export * from './gb';

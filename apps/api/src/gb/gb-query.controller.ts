@@ -1,0 +1,141 @@
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
+import { RequestLogsRepository } from '@loci/db';
+import { openApiSchemaOf, RequestWithId, ValidBody } from '@loci/http';
+import { SpendControl } from '@loci/quota';
+import { GbEdge, GbEntity, GbPassage, GbQueryResult, GbQueryService } from '@loci/retrieval';
+import { limitedClient } from '../limits/limited-client';
+import { tenantIdOf } from '../tenant-scope';
+import { GbQueryBody, gbQueryBody } from './gb-query.request';
+
+const entityView = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  type: z.string().optional(),
+  description: z.string().optional(),
+});
+const edgeView = z.object({
+  id: z.number().int(),
+  source_id: z.number().int(),
+  target_id: z.number().int(),
+  source: z.string(),
+  target: z.string(),
+  relation: z.string(),
+  artifact_id: z.number().int().optional(),
+  valid_at: z.string().optional(),
+  invalid_at: z.string().optional(),
+  created_at: z.string(),
+  expired_at: z.string().optional(),
+});
+const passageView = z.object({
+  artifact_id: z.number().int().describe('the chunk'),
+  parent_id: z.number().int().describe('the text (artifact) it is a chunk of'),
+  index: z.number().int(),
+  summary: z.string().optional(),
+  text: z.string().optional(),
+});
+const gbQueryResponse = z.object({
+  session_id: z.string().optional(),
+  answer: z.string(),
+  evidence: z.object({ entities: z.array(entityView), edges: z.array(edgeView), passages: z.array(passageView) }),
+});
+type GbQueryResponse = z.infer<typeof gbQueryResponse>;
+
+/** gb `query`: a question answered from a user's dataset graph, with the evidence used. */
+@ApiTags('gb')
+@ApiBearerAuth('jwt')
+@ApiSecurity('api_key')
+@Controller('v1/gb')
+export class GbQueryController {
+  constructor(
+    private readonly gbQuery: GbQueryService,
+    private readonly spend: SpendControl,
+    private readonly requestLogs: RequestLogsRepository,
+  ) {}
+
+  @Post('query')
+  @HttpCode(200)
+  @ApiKeyAllowed()
+  @Roles('admin', 'member')
+  @ApiOkResponse({ schema: openApiSchemaOf(gbQueryResponse, 'output') })
+  async query(
+    @CurrentPrincipal() principal: Principal,
+    @ValidBody(gbQueryBody) body: GbQueryBody,
+    @Req() req: RequestWithId,
+  ): Promise<GbQueryResponse> {
+    const requestId = req.id ?? 'unknown';
+    const tenantId = tenantIdOf(principal);
+    const started = performance.now();
+    // A question: a concurrency slot, the open caps and the daily quota first.
+    const permit = await this.spend.admit(limitedClient(principal, requestId), { countsQuota: true });
+    let result: GbQueryResult;
+    try {
+      result = await this.gbQuery.query(tenantId, requestId, {
+        userId: body.user_id,
+        question: body.query,
+        dataset: body.dataset,
+        reasoning: body.reasoning,
+        models: body.models,
+      });
+    } finally {
+      await permit.release();
+    }
+    // The trajectory of the request (steps with timing and counts), with its session.
+    await this.requestLogs.insert({
+      tenantId,
+      requestId,
+      route: '/v1/gb/query',
+      principalKind: principal.kind,
+      principalId: principal.kind === 'jwt' ? principal.userId : principal.keyId,
+      sessionId: body.session_id ?? null,
+      status: 200,
+      latencyMs: Math.round(performance.now() - started),
+      steps: { user_id: body.user_id, dataset: body.dataset, model: result.model, steps: result.steps },
+    });
+    return toResponse(body.session_id, result);
+  }
+}
+
+function toResponse(sessionId: string | undefined, result: GbQueryResult): GbQueryResponse {
+  return {
+    ...(sessionId ? { session_id: sessionId } : {}),
+    answer: result.answer,
+    evidence: {
+      entities: result.evidence.entities.map(entityFields),
+      edges: result.evidence.edges.map(edgeFields),
+      passages: result.evidence.passages.map(passageFields),
+    },
+  };
+}
+
+const entityFields = (e: GbEntity) => ({
+  id: e.id,
+  name: e.name,
+  ...(e.type ? { type: e.type } : {}),
+  ...(e.description ? { description: e.description } : {}),
+});
+
+/** The contract's evidence edge: temporal fields as stored, null ones omitted. */
+const edgeFields = (x: GbEdge) => ({
+  id: x.id,
+  source_id: x.sourceId,
+  target_id: x.targetId,
+  source: x.source,
+  target: x.target,
+  relation: x.relation,
+  ...(x.artifactId !== null ? { artifact_id: x.artifactId } : {}),
+  ...(x.validAt ? { valid_at: x.validAt.toISOString() } : {}),
+  ...(x.invalidAt ? { invalid_at: x.invalidAt.toISOString() } : {}),
+  created_at: x.createdAt.toISOString(),
+  ...(x.expiredAt ? { expired_at: x.expiredAt.toISOString() } : {}),
+});
+
+const passageFields = (p: GbPassage) => ({
+  artifact_id: p.chunk.id,
+  parent_id: p.chunk.documentId,
+  index: p.chunk.index,
+  ...(p.summary !== undefined ? { summary: p.summary } : {}),
+  ...(p.text !== undefined ? { text: p.text } : {}),
+});

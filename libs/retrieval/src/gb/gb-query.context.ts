@@ -1,0 +1,128 @@
+import { GbChunk, GbEdge, GbEntity } from './gb-query.repository';
+
+/** A passage as given to the model: with its text (best 3) and/or its summary. */
+export interface GbPassage {
+  chunk: GbChunk;
+  score: number;
+  summary?: string;
+  text?: string;
+}
+
+/** What was sent to the model: the subgraph and the passages. */
+export interface GbContext {
+  entities: GbEntity[];
+  edges: GbEdge[];
+  passages: GbPassage[];
+}
+
+export interface GbCitations {
+  entities: number[];
+  edges: number[];
+  passages: number[];
+}
+
+export interface GbEvidence {
+  entities: GbEntity[];
+  edges: GbEdge[];
+  passages: GbPassage[];
+}
+
+/** ISO-8601 without milliseconds, as in the contract's render (`2023-01-01T00:00:00Z`). */
+export const renderGbTime = (at: Date): string => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export function renderGbEntity(e: GbEntity): string {
+  return `[entity ${e.id}] ${e.name}${e.type ? ` (${e.type})` : ''}${e.description ? `: ${e.description}` : ''}`;
+}
+
+export function renderGbEdge(x: GbEdge): string {
+  const times = [
+    ...(x.validAt ? [`valid_at=${renderGbTime(x.validAt)}`] : []),
+    ...(x.invalidAt ? [`invalid_at=${renderGbTime(x.invalidAt)}`] : []),
+  ];
+  return (
+    `[edge ${x.id}] ${x.source}(${x.sourceId}) --${x.relation}--> ${x.target}(${x.targetId})` +
+    `${x.description ? `: ${x.description}` : ''}${times.length ? ` [${times.join(', ')}]` : ''}`
+  );
+}
+
+export function renderGbPassage(p: GbPassage): string {
+  return [
+    `[passage ${p.chunk.id}] chunk ${p.chunk.index} of text ${p.chunk.documentId}`,
+    ...(p.summary !== undefined ? [`summary: ${p.summary}`] : []),
+    ...(p.text !== undefined ? [`text: ${p.text}`] : []),
+  ].join('\n');
+}
+
+/** The `<graph>` block, then `<passages>` (left out when there are none). */
+export function renderGbContext(context: GbContext): string {
+  const graph = [...context.entities.map(renderGbEntity), ...context.edges.map(renderGbEdge)].join('\n');
+  const parts = [`<graph>\n${graph}\n</graph>`];
+  if (context.passages.length > 0) parts.push(`<passages>\n${context.passages.map(renderGbPassage).join('\n\n')}\n</passages>`);
+  return parts.join('\n\n');
+}
+
+export const GB_QUERY_SYSTEM = [
+  'You answer questions about a user from their memory: a knowledge graph and passages of texts they gave.',
+  'Rules:',
+  '- Answer only from the <graph> and <passages> given. If they do not contain the answer, say that you do not have that information in memory.',
+  '- Each [entity N], [edge N] and [passage N] has an id N.',
+  '- An edge without invalid_at is still true. An edge with invalid_at stopped being true at that time: use it only for questions about the past.',
+  '- <current_time> is the time now.',
+  '- Reply with only a JSON object, nothing else:',
+  '{"answer": "<your answer>", "entities": [<ids of entities used>], "edges": [<ids of edges used>], "passages": [<ids of passages used>]}',
+].join('\n');
+
+export function gbQueryUser(question: string, context: GbContext, now: Date): string {
+  return `<current_time>${renderGbTime(now)}</current_time>\n\n${renderGbContext(context)}\n\n<question>${question}</question>`;
+}
+
+/**
+ * Step 4: cited ids validated against what was sent (others dropped), duplicates collapsed,
+ * endpoints of cited edges added to the entities, everything ordered by id.
+ */
+export function buildEvidence(context: GbContext, cited: GbCitations): GbEvidence {
+  const byId = <T extends { id: number }>(items: T[]) => new Map(items.map((item) => [item.id, item]));
+  const entities = byId(context.entities);
+  const edges = byId(context.edges);
+  const passages = new Map(context.passages.map((p) => [p.chunk.id, p]));
+
+  const citedEdges = [...new Set(cited.edges)].filter((id) => edges.has(id)).map((id) => edges.get(id)!);
+  const entityIds = new Set(cited.entities.filter((id) => entities.has(id)));
+  for (const edge of citedEdges) {
+    for (const id of [edge.sourceId, edge.targetId]) if (entities.has(id)) entityIds.add(id);
+  }
+  return {
+    entities: [...entityIds].map((id) => entities.get(id)!).sort((a, b) => a.id - b.id),
+    edges: citedEdges.sort((a, b) => a.id - b.id),
+    passages: [...new Set(cited.passages)]
+      .filter((id) => passages.has(id))
+      .map((id) => passages.get(id)!)
+      .sort((a, b) => a.chunk.id - b.chunk.id),
+  };
+}
+
+/**
+ * Step 2.3: chunk and summary matches put together by chunk (score = the better of the two),
+ * ranked; the best `withText` given with their text (+ summary if it matched too), then up to
+ * `summaryOnly` more that matched by summary, given with the summary only.
+ */
+export function selectPassages(
+  chunkMatches: Array<{ id: number; score: number }>,
+  summaryMatches: Array<{ id: number; score: number }>,
+  limits: { withText: number; summaryOnly: number },
+): Array<{ id: number; score: number; withText: boolean; withSummary: boolean }> {
+  const merged = new Map<number, { id: number; score: number; bySummary: boolean }>();
+  for (const m of chunkMatches) merged.set(m.id, { id: m.id, score: m.score, bySummary: false });
+  for (const m of summaryMatches) {
+    const known = merged.get(m.id);
+    merged.set(m.id, { id: m.id, score: Math.max(known?.score ?? -Infinity, m.score), bySummary: true });
+  }
+  const ranked = [...merged.values()].sort((a, b) => b.score - a.score || a.id - b.id);
+  const best = ranked.slice(0, limits.withText).map((m) => ({ id: m.id, score: m.score, withText: true, withSummary: m.bySummary }));
+  const more = ranked
+    .slice(limits.withText)
+    .filter((m) => m.bySummary)
+    .slice(0, limits.summaryOnly)
+    .map((m) => ({ id: m.id, score: m.score, withText: false, withSummary: true }));
+  return [...best, ...more];
+}

@@ -1,0 +1,150 @@
+import { SQL, sql } from 'drizzle-orm';
+import { vectorLiteral } from '@loci/db';
+import { Scope } from '../retrieval.queries';
+
+/**
+ * The SQL of gb query (the contract's steps 1–2). Like /v1/query, every statement is scoped to
+ * `tenant_id` and the dataset's `graph_id`, and reads only rows a `processed` document (gb:
+ * artifact) supports. Edges are live only (`expired_at IS NULL`) in every statement, so a
+ * superseded fact is never retrieved and the cap of the expansion counts live facts only.
+ */
+
+const PROCESSED = sql.raw(`'processed'`);
+
+const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(',')}}`}::bigint[]`;
+
+const entityVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
+  SELECT 1 FROM entity_documents vd
+  JOIN documents vdoc ON vdoc.tenant_id = vd.tenant_id AND vdoc.id = vd.document_id
+  WHERE vd.tenant_id = ${tenantId} AND vd.entity_id = ${sql.raw(alias)}.id
+    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
+
+const edgeVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
+  SELECT 1 FROM edge_documents vd
+  JOIN documents vdoc ON vdoc.tenant_id = vd.tenant_id AND vdoc.id = vd.document_id
+  WHERE vd.tenant_id = ${tenantId} AND vd.edge_id = ${sql.raw(alias)}.id
+    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
+
+const chunkVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
+  SELECT 1 FROM documents vdoc
+  WHERE vdoc.tenant_id = ${tenantId} AND vdoc.id = ${sql.raw(alias)}.document_id
+    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
+
+const entityColumns = sql.raw(`e.id, e.name, e.type, e.description, e.updated_at`);
+
+const edgeColumns = sql.raw(`x.id, x.source_id, x.target_id, s.name AS source, t.name AS target, x.relation,
+  x.description, x.artifact_id, x.valid_at, x.invalid_at, x.created_at, x.expired_at`);
+
+const edgeEndpointJoins = ({ tenantId, graphId }: Scope) => sql`
+    JOIN entities s ON s.tenant_id = ${tenantId} AND s.graph_id = ${graphId} AND s.id = x.source_id
+    JOIN entities t ON t.tenant_id = ${tenantId} AND t.graph_id = ${graphId} AND t.id = x.target_id`;
+
+export interface KeywordScoring {
+  /** The question normalized like entity names (for the whole-name match). */
+  normalizedQuestion: string;
+  terms: string[];
+  wholeNameScore: number;
+  termInNameScore: number;
+  termInDescriptionScore: number;
+  limit: number;
+}
+
+/**
+ * Step 1.2–1.3: entities scored +5 when their whole normalized name appears in the question
+ * (on word boundaries), +3 per term in the name, +1 per term in the description; those with a
+ * score, best first, ties to the most recently updated.
+ */
+export function keywordSeedsSql(scope: Scope, k: KeywordScoring): SQL {
+  const terms =
+    k.terms.length === 0
+      ? sql`SELECT NULL::text AS term WHERE false`
+      : sql`SELECT term FROM (VALUES ${sql.join(
+          k.terms.map((term) => sql`(${term}::text)`),
+          sql`, `,
+        )}) AS v(term)`;
+  const padded = ` ${k.normalizedQuestion} `;
+  return sql`WITH terms AS (${terms}),
+    scored AS (
+      SELECT ${entityColumns},
+        (CASE WHEN e.normalized_name <> '' AND strpos(${padded}::text, ' ' || e.normalized_name || ' ') > 0
+              THEN ${k.wholeNameScore}::int ELSE 0 END)
+        + coalesce((SELECT sum(
+              (CASE WHEN strpos(lower(e.name), tm.term) > 0 THEN ${k.termInNameScore}::int ELSE 0 END)
+            + (CASE WHEN strpos(lower(coalesce(e.description, '')), tm.term) > 0 THEN ${k.termInDescriptionScore}::int ELSE 0 END))
+            FROM terms tm), 0) AS score
+      FROM entities e
+      WHERE e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId})
+    SELECT e.* FROM scored e
+    WHERE e.score > 0 AND ${entityVisible(scope, 'e')}
+    ORDER BY e.score DESC, e.updated_at DESC, e.id DESC
+    LIMIT ${k.limit}`;
+}
+
+/** The most recently updated visible entities (the fallback seeds). */
+export function recentEntitiesSql(scope: Scope, limit: number): SQL {
+  return sql`SELECT ${entityColumns}, 0 AS score FROM entities e
+    WHERE e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND ${entityVisible(scope, 'e')}
+    ORDER BY e.updated_at DESC, e.id DESC
+    LIMIT ${limit}`;
+}
+
+/** Visible entities by id. */
+export function entitiesByIdsSql(scope: Scope, ids: number[]): SQL {
+  return sql`SELECT ${entityColumns}, 0 AS score FROM entities e
+    WHERE e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND e.id = ANY(${bigintArray(ids)})
+      AND ${entityVisible(scope, 'e')}
+    ORDER BY e.id`;
+}
+
+/** Step 2.2: live visible edges touching the seeds, newest first, capped. */
+export function edgesAroundSql(scope: Scope, seedIds: number[], limit: number): SQL {
+  return sql`SELECT ${edgeColumns} FROM edges x
+    ${edgeEndpointJoins(scope)}
+    WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND x.expired_at IS NULL
+      AND (x.source_id = ANY(${bigintArray(seedIds)}) OR x.target_id = ANY(${bigintArray(seedIds)}))
+      AND ${edgeVisible(scope, 'x')}
+    ORDER BY x.created_at DESC, x.id DESC
+    LIMIT ${limit}`;
+}
+
+/** Live visible edges by id (similar facts resolved through the database). */
+export function liveEdgesByIdsSql(scope: Scope, ids: number[]): SQL {
+  return sql`SELECT ${edgeColumns} FROM edges x
+    ${edgeEndpointJoins(scope)}
+    WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND x.expired_at IS NULL
+      AND x.id = ANY(${bigintArray(ids)}) AND ${edgeVisible(scope, 'x')}`;
+}
+
+/** Chunks of processed documents by id, with their text and summary. */
+export function chunksByIdsSql(scope: Scope, ids: number[]): SQL {
+  return sql`SELECT c.id, c.document_id, c.index, c.text, c.summary FROM chunks c
+    WHERE c.tenant_id = ${scope.tenantId} AND c.graph_id = ${scope.graphId} AND c.id = ANY(${bigintArray(ids)})
+      AND ${chunkVisible(scope, 'c')}`;
+}
+
+export type VectorIndex = 'entities' | 'edges' | 'chunks' | 'summaries';
+
+/**
+ * Step 2: the best `k` of one index by cosine similarity, kept from `minSimilarity`; ids and
+ * scores only (the rows are then read by id). Superseded edges are filtered inside the nearest
+ * scan, so the best k are live facts. Run inside `searchTransaction` (iterative HNSW scan).
+ */
+export function vectorSearchSql(scope: Scope, index: VectorIndex, vector: number[], k: number, minSimilarity: number): SQL {
+  const { table, alias, column, extra } = {
+    entities: { table: 'entities', alias: 'e', column: 'embedding', extra: entityVisible(scope, 'e') },
+    edges: { table: 'edges', alias: 'x', column: 'embedding', extra: sql`x.expired_at IS NULL AND ${edgeVisible(scope, 'x')}` },
+    chunks: { table: 'chunks', alias: 'c', column: 'embedding', extra: chunkVisible(scope, 'c') },
+    summaries: { table: 'chunks', alias: 'c', column: 'summary_embedding', extra: chunkVisible(scope, 'c') },
+  }[index];
+  const col = sql.raw(`${alias}.${column}`);
+  return sql`WITH nearest AS MATERIALIZED (
+      SELECT ${sql.raw(alias)}.id, ${col} <=> ${vectorLiteral(vector)} AS distance
+      FROM ${sql.raw(table)} ${sql.raw(alias)}
+      WHERE ${sql.raw(alias)}.tenant_id = ${scope.tenantId} AND ${sql.raw(alias)}.graph_id = ${scope.graphId}
+        AND ${col} IS NOT NULL AND ${extra}
+      ORDER BY distance
+      LIMIT ${k})
+    SELECT id, 1 - distance AS score FROM nearest
+    WHERE 1 - distance >= ${minSimilarity}::float8
+    ORDER BY distance, id`;
+}

@@ -1,0 +1,130 @@
+import { Database, queryRows } from '@loci/db';
+import { Scope, searchTransaction } from '../retrieval.queries';
+import {
+  chunksByIdsSql,
+  edgesAroundSql,
+  entitiesByIdsSql,
+  KeywordScoring,
+  keywordSeedsSql,
+  liveEdgesByIdsSql,
+  recentEntitiesSql,
+  VectorIndex,
+  vectorSearchSql,
+} from './gb-query.queries';
+
+export interface GbEntity {
+  id: number;
+  name: string;
+  type: string | null;
+  description: string | null;
+  updatedAt: Date;
+  /** Keyword score (0 when not found by keywords). */
+  score: number;
+}
+
+export interface GbEdge {
+  id: number;
+  sourceId: number;
+  targetId: number;
+  source: string;
+  target: string;
+  relation: string;
+  description: string | null;
+  artifactId: number | null;
+  validAt: Date | null;
+  invalidAt: Date | null;
+  createdAt: Date;
+  expiredAt: Date | null;
+}
+
+export interface GbChunk {
+  id: number;
+  documentId: number;
+  index: number;
+  text: string;
+  summary: string | null;
+}
+
+export interface VectorMatch {
+  id: number;
+  score: number;
+}
+
+type Raw = Record<string, unknown>;
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const date = (v: unknown): Date | null => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
+
+const toEntity = (r: Raw): GbEntity => ({
+  id: Number(r.id),
+  name: String(r.name),
+  type: str(r.type),
+  description: str(r.description),
+  updatedAt: date(r.updated_at) as Date,
+  score: Number(r.score ?? 0),
+});
+
+const toEdge = (r: Raw): GbEdge => ({
+  id: Number(r.id),
+  sourceId: Number(r.source_id),
+  targetId: Number(r.target_id),
+  source: String(r.source),
+  target: String(r.target),
+  relation: String(r.relation),
+  description: str(r.description),
+  artifactId: r.artifact_id === null || r.artifact_id === undefined ? null : Number(r.artifact_id),
+  validAt: date(r.valid_at),
+  invalidAt: date(r.invalid_at),
+  createdAt: date(r.created_at) as Date,
+  expiredAt: date(r.expired_at),
+});
+
+const toChunk = (r: Raw): GbChunk => ({
+  id: Number(r.id),
+  documentId: Number(r.document_id),
+  index: Number(r.index),
+  text: String(r.text),
+  summary: str(r.summary),
+});
+
+/** Runs the statements of `gb-query.queries.ts`; one statement a method. */
+export class GbQueryRepository {
+  constructor(private readonly database: Database) {}
+
+  async keywordSeeds(scope: Scope, scoring: KeywordScoring): Promise<GbEntity[]> {
+    return (await queryRows<Raw>(this.database.db, keywordSeedsSql(scope, scoring))).map(toEntity);
+  }
+
+  async recentEntities(scope: Scope, limit: number): Promise<GbEntity[]> {
+    return (await queryRows<Raw>(this.database.db, recentEntitiesSql(scope, limit))).map(toEntity);
+  }
+
+  async entitiesByIds(scope: Scope, ids: number[]): Promise<GbEntity[]> {
+    if (ids.length === 0) return [];
+    return (await queryRows<Raw>(this.database.db, entitiesByIdsSql(scope, ids))).map(toEntity);
+  }
+
+  async edgesAround(scope: Scope, seedIds: number[], limit: number): Promise<GbEdge[]> {
+    if (seedIds.length === 0 || limit <= 0) return [];
+    return (await queryRows<Raw>(this.database.db, edgesAroundSql(scope, seedIds, limit))).map(toEdge);
+  }
+
+  async liveEdgesByIds(scope: Scope, ids: number[]): Promise<GbEdge[]> {
+    if (ids.length === 0) return [];
+    return (await queryRows<Raw>(this.database.db, liveEdgesByIdsSql(scope, ids))).map(toEdge);
+  }
+
+  async chunksByIds(scope: Scope, ids: number[]): Promise<GbChunk[]> {
+    if (ids.length === 0) return [];
+    return (await queryRows<Raw>(this.database.db, chunksByIdsSql(scope, ids))).map(toChunk);
+  }
+
+  async search(scope: Scope, index: VectorIndex, vector: number[], k: number, minSimilarity: number): Promise<VectorMatch[]> {
+    if (k <= 0) return [];
+    return searchTransaction(this.database.db, async (tx) =>
+      (await queryRows<Raw>(tx, vectorSearchSql(scope, index, vector, k, minSimilarity))).map((r) => ({
+        id: Number(r.id),
+        score: Number(r.score),
+      })),
+    );
+  }
+}

@@ -1,0 +1,283 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { z } from 'zod';
+import { DomainError, NotFoundError, ValidationError } from '@loci/common';
+import { Database, DATABASE, GraphsRepository } from '@loci/db';
+import {
+  CallContext,
+  CitableSource,
+  ModelGateway,
+  OwnKeysService,
+  ReasoningLevel,
+  StageRunner,
+  UnknownModelError,
+} from '@loci/llm';
+import { Scope } from '../retrieval.queries';
+import { keywordTerms, normalizeName } from './gb-keywords';
+import { buildEvidence, GB_QUERY_SYSTEM, GbContext, GbEvidence, GbPassage, gbQueryUser, renderGbTime, selectPassages } from './gb-query.context';
+import { GbEdge, GbEntity, GbQueryRepository, VectorMatch } from './gb-query.repository';
+import { DEFAULT_GB_QUERY_SETTINGS, GB_NO_INFORMATION_ANSWER, GB_QUERY_SETTINGS, GbQuerySettings } from './gb-query.settings';
+
+export type GbQueryStage = 'query' | 'detect_geo';
+
+export interface GbQueryInput {
+  userId: string;
+  question: string;
+  dataset: string;
+  reasoning?: Partial<Record<GbQueryStage, ReasoningLevel>>;
+  models?: Partial<Record<GbQueryStage, string>>;
+}
+
+/** One step of the request's trajectory: timing and counts. */
+export interface GbQueryStep {
+  name: 'keyword_seeds' | 'search_vectors' | 'expand' | 'passages' | 'answer';
+  ms: number;
+  counts: Record<string, number | string>;
+}
+
+export interface GbQueryResult {
+  answer: string;
+  evidence: GbEvidence;
+  /** `provider:model` that wrote the answer; null when none was asked (nothing to answer from). */
+  model: string | null;
+  steps: GbQueryStep[];
+}
+
+/** The question's embedding could not be searched (the contract's 502). */
+export class VectorSearchError extends DomainError {
+  readonly code = 'model_call_failed';
+}
+
+const idList = z
+  .array(z.union([z.number(), z.string()]))
+  .nullish()
+  .transform((list) => (list ?? []).map((id) => Number(id)).filter((id) => Number.isInteger(id)));
+
+/** The `query` stage's reply. */
+export const gbAnswerSchema = z.object({
+  answer: z.string().refine((answer) => answer.trim().length > 0, 'answer must not be empty'),
+  entities: idList,
+  edges: idList,
+  passages: idList,
+});
+
+/**
+ * gb `query` (POST /v1/gb/query): retrieval exactly as the contract's steps 1–2 (keyword seeds,
+ * the four vector indexes, fallback, one hop, passages), then the `query` stage answers from
+ * the rendered context and cites ids, which become the evidence (step 4).
+ */
+@Injectable()
+export class GbQueryService {
+  /** The contract's numbers; adjustable (tests). */
+  readonly settings: GbQuerySettings;
+  private readonly repository: GbQueryRepository;
+
+  constructor(
+    @Inject(DATABASE) database: Database,
+    private readonly graphs: GraphsRepository,
+    private readonly gateway: ModelGateway,
+    private readonly stages: StageRunner,
+    private readonly ownKeys: OwnKeysService,
+    @Optional() @Inject(GB_QUERY_SETTINGS) overrides?: Partial<GbQuerySettings>,
+  ) {
+    this.repository = new GbQueryRepository(database);
+    this.settings = { ...DEFAULT_GB_QUERY_SETTINGS, ...(overrides ?? {}) };
+  }
+
+  async query(tenantId: string, requestId: string, input: GbQueryInput): Promise<GbQueryResult> {
+    this.checkModels(input.models);
+    const graph = await this.graphs.findGbGraph(tenantId, input.userId, input.dataset);
+    if (!graph) throw new NotFoundError(`dataset "${input.dataset}" does not exist for user_id "${input.userId}"`);
+    const scope: Scope = { tenantId, graphId: graph.id };
+    const ctx = await this.ownKeys.callContext(tenantId, requestId, 'gb_query');
+    const steps: GbQueryStep[] = [];
+    const timed = async <T>(name: GbQueryStep['name'], work: () => Promise<T>, counts: (value: T) => GbQueryStep['counts']) => {
+      const started = performance.now();
+      const value = await work();
+      steps.push({ name, ms: Math.round((performance.now() - started) * 100) / 100, counts: counts(value) });
+      return value;
+    };
+
+    const context = await this.retrieve(ctx, scope, input.question, timed);
+    if (context.entities.length === 0 && context.edges.length === 0 && context.passages.length === 0) {
+      return { answer: GB_NO_INFORMATION_ANSWER, evidence: { entities: [], edges: [], passages: [] }, model: null, steps };
+    }
+    const answered = await timed(
+      'answer',
+      () => this.answer(ctx, input, context),
+      (a) => ({ model: a.model, entities: a.cited.entities.length, edges: a.cited.edges.length, passages: a.cited.passages.length }),
+    );
+    return { answer: answered.answer, evidence: buildEvidence(context, answered.cited), model: answered.model, steps };
+  }
+
+  /** Steps 1–2 of the contract: what is sent to the model. */
+  async retrieve(ctx: CallContext, scope: Scope, question: string, timed: Timer): Promise<GbContext> {
+    const s = this.settings;
+    const terms = keywordTerms(question, s);
+    const keywordSeeds = await timed(
+      'keyword_seeds',
+      () =>
+        this.repository.keywordSeeds(scope, {
+          normalizedQuestion: normalizeName(question),
+          terms,
+          wholeNameScore: s.wholeNameScore,
+          termInNameScore: s.termInNameScore,
+          termInDescriptionScore: s.termInDescriptionScore,
+          limit: s.keywordSeeds,
+        }),
+      (seeds) => ({ terms: terms.length, seeds: seeds.length }),
+    );
+
+    const matches = await timed(
+      'search_vectors',
+      async () => {
+        // One embeddings request for the question (ledger: stage embed).
+        const { vectors } = await this.gateway.embed(ctx, [question]);
+        const vector = vectors[0];
+        if (!vector || vector.every((x) => x === 0)) return { entities: [], edges: [], chunks: [], summaries: [] };
+        try {
+          const [entities, edges, chunks, summaries] = await Promise.all([
+            this.repository.search(scope, 'entities', vector, s.similarEntities, s.minSimilarity),
+            this.repository.search(scope, 'edges', vector, s.similarEdges, s.minSimilarity),
+            this.repository.search(scope, 'chunks', vector, s.similarChunks, s.minSimilarity),
+            this.repository.search(scope, 'summaries', vector, s.similarSummaries, s.minSimilarity),
+          ]);
+          return { entities, edges, chunks, summaries };
+        } catch (error) {
+          throw new VectorSearchError(`the vector store could not be searched: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      },
+      (m) => ({ entities: m.entities.length, edges: m.edges.length, chunks: m.chunks.length, summaries: m.summaries.length }),
+    );
+
+    const graph = await timed(
+      'expand',
+      () => this.expand(scope, keywordSeeds, matches.entities, matches.edges),
+      (g) => ({ seeds: g.seeds, fallback: g.fallback ? 1 : 0, entities: g.entities.length, edges: g.edges.length }),
+    );
+
+    const passages = await timed(
+      'passages',
+      () => this.passages(scope, matches.chunks, matches.summaries),
+      (p) => ({ passages: p.length, with_text: p.filter((x) => x.text !== undefined).length }),
+    );
+    return { entities: graph.entities, edges: graph.edges, passages };
+  }
+
+  /** Seeds (keyword, then similarity; else the most recent), one hop, the similar facts, endpoints. */
+  private async expand(scope: Scope, keywordSeeds: GbEntity[], similarEntities: VectorMatch[], similarEdges: VectorMatch[]) {
+    const s = this.settings;
+    const [resolvedSimilar, resolvedFacts] = await Promise.all([
+      this.repository.entitiesByIds(scope, similarEntities.map((m) => m.id)),
+      this.repository.liveEdgesByIds(scope, similarEdges.map((m) => m.id)),
+    ]);
+    const inOrder = <T extends { id: number }>(rows: T[], order: VectorMatch[]) => {
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return order.map((m) => byId.get(m.id)).filter((row): row is T => row !== undefined);
+    };
+    const seeds = new Map<number, GbEntity>();
+    for (const entity of [...keywordSeeds, ...inOrder(resolvedSimilar, similarEntities)]) if (!seeds.has(entity.id)) seeds.set(entity.id, entity);
+    const facts = inOrder(resolvedFacts, similarEdges);
+    let fallback = false;
+    if (seeds.size === 0 && facts.length === 0) {
+      fallback = true;
+      for (const entity of await this.repository.recentEntities(scope, s.fallbackSeeds)) seeds.set(entity.id, entity);
+    }
+    const around = await this.repository.edgesAround(scope, [...seeds.keys()], s.maxExpandedEdges);
+    const edges = new Map<number, GbEdge>(around.map((edge) => [edge.id, edge]));
+    for (const fact of facts) if (!edges.has(fact.id)) edges.set(fact.id, fact); // even over the cap
+
+    const entities = new Map(seeds);
+    const missing = [...new Set([...edges.values()].flatMap((e) => [e.sourceId, e.targetId]))].filter((id) => !entities.has(id));
+    for (const entity of await this.repository.entitiesByIds(scope, missing)) entities.set(entity.id, entity);
+    // An edge is given with both of its entities; one whose endpoint is not visible is left out.
+    const kept = [...edges.values()].filter((edge) => entities.has(edge.sourceId) && entities.has(edge.targetId));
+    return { entities: [...entities.values()], edges: kept, seeds: seeds.size, fallback };
+  }
+
+  private async passages(scope: Scope, chunkMatches: VectorMatch[], summaryMatches: VectorMatch[]): Promise<GbPassage[]> {
+    // Resolve first (a deleted chunk is dropped), then select: the 3 + 5 count resolved chunks.
+    const rows = await this.repository.chunksByIds(scope, [...new Set([...chunkMatches, ...summaryMatches].map((m) => m.id))]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const resolved = (matches: VectorMatch[]) => matches.filter((m) => byId.has(m.id));
+    const picked = selectPassages(resolved(chunkMatches), resolved(summaryMatches), {
+      withText: this.settings.passagesWithText,
+      summaryOnly: this.settings.passagesSummaryOnly,
+    });
+    return picked.map(({ id, score, withText, withSummary }) => {
+      const chunk = byId.get(id)!;
+      return {
+        chunk,
+        score,
+        ...(withSummary && chunk.summary !== null ? { summary: chunk.summary } : {}),
+        ...(withText ? { text: chunk.text } : {}),
+      };
+    });
+  }
+
+  /** Step 3: the `query` stage (or, when it is the offline local provider, the extractive answerer). */
+  private async answer(ctx: CallContext, input: GbQueryInput, context: GbContext) {
+    const model = input.models?.query;
+    const choice = this.gateway.router.choose('query', model);
+    if (choice.provider === 'local') {
+      const sources = localSources(context);
+      const answered = await this.stages.answer(ctx, input.question, sources, { stage: 'query', model });
+      const cited = { entities: [] as number[], edges: [] as number[], passages: [] as number[] };
+      for (const id of answered.cited) {
+        const [kind, n] = id.split(':');
+        if (kind === 'entity') cited.entities.push(Number(n));
+        else if (kind === 'edge') cited.edges.push(Number(n));
+        else if (kind === 'passage') cited.passages.push(Number(n));
+      }
+      return { answer: answered.answer, cited, model: choice.spec };
+    }
+    const { value, completions } = await this.gateway.chatJson(
+      ctx,
+      'query',
+      {
+        system: GB_QUERY_SYSTEM,
+        messages: [{ role: 'user', content: gbQueryUser(input.question, context, new Date()) }],
+        maxOutputTokens: this.settings.maxOutputTokens,
+        reasoning: input.reasoning?.query ?? 'none',
+        model,
+      },
+      gbAnswerSchema,
+    );
+    return {
+      answer: value.answer.trim(),
+      cited: { entities: value.entities, edges: value.edges, passages: value.passages },
+      model: completions[completions.length - 1]?.choice.spec ?? choice.spec,
+    };
+  }
+
+  /** A model the request names must exist and have a price (400 otherwise). */
+  private checkModels(models: GbQueryInput['models']): void {
+    for (const [stage, name] of Object.entries(models ?? {})) {
+      if (!name) continue;
+      try {
+        this.gateway.router.choose(stage as GbQueryStage, name);
+      } catch (error) {
+        if (error instanceof UnknownModelError) throw new ValidationError(`models.${stage}: ${error.message}`);
+        throw error;
+      }
+    }
+  }
+}
+
+type Timer = <T>(name: GbQueryStep['name'], work: () => Promise<T>, counts: (value: T) => GbQueryStep['counts']) => Promise<T>;
+
+/** The context as plain sentences for the extractive answerer, each citable by its kind and id. */
+function localSources(context: GbContext): CitableSource[] {
+  return [
+    ...context.edges.map((x) => ({
+      id: `edge:${x.id}`,
+      text:
+        (x.description ?? `${x.source} ${x.relation.replace(/_/g, ' ')} ${x.target}.`) +
+        (x.invalidAt ? ` (no longer true since ${renderGbTime(x.invalidAt)})` : ''),
+    })),
+    ...context.passages.map((p) => ({ id: `passage:${p.chunk.id}`, text: p.text ?? p.summary ?? '' })),
+    ...context.entities
+      .filter((e) => e.description)
+      .map((e) => ({ id: `entity:${e.id}`, text: `${e.name}: ${e.description}` })),
+  ].filter((source) => source.text.trim().length > 0);
+}
+
