@@ -11,6 +11,7 @@ import { GraphsRepository } from './repositories/graphs.repository';
 import { InferencesRepository } from './repositories/inferences.repository';
 import { PlatformLimitsRepository } from './repositories/platform-limits.repository';
 import { RequestLogsRepository } from './repositories/request-logs.repository';
+import { SpendLedgerRepository } from './repositories/spend-ledger.repository';
 import { UsageRepository } from './repositories/usage.repository';
 import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
@@ -38,6 +39,7 @@ const repositories = [
   RequestLogsRepository,
   PlatformLimitsRepository,
   UsageRepository,
+  SpendLedgerRepository,
 ];
 
 @Global()

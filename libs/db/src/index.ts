@@ -15,6 +15,7 @@ export * from './repositories/graphs.repository';
 export * from './repositories/inferences.repository';
 export * from './repositories/platform-limits.repository';
 export * from './repositories/request-logs.repository';
+export * from './repositories/spend-ledger.repository';
 export * from './repositories/usage.repository';
 export * from './repositories/tenants.repository';
 export * from './repositories/users.repository';

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LimitExceededError } from '@loci/common';
-import { PlatformLimitsRepository, TenantRow, TenantsRepository } from '@loci/db';
+import { PlatformLimitsRepository, SpendLedgerRepository, TenantRow, TenantsRepository } from '@loci/db';
 import { limitKeys, nextMonthStartMs, nextUtcMidnightMs, secondsToNextMonthStart, secondsToNextUtcMidnight, utcDay, utcMonth } from '../limit-keys';
 import { LIMIT_STORE, LimitStore, SpendScope } from '../limit-store';
+import { LedgeredScope, LedgerMirror } from './ledger-mirror';
 import {
   costCapExceeded,
   dailyQuotaExceeded,
@@ -40,17 +41,23 @@ export interface Reservation {
  * Spend control: admission (concurrency slot, then cost caps, then the daily quota) and a
  * worst-case reservation before every model call, settled to the actual cost after it. A
  * request refused by concurrency never counts against the quota; one refused by a cap never
- * holds a slot. All counting happens in the limit store (Redis, or in-process).
+ * holds a slot. All counting happens in the limit store (Redis, or in-process), whose spend
+ * counters are a cache of the inference ledger: rebuilt from it when the store lost them, and
+ * enforced at the larger of counter and ledger (LedgerMirror).
  */
 @Injectable()
 export class SpendControl {
   private readonly logger = new Logger('SpendControl');
+  private readonly mirror: LedgerMirror;
 
   constructor(
     @Inject(LIMIT_STORE) private readonly store: LimitStore,
     private readonly tenants: TenantsRepository,
     private readonly platform: PlatformLimitsRepository,
-  ) {}
+    ledger: SpendLedgerRepository,
+  ) {
+    this.mirror = new LedgerMirror(store, ledger);
+  }
 
   async admit(client: LimitedClient, options: { countsQuota: boolean }): Promise<Permit> {
     const tenant = await this.tenant(client.tenantId);
@@ -103,27 +110,43 @@ export class SpendControl {
     return this.guarded(async () => {
       const now = await this.store.now();
       const scopes = await this.scopes(tenant, now);
-      const result = await this.store.reserve(reservationId, scopes.map((s) => s.scope), estimateMicros, RESERVATION_LEASE_MS);
+      await this.mirror.ensureSeeded(scopes);
+      // max(counter, ledger): the counter's known shortfall is taken off each cap, so the
+      // store's atomic check is counter + shortfall + amount <= cap.
+      const shortfalls = await this.mirror.shortfalls(scopes);
+      const checked = scopes.map((s, i) =>
+        s.scope.capMicros === null ? s.scope : { ...s.scope, capMicros: Math.max(0, s.scope.capMicros - shortfalls[i]) },
+      );
+      const result = await this.store.reserve(reservationId, checked, estimateMicros, RESERVATION_LEASE_MS);
       // Scopes are ordered month, day, platform, so when several are full the most lasting
       // refusal is the one reported.
-      if (!result.ok) throw this.refusal(scopes[result.scopeIndex], result.committedMicros, now);
+      if (!result.ok) throw this.refusal(scopes[result.scopeIndex], result.committedMicros + shortfalls[result.scopeIndex], now);
       const settleScopes = scopes.map((s) => s.scope);
       return {
         settle: (actualMicros: number) =>
-          this.store.settle(reservationId, settleScopes, actualMicros).catch((error: unknown) => {
-            // The ledger row stays the truth; the counter is rebuilt from it if it drifted.
-            this.logger.error(`settle ${reservationId} failed: ${error instanceof Error ? error.message : error}`);
-          }),
+          // Seeded first: a settle into a counter the store just lost would recreate it with
+          // this call's cost alone, and the rebuild (set-if-absent) would then be refused.
+          // After a rebuild this call's pending row was counted at its estimate and its actual
+          // is added too: an in-flight call at a flush may be counted twice (never forgotten).
+          this.mirror
+            .ensureSeeded(scopes)
+            .then(() => this.store.settle(reservationId, settleScopes, actualMicros))
+            .catch((error: unknown) => {
+              // The ledger row stays the truth; the counter is rebuilt from it if it drifted.
+              this.logger.error(`settle ${reservationId} failed: ${error instanceof Error ? error.message : error}`);
+            }),
       };
     });
   }
 
   private async assertCapsOpen(tenant: TenantRow, now: number): Promise<void> {
     const scopes = await this.scopes(tenant, now);
+    await this.mirror.ensureSeeded(scopes);
+    const shortfalls = await this.mirror.shortfalls(scopes);
     const full: Array<{ kind: ScopeKind; committed: number; cap: number }> = [];
-    for (const s of scopes) {
+    for (const [i, s] of scopes.entries()) {
       if (s.scope.capMicros === null) continue;
-      const committed = await this.store.committed(s.scope.key);
+      const committed = (await this.store.committed(s.scope.key)) + shortfalls[i];
       if (committed >= s.scope.capMicros) full.push({ kind: s.kind, committed, cap: s.scope.capMicros });
     }
     if (full.length === 0) return;
@@ -150,8 +173,10 @@ export class SpendControl {
    * Tenant month and day always (counted even when unlimited), then the platform day for
    * platform-billed tenants; in that order (see reserve).
    */
-  private async scopes(tenant: TenantRow, now: number): Promise<Array<{ kind: ScopeKind; scope: SpendScope }>> {
-    const scopes: Array<{ kind: ScopeKind; scope: SpendScope }> = [
+  private async scopes(tenant: TenantRow, now: number): Promise<Array<SpendControlScope>> {
+    const day = { from: new Date(nextUtcMidnightMs(now) - DAY_MS), to: new Date(nextUtcMidnightMs(now)) };
+    const month = { from: new Date(monthStartMs(now)), to: new Date(nextMonthStartMs(now)) };
+    const scopes: Array<SpendControlScope> = [
       {
         kind: 'month',
         scope: {
@@ -159,6 +184,7 @@ export class SpendControl {
           capMicros: tenant.monthlyCostCapMicros,
           ttlMs: nextMonthStartMs(now) - now + WINDOW_MARGIN_MS,
         },
+        source: { kind: 'tenant-month', tenantId: tenant.id, day, month },
       },
       {
         kind: 'day',
@@ -167,6 +193,7 @@ export class SpendControl {
           capMicros: tenant.dailyCostCapMicros,
           ttlMs: nextUtcMidnightMs(now) - now + WINDOW_MARGIN_MS,
         },
+        source: { kind: 'tenant-day', tenantId: tenant.id, day, month },
       },
     ];
     if (tenant.billing === 'platform') {
@@ -174,6 +201,7 @@ export class SpendControl {
       scopes.push({
         kind: 'platform',
         scope: { key: limitKeys.platformSpendDay(utcDay(now)), capMicros: dailyCostCapMicros, ttlMs: nextUtcMidnightMs(now) - now + WINDOW_MARGIN_MS },
+        source: { kind: 'platform-day', window: day },
       });
     }
     return scopes;
@@ -198,3 +226,11 @@ export class SpendControl {
 }
 
 type ScopeKind = 'day' | 'month' | 'platform';
+type SpendControlScope = LedgeredScope & { kind: ScopeKind };
+
+const DAY_MS = 86_400_000;
+
+function monthStartMs(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}

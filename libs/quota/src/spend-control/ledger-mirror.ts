@@ -1,0 +1,148 @@
+import { Logger } from '@nestjs/common';
+import { SpendLedgerRepository, SpendWindow } from '@loci/db';
+import { LimitStore, SpendScope } from '../limit-store';
+
+/** Where a spend scope's truth is in the inference ledger. */
+export type LedgerSource =
+  | { kind: 'tenant-day' | 'tenant-month'; tenantId: string; day: SpendWindow; month: SpendWindow }
+  | { kind: 'platform-day'; window: SpendWindow };
+
+export interface LedgeredScope {
+  scope: SpendScope;
+  source: LedgerSource;
+}
+
+/**
+ * How long a ledger-vs-counter comparison is trusted (per scope, per process). The trade-off:
+ * enforcement must use the larger of counter and ledger, but a ledger read per model call would
+ * put a SUM over a tenant's month (or the platform's whole day) in front of every call. So the
+ * *shortfall* of the counter (ledger - counter, at least 0) is measured at most once per this
+ * period and per capped scope, and taken off the cap the store checks atomically. Spend the
+ * counter lost (a failover that dropped writes, a counter rebuilt partially) is therefore
+ * enforced within this period; an older shortfall that has meanwhile been repaired keeps the cap
+ * tighter than needed for at most this period (fails safe: may refuse, never overspends).
+ */
+export const LEDGER_CHECK_TTL_MS = 5_000;
+
+/** Suffix of the per-window marker saying "this counter was (re)built from the ledger". */
+export const SEEDED_SUFFIX = ':seeded';
+
+/**
+ * Keeps the limit store's spend counters a cache of the inference ledger (docs/DECISIONS.md,
+ * "Spend control"):
+ *
+ * - **Rebuild.** Before a scope is checked or charged, its per-window marker (`<key>:seeded`,
+ *   same hash tag) is read. Absent means the window's counter was never built in this store or
+ *   the store lost it (Redis flushed or restarted, the in-process store restarted): the counter
+ *   is then set from the ledger with `seedCommitted` (SET NX: several instances may race, the
+ *   first wins, none adds), then the marker is set. Because every reservation and settlement
+ *   passes here first, a counter is always seeded before anything is added to it in a window, so
+ *   a later seed can never overwrite live counting. The marker is read on every call (one GET
+ *   per scope, in parallel) rather than cached: a cached "seeded" would let a settle right after
+ *   a flush recreate the counter with only its own amount, and the seed (NX) would then be
+ *   refused and the day's spend forgotten. The ledger is read only when the marker is absent:
+ *   once per scope per window per process, concurrent callers sharing the read.
+ * - **Enforcement.** `shortfalls` (see LEDGER_CHECK_TTL_MS) for max(counter, ledger).
+ */
+export class LedgerMirror {
+  private readonly logger = new Logger('SpendControl');
+  private readonly reads = new Map<string, Promise<Spent>>();
+  private readonly checked = new Map<string, { shortfall: number; at: number }>();
+  private readonly checking = new Map<string, Promise<number>>();
+
+  constructor(
+    private readonly store: LimitStore,
+    private readonly ledger: SpendLedgerRepository,
+    private readonly clock: () => number = Date.now, // the cache's clock only, never a window's
+  ) {}
+
+  async ensureSeeded(scopes: LedgeredScope[]): Promise<void> {
+    const markers = await Promise.all(scopes.map((s) => this.store.quotaCount(markerKey(s.scope))));
+    await Promise.all(
+      scopes
+        .filter((_, i) => markers[i] === 0)
+        .map(async (s) => {
+          const spent = await this.read(s.source);
+          await this.store.seedCommitted(s.scope, spent);
+          await this.store.seedCommitted({ key: markerKey(s.scope), capMicros: null, ttlMs: s.scope.ttlMs }, 1);
+          this.logger.log(`spend counter ${s.scope.key} built from the ledger (${spent} µ$ unless another instance was first)`);
+        }),
+    );
+  }
+
+  /**
+   * How much the counter of each scope is short of the ledger (0 when it is not), measured at
+   * most every LEDGER_CHECK_TTL_MS. Only capped scopes are measured (nothing to enforce
+   * otherwise). If the ledger cannot be read the last measure (or 0) is used: the counter still
+   * enforces on its own.
+   */
+  async shortfalls(scopes: LedgeredScope[]): Promise<number[]> {
+    return Promise.all(scopes.map((s) => (s.scope.capMicros === null ? 0 : this.shortfall(s))));
+  }
+
+  private async shortfall(s: LedgeredScope): Promise<number> {
+    const key = s.scope.key;
+    const cached = this.checked.get(key);
+    if (cached && this.clock() - cached.at < LEDGER_CHECK_TTL_MS) return cached.shortfall;
+    let pending = this.checking.get(key);
+    if (!pending) {
+      pending = (async () => {
+        try {
+          // Ledger first, counter after: a call reserved in between raises the counter only, so
+          // the measure errs towards a smaller shortfall, never counts one call twice.
+          const ledger = await this.read(s.source);
+          const counter = await this.store.committed(key);
+          const shortfall = Math.max(0, ledger - counter);
+          if (shortfall > 0) this.logger.warn(`spend counter ${key} is ${shortfall} µ$ below the ledger; enforcing the ledger`);
+          this.remember(key, shortfall);
+          return shortfall;
+        } catch (error) {
+          this.logger.warn(`ledger check of ${key} failed: ${error instanceof Error ? error.message : error}`);
+          return cached?.shortfall ?? 0;
+        } finally {
+          this.checking.delete(key);
+        }
+      })();
+      this.checking.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** One ledger read per source at a time; a tenant's day and month come from one statement. */
+  private async read(source: LedgerSource): Promise<number> {
+    const id =
+      source.kind === 'platform-day' ? `p:${source.window.from.toISOString()}` : `t:${source.tenantId}:${source.day.from.toISOString()}`;
+    let read = this.reads.get(id);
+    if (!read) {
+      read = (async (): Promise<Spent> => {
+        try {
+          if (source.kind === 'platform-day') return { platform: await this.ledger.platformSpend(source.window) };
+          const { dayMicros, monthMicros } = await this.ledger.tenantSpend(source.tenantId, source.day, source.month);
+          return { day: dayMicros, month: monthMicros };
+        } finally {
+          this.reads.delete(id);
+        }
+      })();
+      this.reads.set(id, read);
+    }
+    const spent = await read;
+    if (source.kind === 'platform-day') return spent.platform ?? 0;
+    return (source.kind === 'tenant-day' ? spent.day : spent.month) ?? 0;
+  }
+
+  private remember(key: string, shortfall: number): void {
+    const now = this.clock();
+    if (this.checked.size > 10_000) {
+      for (const [k, v] of this.checked) if (now - v.at >= LEDGER_CHECK_TTL_MS) this.checked.delete(k);
+    }
+    this.checked.set(key, { shortfall, at: now });
+  }
+}
+
+interface Spent {
+  day?: number;
+  month?: number;
+  platform?: number;
+}
+
+export const markerKey = (scope: SpendScope) => `${scope.key}${SEEDED_SUFFIX}`;
