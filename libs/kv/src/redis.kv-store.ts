@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { KvStore } from './kv-store';
+import { RedisReadiness } from './redis-readiness';
 
 // INCRBY and the first-write TTL in one round trip, atomically.
 const INCR_WITH_TTL = `
@@ -59,30 +60,10 @@ export class RedisKvStore implements KvStore {
     this.redis.disconnect();
   }
 
-  private connecting?: Promise<void>;
-
-  /**
-   * With the offline queue off, commands issued while connecting must wait for the connection
-   * (at most 2 s); all waiters share one listener.
-   */
-  private async ready(): Promise<void> {
-    if (this.redis.status === 'ready') return;
-    if (!['connecting', 'connect', 'wait', 'reconnecting'].includes(this.redis.status)) {
-      throw new Error(`Redis is not reachable (${this.redis.status})`);
-    }
-    this.connecting ??= new Promise<void>((resolve, reject) => {
-      const onReady = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.redis.off('ready', onReady);
-        reject(new Error('Redis is not reachable'));
-      }, 2000);
-      this.redis.once('ready', onReady);
-    }).finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
+  /** Waits for the initial connection (commands fail fast while Redis is down). */
+  private ready(): Promise<void> {
+    return (this.readiness ??= new RedisReadiness(this.redis)).wait();
   }
+
+  private readiness?: RedisReadiness;
 }

@@ -1,3 +1,4 @@
+import { RedisReadiness } from '@loci/kv';
 import Redis from 'ioredis';
 import {
   ACQUIRE_SLOT,
@@ -168,27 +169,10 @@ export class RedisLimitStore implements LimitStore {
     }
   }
 
-  private connecting?: Promise<void>;
-
-  /** With the offline queue off, commands issued while connecting wait for it (at most 2 s). */
-  private async ready(): Promise<void> {
-    if (this.redis.status === 'ready') return;
-    if (!['connecting', 'connect', 'wait', 'reconnecting'].includes(this.redis.status)) {
-      throw new Error(`Redis is not reachable (${this.redis.status})`);
-    }
-    this.connecting ??= new Promise<void>((resolve, reject) => {
-      const onReady = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.redis.off('ready', onReady);
-        reject(new Error('Redis is not reachable'));
-      }, 2000);
-      this.redis.once('ready', onReady);
-    }).finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
+  /** Waits for the initial connection (commands fail fast while Redis is down). */
+  private ready(): Promise<void> {
+    return (this.readiness ??= new RedisReadiness(this.redis)).wait();
   }
+
+  private readiness?: RedisReadiness;
 }

@@ -1,5 +1,8 @@
 import { SQL, sql } from 'drizzle-orm';
 import { Db, vectorLiteral } from '@loci/db';
+import { bigintArray, chunkVisible, edgeVisible, entityVisible, PROCESSED, Scope } from './visibility.sql';
+
+export type { Scope } from './visibility.sql';
 
 /**
  * The SQL of retrieval. Every statement filters on `tenant_id = $tenant AND graph_id = $graph`
@@ -56,40 +59,6 @@ export interface SupportingChunk extends Omit<ChunkHit, 'score'> {
   edgePosition: number | null;
 }
 
-export interface Scope {
-  tenantId: string;
-  graphId: number;
-}
-
-const PROCESSED = sql.raw(`'processed'`);
-
-/** `ids` as one bigint[] parameter (ids are numbers, so the literal is safe and driver-neutral). */
-const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(',')}}`}::bigint[]`;
-
-/*
- * Visibility is a per-row probe (primary-key lookups), not a semi join: `OFFSET 0` keeps the
- * planner from pulling the EXISTS up into a join. As a join its selectivity is badly
- * underestimated (documents by status and graph), which makes an HNSW scan look like it must
- * walk most of the index, and the planner then sorts the whole graph exactly instead. As a
- * probe it costs per row scanned, which is what it really costs, and the HNSW plan stops after
- * k visible rows.
- */
-const entityVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
-  SELECT 1 FROM entity_documents vd
-  JOIN documents vdoc ON vdoc.tenant_id = vd.tenant_id AND vdoc.id = vd.document_id
-  WHERE vd.tenant_id = ${tenantId} AND vd.entity_id = ${sql.raw(alias)}.id
-    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
-
-const edgeVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
-  SELECT 1 FROM edge_documents vd
-  JOIN documents vdoc ON vdoc.tenant_id = vd.tenant_id AND vdoc.id = vd.document_id
-  WHERE vd.tenant_id = ${tenantId} AND vd.edge_id = ${sql.raw(alias)}.id
-    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
-
-const chunkVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
-  SELECT 1 FROM documents vdoc
-  WHERE vdoc.tenant_id = ${tenantId} AND vdoc.id = ${sql.raw(alias)}.document_id
-    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
 
 /** Runs `work` in a transaction whose HNSW scans continue until enough rows pass the filters. */
 export async function searchTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 import { vectorLiteral } from '@loci/db';
-import { Scope } from '../retrieval.queries';
+import { bigintArray, chunkVisible, edgeVisible, entityVisible, PROCESSED, Scope } from '../visibility.sql';
 
 /**
  * The SQL of gb query (the contract's steps 1–2). Like /v1/query, every statement is scoped to
@@ -8,27 +8,6 @@ import { Scope } from '../retrieval.queries';
  * artifact) supports. Edges are live only (`expired_at IS NULL`) in every statement, so a
  * superseded fact is never retrieved and the cap of the expansion counts live facts only.
  */
-
-const PROCESSED = sql.raw(`'processed'`);
-
-const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(',')}}`}::bigint[]`;
-
-const entityVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
-  SELECT 1 FROM entity_documents vd
-  JOIN documents vdoc ON vdoc.tenant_id = vd.tenant_id AND vdoc.id = vd.document_id
-  WHERE vd.tenant_id = ${tenantId} AND vd.entity_id = ${sql.raw(alias)}.id
-    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
-
-const edgeVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
-  SELECT 1 FROM edge_documents vd
-  JOIN documents vdoc ON vdoc.tenant_id = vd.tenant_id AND vdoc.id = vd.document_id
-  WHERE vd.tenant_id = ${tenantId} AND vd.edge_id = ${sql.raw(alias)}.id
-    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
-
-const chunkVisible = ({ tenantId, graphId }: Scope, alias: string): SQL => sql`EXISTS (
-  SELECT 1 FROM documents vdoc
-  WHERE vdoc.tenant_id = ${tenantId} AND vdoc.id = ${sql.raw(alias)}.document_id
-    AND vdoc.graph_id = ${graphId} AND vdoc.status = ${PROCESSED} OFFSET 0)`;
 
 const entityColumns = sql.raw(`e.id, e.name, e.type, e.description, e.updated_at`);
 
