@@ -10,7 +10,7 @@ import { KvModule } from '@loci/kv';
 import { IngestModule } from '@loci/ingest';
 import { LlmModule } from '@loci/llm';
 import { QuotaModule } from '@loci/quota';
-import { GbQueryService, RetrievalModule } from '@loci/retrieval';
+import { GB_QUERY_SETTINGS, GbQueryService, RetrievalModule } from '@loci/retrieval';
 import { PlatformAdminController } from './admin/platform-admin.controller';
 import { TenantAdminController } from './admin/tenant-admin.controller';
 import { TenantAdminService } from './admin/tenant-admin.service';
@@ -58,7 +58,17 @@ export class AppModule {
         QueryController,
         UsageController,
       ],
-      providers: [TenantAdminService, OperatorBootstrapService, QueryService, GbQueryService, { provide: APP_FILTER, useClass: HttpExceptionFilter }],
+      providers: [
+        TenantAdminService,
+        OperatorBootstrapService,
+        QueryService,
+        GbQueryService,
+        {
+          provide: GB_QUERY_SETTINGS,
+          useValue: { minSimilarity: settings.gb.minSimilarity, maxExpandedEdges: settings.gb.maxExpandedEdges },
+        },
+        { provide: APP_FILTER, useClass: HttpExceptionFilter },
+      ],
     };
   }
 }

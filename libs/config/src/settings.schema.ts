@@ -105,6 +105,8 @@ export const settingsSchema = z.object({
     z.coerce.number().min(0).max(1).default(0.75),
   ),
   LOCI_QUERY_MIN_SIMILARITY: z.preprocess(emptyAsUndefined, z.coerce.number().min(-1).max(1).default(0.15)),
+  LOCI_GB_MIN_SIMILARITY: z.preprocess(emptyAsUndefined, z.coerce.number().min(-1).max(1).default(0.75)),
+  LOCI_GB_MAX_EXPANDED_EDGES: integerFromEnv(100, 1, 10_000),
   LOCI_CHUNK_TOKENS: integerFromEnv(1200, 100, 8000),
   LOCI_CHUNK_OVERLAP_TOKENS: integerFromEnv(100, 0, 1000),
   LOCI_RUN_WORKER: booleanFromEnv(true),

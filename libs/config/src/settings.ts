@@ -16,6 +16,8 @@ export interface Settings {
   llm: LlmSettings;
   ingest: IngestSettings;
   query: { minSimilarity: number };
+  /** gb query: the contract's similarity threshold and one-hop cap (tunable, contract defaults). */
+  gb: { minSimilarity: number; maxExpandedEdges: number };
   /** AES-256-GCM key sealing tenants' own provider keys (32 bytes). */
   encryptionKey: Buffer;
 }
@@ -86,6 +88,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       pricesFile: raw.LOCI_PRICES_FILE,
     },
     query: { minSimilarity: raw.LOCI_QUERY_MIN_SIMILARITY },
+    gb: { minSimilarity: raw.LOCI_GB_MIN_SIMILARITY, maxExpandedEdges: raw.LOCI_GB_MAX_EXPANDED_EDGES },
     ingest: {
       chunkTokens: raw.LOCI_CHUNK_TOKENS,
       chunkOverlapTokens: raw.LOCI_CHUNK_OVERLAP_TOKENS,
