@@ -1,7 +1,7 @@
 import { GraphsRepository, InferencesRepository, RequestLogsRepository } from '@loci/db';
 import { CallContext } from '@loci/llm';
 import { GB_NO_INFORMATION_ANSWER, GbQueryService } from '@loci/retrieval';
-import { createTenantWithPeople, LlmDouble, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
 interface EdgeJson {
@@ -168,10 +168,7 @@ describe('POST /v1/gb/query with an LLM', () => {
   beforeAll(async () => {
     double = await startLlmDouble();
     t = await startTestApp({
-      ANTHROPIC_API_KEY: 'k',
-      ANTHROPIC_BASE_URL: double.anthropicBaseUrl,
-      OPENAI_API_KEY: 'k',
-      OPENAI_BASE_URL: double.openaiBaseUrl,
+      ...llmDoubleEnv(double),
       LOCI_LLM_MAX_RETRIES: '0',
       // Extraction offline, so the graph holds real facts; the query stage uses the double.
       LOCI_EXTRACT_MODEL: 'local:local-nlp-v1',

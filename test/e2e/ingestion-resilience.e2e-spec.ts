@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DocumentsRepository, GraphReadsRepository, GraphsRepository, InferencesRepository } from '@loci/db';
 import { DocumentIngester, DocumentsService, INGEST_DOCUMENT_JOB, IngestWorker, JobQueue } from '@loci/ingest';
 import { StageRunner } from '@loci/llm';
-import { createTenant, embeddingFor, LlmDouble, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenant, embeddingFor, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
 
 /**
  * Ingestion with the real SDKs against the loopback double: entity resolution decided by the
@@ -15,10 +15,7 @@ describe('ingestion with model providers', () => {
   beforeAll(async () => {
     double = await startLlmDouble();
     t = await startTestApp({
-      ANTHROPIC_API_KEY: 'k',
-      ANTHROPIC_BASE_URL: double.anthropicBaseUrl,
-      OPENAI_API_KEY: 'k',
-      OPENAI_BASE_URL: double.openaiBaseUrl,
+      ...llmDoubleEnv(double),
       LOCI_LLM_MAX_RETRIES: '0',
       LOCI_RUN_WORKER: 'false',
       LOCI_CHUNK_TOKENS: '100',

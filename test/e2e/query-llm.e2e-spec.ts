@@ -1,5 +1,5 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, LlmDouble, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
 
 /** POST /v1/query with model providers: the real SDKs against the loopback double. */
 describe('POST /v1/query with an LLM', () => {
@@ -10,10 +10,7 @@ describe('POST /v1/query with an LLM', () => {
   beforeAll(async () => {
     double = await startLlmDouble();
     t = await startTestApp({
-      ANTHROPIC_API_KEY: 'k',
-      ANTHROPIC_BASE_URL: double.anthropicBaseUrl,
-      OPENAI_API_KEY: 'k',
-      OPENAI_BASE_URL: double.openaiBaseUrl,
+      ...llmDoubleEnv(double),
       LOCI_LLM_MAX_RETRIES: '0',
       // Extraction offline, so the graph holds real facts; the question stages use the double.
       LOCI_EXTRACT_MODEL: 'local:local-nlp-v1',

@@ -3,7 +3,7 @@ import { InferencesRepository, PlatformLimitsRepository, TenantsRepository } fro
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { OwnKeysService } from '@loci/llm';
 import { LIMIT_STORE, LimitStore, limitKeys, utcDay, utcMonth } from '@loci/quota';
-import { createTenant, createUser, LlmDouble, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
 import { createApiKey } from '@loci/testing';
 
 /**
@@ -18,10 +18,7 @@ describe('spend control', () => {
   beforeAll(async () => {
     double = await startLlmDouble();
     t = await startTestApp({
-      ANTHROPIC_API_KEY: 'k',
-      ANTHROPIC_BASE_URL: double.anthropicBaseUrl,
-      OPENAI_API_KEY: 'k',
-      OPENAI_BASE_URL: double.openaiBaseUrl,
+      ...llmDoubleEnv(double),
       LOCI_LLM_MAX_RETRIES: '0',
       LOCI_EXTRACT_MODEL: 'local:local-nlp-v1',
       LOCI_SUMMARIZE_MODEL: 'local:local-nlp-v1',

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { Database, DATABASE, inferences, InferencesRepository, PlatformLimitsRepository, queryRows, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { LIMIT_STORE, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createTenant, createUser, LlmDouble, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
 import { createApp } from '../../apps/api/src/create-app';
 import { LEDGER_CHECK_TTL_MS } from '../../libs/quota/src/spend-control/ledger-mirror';
 
@@ -29,10 +29,7 @@ describe('spend control under faults', () => {
   beforeAll(async () => {
     double = await startLlmDouble();
     t = await startTestApp({
-      ANTHROPIC_API_KEY: 'k',
-      ANTHROPIC_BASE_URL: double.anthropicBaseUrl,
-      OPENAI_API_KEY: 'k',
-      OPENAI_BASE_URL: double.openaiBaseUrl,
+      ...llmDoubleEnv(double),
       LOCI_LLM_MAX_RETRIES: '0',
       LOCI_LLM_TIMEOUT_MS: '1000',
       LOCI_EXTRACT_MODEL: 'local:local-nlp-v1',

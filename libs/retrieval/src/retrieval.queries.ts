@@ -1,6 +1,7 @@
 import { SQL, sql } from 'drizzle-orm';
 import { Db, vectorLiteral } from '@loci/db';
 import { bigintArray, chunkVisible, edgeVisible, entityVisible, PROCESSED, Scope } from './visibility.sql';
+import type { RetrievedRelation } from './retrieval.types';
 
 export type { Scope } from './visibility.sql';
 
@@ -27,18 +28,8 @@ export interface EntityHit {
   score: number;
 }
 
-export interface EdgeHit {
-  id: number;
-  sourceId: number;
-  targetId: number;
-  source: string;
-  target: string;
-  relation: string;
-  description: string | null;
-  keywords: string | null;
-  weight: number;
-  validAt: Date | null;
-  invalidAt: Date | null;
+/** A relation as the SQL finds it, before budgets: the retrieved shape plus its score. */
+export interface EdgeHit extends RetrievedRelation {
   /** Cosine similarity for vector hits; null for edges found by expansion. */
   score: number | null;
 }

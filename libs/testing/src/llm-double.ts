@@ -220,3 +220,13 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_double', 'x-request-id': 'req_double', ...headers });
   res.end(text);
 }
+
+/** Settings that point both providers' SDKs at the double (with a placeholder platform key). */
+export function llmDoubleEnv(double: LlmDouble): Record<string, string> {
+  return {
+    ANTHROPIC_API_KEY: 'k',
+    ANTHROPIC_BASE_URL: double.anthropicBaseUrl,
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: double.openaiBaseUrl,
+  };
+}
