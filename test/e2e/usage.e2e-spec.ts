@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InferencesRepository, RequestLogsRepository } from '@loci/db';
-import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { InferencesRepository, RequestLogsRepository, TenantsRepository } from '@loci/db';
+import { createApiKey, createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
 
 describe('usage', () => {
   let t: TestApp;
@@ -46,6 +46,7 @@ describe('usage', () => {
         tokens_in: 300,
         tokens_out: 30,
         cost_usd: { platform: 0.014, own_key: 0.0007 },
+        refusals: {},
       },
     ]);
     const all = await t.http.get('/v1/admin/usage').set('Authorization', `Bearer ${operator.token}`).expect(200);
@@ -59,6 +60,30 @@ describe('usage', () => {
     await t.http.get('/v1/admin/usage').set('Authorization', `Bearer ${a.admin.token}`).expect(403);
     const tenant = await t.http.get(`/v1/admin/tenants/${a.tenant.id}`).set('Authorization', `Bearer ${operator.token}`).expect(200);
     expect(tenant.body.spend).toEqual({ today_usd: 0.0147, this_month_usd: 0.0147 });
+  });
+
+  it('counts requests refused by a spend limit, by kind, on both surfaces, per tenant', async () => {
+    const c = await createTenantWithPeople(t.app);
+    const limits = { dailyCostCapMicros: 0, monthlyCostCapMicros: null, dailyQueryQuota: null, maxConcurrentQueries: null };
+    await t.app.get(TenantsRepository).updateLimits(c.tenant.id, limits);
+    const ask = () => t.http.post('/v1/query').set('Authorization', `Bearer ${c.member.token}`).send({ query: 'Where does Alice work?' });
+    await ask().expect(402);
+    await ask().expect(402);
+    const key = await createApiKey(t.app, c.tenant.id);
+    await t.http.post('/v1/gb/query').set('Authorization', `Bearer ${key.key}`).send({ user_id: 'u1', query: 'Where does Alice work?' }).expect(402);
+    // An API-key context question spends nothing and is never refused.
+    await t.http.post('/v1/query').set('Authorization', `Bearer ${key.key}`).send({ query: 'Where does Alice work?' }).expect(200);
+    await t.app.get(TenantsRepository).updateLimits(c.tenant.id, { ...limits, dailyCostCapMicros: null, dailyQueryQuota: 0 });
+    await ask().expect(429);
+
+    const usage = await t.http.get('/v1/usage').set('Authorization', `Bearer ${c.admin.token}`).expect(200);
+    expect(usage.body.items).toEqual([
+      expect.objectContaining({ tenant_id: c.tenant.id, day: today, refusals: { cost_cap_exceeded: 3, daily_query_quota_exceeded: 1 } }),
+    ]);
+    const other = await t.http.get('/v1/usage').set('Authorization', `Bearer ${b.admin.token}`).expect(200);
+    expect(other.body.items).toEqual([expect.objectContaining({ tenant_id: b.tenant.id, refusals: {} })]);
+    const operatorView = await t.http.get(`/v1/admin/usage?tenant_id=${c.tenant.id}`).set('Authorization', `Bearer ${operator.token}`).expect(200);
+    expect(operatorView.body.items).toEqual(usage.body.items);
   });
 
   it('validates the range', async () => {

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthModule } from '@loci/auth';
@@ -20,6 +20,7 @@ import { DocumentsController } from './documents/documents.controller';
 import { GbQueryController } from './gb/gb-query.controller';
 import { RememberController } from './gb/remember.controller';
 import { HealthController } from './health/health.controller';
+import { RecordRefusalsInterceptor } from './limits/record-refusals.interceptor';
 import { loggerOptions } from './logging';
 import { MeController } from './me/me.controller';
 import { OperatorBootstrapService } from './operator-bootstrap.service';
@@ -68,6 +69,7 @@ export class AppModule {
           useValue: { minSimilarity: settings.gb.minSimilarity, maxExpandedEdges: settings.gb.maxExpandedEdges },
         },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: RecordRefusalsInterceptor },
       ],
     };
   }

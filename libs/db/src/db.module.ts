@@ -9,6 +9,7 @@ import { GraphReadsRepository } from './repositories/graph-reads.repository';
 import { GraphWritesRepository } from './repositories/graph-writes.repository';
 import { GraphsRepository } from './repositories/graphs.repository';
 import { InferencesRepository } from './repositories/inferences.repository';
+import { LimitRefusalsRepository } from './repositories/limit-refusals.repository';
 import { PlatformLimitsRepository } from './repositories/platform-limits.repository';
 import { RequestLogsRepository } from './repositories/request-logs.repository';
 import { SpendLedgerRepository } from './repositories/spend-ledger.repository';
@@ -40,6 +41,7 @@ const repositories = [
   PlatformLimitsRepository,
   UsageRepository,
   SpendLedgerRepository,
+  LimitRefusalsRepository,
 ];
 
 @Global()

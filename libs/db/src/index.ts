@@ -13,6 +13,7 @@ export * from './repositories/graph-reads.repository';
 export * from './repositories/graph-writes.repository';
 export * from './repositories/graphs.repository';
 export * from './repositories/inferences.repository';
+export * from './repositories/limit-refusals.repository';
 export * from './repositories/platform-limits.repository';
 export * from './repositories/request-logs.repository';
 export * from './repositories/spend-ledger.repository';

@@ -9,8 +9,8 @@ import { toUsageResponse, usageQuery, usageResponse } from './usage.dto';
 
 /**
  * Usage per tenant per UTC day, from the inference ledger and the request log: questions,
- * model calls, tokens, and cost split by who pays (platform or the tenant's own key).
- * Refusals (402/429) are not counted here yet.
+ * model calls, tokens, cost split by who pays (platform or the tenant's own key), and the
+ * requests refused by a spend limit, by kind.
  */
 @ApiTags('usage')
 @ApiBearerAuth('jwt')

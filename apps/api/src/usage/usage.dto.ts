@@ -33,6 +33,9 @@ export const usageResponse = z.object({
       tokens_in: z.number().int(),
       tokens_out: z.number().int(),
       cost_usd: z.object({ platform: z.number(), own_key: z.number() }),
+      refusals: z
+        .record(z.string(), z.number().int())
+        .describe('requests refused by a spend limit, by kind: cost_cap_exceeded, cost_cap_monthly_exceeded, platform_budget_paused, daily_query_quota_exceeded, too_many_concurrent_queries, limits_unavailable'),
     }),
   ),
 });
@@ -49,6 +52,7 @@ export function toUsageResponse(range: { from: Date; to: Date }, days: UsageDay[
       tokens_in: d.tokensIn,
       tokens_out: d.tokensOut,
       cost_usd: { platform: microsToUsd(d.costPlatformMicros), own_key: microsToUsd(d.costOwnKeyMicros) },
+      refusals: d.refusals,
     })),
   };
 }

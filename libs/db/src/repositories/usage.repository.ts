@@ -12,11 +12,13 @@ export interface UsageDay {
   tokensOut: number;
   costPlatformMicros: number;
   costOwnKeyMicros: number;
+  /** Requests refused by a spend limit, by refusal kind (`cost_cap_exceeded`, …). */
+  refusals: Record<string, number>;
 }
 
 /**
- * Usage read from the inference ledger and the request log (the truth), per tenant per UTC
- * day. Calls still pending count at their estimated (worst-case) cost.
+ * Usage read from the inference ledger, the request log (the truth) and the refusal counters,
+ * per tenant per UTC day. Calls still pending count at their estimated (worst-case) cost.
  */
 @Injectable()
 export class UsageRepository {
@@ -24,7 +26,7 @@ export class UsageRepository {
 
   async byTenantDay(range: { from: Date; to: Date; tenantId?: string }): Promise<UsageDay[]> {
     const tenantFilter = (column: string) => (range.tenantId ? sql`AND ${sql.raw(column)} = ${range.tenantId}` : sql``);
-    const rows = await queryRows<Record<string, string | number>>(
+    const rows = await queryRows<Record<string, unknown>>(
       this.database.db,
       sql`WITH calls AS (
             SELECT tenant_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
@@ -43,12 +45,24 @@ export class UsageRepository {
             FROM request_logs
             WHERE created_at >= ${range.from} AND created_at < ${range.to} ${tenantFilter('request_logs.tenant_id')}
             GROUP BY 1, 2
+          ), refusals AS (
+            SELECT tenant_id, to_char(day, 'YYYY-MM-DD') AS day, jsonb_object_agg(kind, count) AS by_kind
+            FROM limit_refusals
+            WHERE day >= (${range.from}::timestamptz AT TIME ZONE 'UTC')::date
+              AND day < (${range.to}::timestamptz AT TIME ZONE 'UTC')::date ${tenantFilter('limit_refusals.tenant_id')}
+            GROUP BY 1, 2
+          ), days AS (
+            SELECT tenant_id, day FROM calls UNION SELECT tenant_id, day FROM questions UNION SELECT tenant_id, day FROM refusals
           )
-          SELECT coalesce(c.tenant_id, q.tenant_id) AS tenant_id, coalesce(c.day, q.day) AS day,
+          SELECT d.tenant_id, d.day,
                  coalesce(q.questions, 0) AS questions, coalesce(c.model_calls, 0) AS model_calls,
                  coalesce(c.tokens_in, 0) AS tokens_in, coalesce(c.tokens_out, 0) AS tokens_out,
-                 coalesce(c.cost_platform, 0) AS cost_platform, coalesce(c.cost_own_key, 0) AS cost_own_key
-          FROM calls c FULL OUTER JOIN questions q ON q.tenant_id = c.tenant_id AND q.day = c.day
+                 coalesce(c.cost_platform, 0) AS cost_platform, coalesce(c.cost_own_key, 0) AS cost_own_key,
+                 coalesce(r.by_kind, '{}'::jsonb) AS refusals
+          FROM days d
+          LEFT JOIN calls c ON c.tenant_id = d.tenant_id AND c.day = d.day
+          LEFT JOIN questions q ON q.tenant_id = d.tenant_id AND q.day = d.day
+          LEFT JOIN refusals r ON r.tenant_id = d.tenant_id AND r.day = d.day
           ORDER BY 2, 1`,
     );
     return rows.map((r) => ({
@@ -60,6 +74,7 @@ export class UsageRepository {
       tokensOut: Number(r.tokens_out),
       costPlatformMicros: Number(r.cost_platform),
       costOwnKeyMicros: Number(r.cost_own_key),
+      refusals: countsOf(r.refusals),
     }));
   }
 
@@ -72,4 +87,10 @@ export class UsageRepository {
     );
     return Number(row?.spent ?? 0);
   }
+}
+
+/** jsonb arrives parsed from pg, as text from some drivers. */
+function countsOf(value: unknown): Record<string, number> {
+  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  return Object.fromEntries(Object.entries((parsed ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Number(v)]));
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  date,
   foreignKey,
   index,
   integer,
@@ -117,6 +118,25 @@ export const requestLogs = pgTable(
     primaryKey({ columns: [t.tenantId, t.id] }),
     foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
     index('request_logs_tenant_created_idx').on(t.tenantId, t.createdAt),
+  ],
+);
+
+/**
+ * Requests refused by a spend limit (402/429/503 `limits_unavailable`), counted per tenant, UTC
+ * day and refusal kind (the error code). One upserted counter row rather than a row per refusal:
+ * a client hammering a closed cap must not grow a table.
+ */
+export const limitRefusals = pgTable(
+  'limit_refusals',
+  {
+    tenantId: tenantIdColumn(),
+    day: date('day', { mode: 'string' }).notNull(),
+    kind: text('kind').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.day, t.kind] }),
+    foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
   ],
 );
 
