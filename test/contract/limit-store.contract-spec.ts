@@ -231,6 +231,20 @@ describe(`limit-store contract (${onRedis ? 'Redis' : 'memory'})`, () => {
       await store.seedCommitted(settledFirst, 5_000);
       await expect(store.committed(settledFirst.key)).resolves.toBe(100);
     });
+
+    it('marks a scope seeded for its window, seen by every instance; counting alone does not', async () => {
+      const [seededScope, counted, shortLived] = [scope('seeded', null), scope('counted', null), { ...scope('short', null), ttlMs: 150 }];
+      await expect(store.seeded([seededScope.key, counted.key, shortLived.key])).resolves.toEqual([false, false, false]);
+      const r = id('r');
+      await store.reserve(r, [counted], 100, 60_000);
+      await store.settle(r, [counted], 100);
+      await Promise.all([store.seedCommitted(seededScope, 3_000), store.seedCommitted(shortLived, 1)]);
+      await expect(other.seeded([seededScope.key, counted.key, shortLived.key])).resolves.toEqual([true, false, true]);
+      await expect(store.seeded([])).resolves.toEqual([]);
+      await sleep(250);
+      await expect(store.seeded([seededScope.key, shortLived.key])).resolves.toEqual([true, false]);
+      await expect(store.committed(shortLived.key)).resolves.toBe(0);
+    });
   });
 
   describe('concurrency slots', () => {

@@ -146,6 +146,13 @@ redis.call('PEXPIRE', KEYS[1], lease)
 return 1
 `);
 
+/** KEYS: S, its seeded marker. ARGV: settled micros, ttlMs. Sets S only if absent; marks it seeded. */
+export const SEED_COMMITTED = script(`
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX')
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
+return 1
+`);
+
 /** KEYS: S, exp, amt, sum. Reply: committed micros after sweeping. */
 export const COMMITTED = script(`
 sweep(1)

@@ -42,9 +42,16 @@ export interface LimitStore {
   committed(scopeKey: string): Promise<number>;
   /**
    * Rebuild after a Redis flush: sets the settled counter from the ledger sum only if the key is
-   * absent (set-if-absent, never additive: several instances may do it at once).
+   * absent (set-if-absent, never additive: several instances may do it at once), and in the same
+   * atomic step marks the scope seeded for its ttl (see `seeded`).
    */
   seedCommitted(scope: SpendScope, settledMicros: number): Promise<void>;
+  /**
+   * Whether each scope's counter was seeded in this store for its window, in one round trip.
+   * false means the store never counted this window or lost it (flush, restart): its counter
+   * must be rebuilt from the ledger before anything is added to it.
+   */
+  seeded(scopeKeys: string[]): Promise<boolean[]>;
   /** Concurrency slots as leases scored by expiry (server time). Sweeps, then admits if fewer than `limit` live. Idempotent per leaseId. */
   acquireSlot(key: string, leaseId: string, limit: number, leaseMs: number): Promise<{ ok: boolean; active: number }>;
   /** Sets a live lease's expiry to now + leaseMs; false if it expired or was released. */

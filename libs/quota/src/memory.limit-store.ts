@@ -35,6 +35,7 @@ export class MemoryLimitStore implements LimitStore {
   private readonly records = new Map<string, ReservationRecord>();
   private readonly settledIds = new Map<string, number>(); // id → remembered until
   private readonly slots = new Map<string, Map<string, number>>(); // key → lease id → expiry
+  private readonly seededUntil = new Map<string, number>(); // scope key → seeded for its window until
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -113,8 +114,17 @@ export class MemoryLimitStore implements LimitStore {
     assertScopes([scope]);
     assertMicros('settledMicros', settledMicros);
     const now = this.clock();
-    if (this.counter(scope.key, now)) return;
-    this.counters.set(scope.key, { value: settledMicros, expiresAt: now + scope.ttlMs });
+    if (!this.counter(scope.key, now)) this.counters.set(scope.key, { value: settledMicros, expiresAt: now + scope.ttlMs });
+    this.seededUntil.set(scope.key, now + scope.ttlMs);
+  }
+
+  async seeded(scopeKeys: string[]): Promise<boolean[]> {
+    const now = this.clock();
+    return scopeKeys.map((key) => {
+      const until = this.seededUntil.get(key);
+      if (until !== undefined && until <= now) this.seededUntil.delete(key);
+      return until !== undefined && until > now;
+    });
   }
 
   async acquireSlot(key: string, leaseId: string, limit: number, leaseMs: number): Promise<{ ok: boolean; active: number }> {
@@ -164,7 +174,7 @@ export class MemoryLimitStore implements LimitStore {
   }
 
   async close(): Promise<void> {
-    for (const map of [this.counters, this.held, this.records, this.settledIds, this.slots]) map.clear();
+    for (const map of [this.counters, this.held, this.records, this.settledIds, this.slots, this.seededUntil]) map.clear();
   }
 
   private sweep(scopeKey: string, now: number): void {

@@ -9,6 +9,7 @@ import {
   RENEW_RESERVATION,
   RENEW_SLOT,
   RESERVE,
+  SEED_COMMITTED,
   SETTLE,
 } from './limit-scripts';
 import {
@@ -22,6 +23,8 @@ import {
   SpendScope,
 } from './limit-store';
 
+/** Same hash tag as the scope's counter (the suffix follows it). */
+const seededMarker = (scopeKey: string) => `${scopeKey}:seeded`;
 const scopeKeys = (key: string) => [key, `${key}:res:exp`, `${key}:res:amt`, `${key}:res:sum`];
 
 function assertLimit(limit: number): void {
@@ -109,10 +112,17 @@ export class RedisLimitStore implements LimitStore {
   async seedCommitted(scope: SpendScope, settledMicros: number): Promise<void> {
     assertScopes([scope]);
     assertMicros('settledMicros', settledMicros);
+    // NX makes concurrent rebuilds from several instances harmless (the first wins, nothing is
+    // added twice); the marker is set in the same script, so a counter is never marked without
+    // being there.
+    await this.run(SEED_COMMITTED, [scope.key, seededMarker(scope.key)], [String(settledMicros), String(scope.ttlMs)]);
+  }
+
+  async seeded(scopeKeys: string[]): Promise<boolean[]> {
+    if (scopeKeys.length === 0) return [];
     await this.ready();
-    // One command, so atomic on its own: NX makes concurrent rebuilds from several instances
-    // harmless (the first wins, nothing is added twice).
-    await this.redis.set(scope.key, String(settledMicros), 'PX', scope.ttlMs, 'NX');
+    const markers = await this.redis.mget(...scopeKeys.map(seededMarker));
+    return markers.map((marker) => marker !== null);
   }
 
   async acquireSlot(key: string, leaseId: string, limit: number, leaseMs: number): Promise<{ ok: boolean; active: number }> {

@@ -24,23 +24,21 @@ export interface LedgeredScope {
  */
 export const LEDGER_CHECK_TTL_MS = 5_000;
 
-/** Suffix of the per-window marker saying "this counter was (re)built from the ledger". */
-export const SEEDED_SUFFIX = ':seeded';
-
 /**
  * Keeps the limit store's spend counters a cache of the inference ledger (docs/DECISIONS.md,
  * "Spend control"):
  *
- * - **Rebuild.** Before a scope is checked or charged, its per-window marker (`<key>:seeded`,
- *   same hash tag) is read. Absent means the window's counter was never built in this store or
- *   the store lost it (Redis flushed or restarted, the in-process store restarted): the counter
- *   is then set from the ledger with `seedCommitted` (SET NX: several instances may race, the
- *   first wins, none adds), then the marker is set. Because every reservation and settlement
+ * - **Rebuild.** Before a scope is checked or charged, the store is asked whether its counter
+ *   was seeded for the window (`seeded`, one round trip for all scopes). Not seeded means the
+ *   window's counter was never built in this store or the store lost it (Redis flushed or
+ *   restarted, the in-process store restarted): the counter is then set from the ledger with
+ *   `seedCommitted` (set-if-absent: several instances may race, the first wins, none adds; the
+ *   seeded mark is set in the same atomic step). Because every reservation and settlement
  *   passes here first, a counter is always seeded before anything is added to it in a window, so
- *   a later seed can never overwrite live counting. The marker is read on every call (one GET
- *   per scope, in parallel) rather than cached: a cached "seeded" would let a settle right after
+ *   a later seed can never overwrite live counting. The mark is read on every call rather than
+ *   cached: a cached "seeded" would let a settle right after
  *   a flush recreate the counter with only its own amount, and the seed (NX) would then be
- *   refused and the day's spend forgotten. The ledger is read only when the marker is absent:
+ *   refused and the day's spend forgotten. The ledger is read only when the scope is not seeded:
  *   once per scope per window per process, concurrent callers sharing the read.
  * - **Enforcement.** `shortfalls` (see LEDGER_CHECK_TTL_MS) for max(counter, ledger).
  */
@@ -57,14 +55,13 @@ export class LedgerMirror {
   ) {}
 
   async ensureSeeded(scopes: LedgeredScope[]): Promise<void> {
-    const markers = await Promise.all(scopes.map((s) => this.store.quotaCount(markerKey(s.scope))));
+    const seeded = await this.store.seeded(scopes.map((s) => s.scope.key));
     await Promise.all(
       scopes
-        .filter((_, i) => markers[i] === 0)
+        .filter((_, i) => !seeded[i])
         .map(async (s) => {
           const spent = await this.read(s.source);
           await this.store.seedCommitted(s.scope, spent);
-          await this.store.seedCommitted({ key: markerKey(s.scope), capMicros: null, ttlMs: s.scope.ttlMs }, 1);
           this.logger.log(`spend counter ${s.scope.key} built from the ledger (${spent} µ$ unless another instance was first)`);
         }),
     );
@@ -145,4 +142,3 @@ interface Spent {
   platform?: number;
 }
 
-export const markerKey = (scope: SpendScope) => `${scope.key}${SEEDED_SUFFIX}`;
