@@ -247,6 +247,131 @@ describe(`limit-store contract (${onRedis ? 'Redis' : 'memory'})`, () => {
     });
   });
 
+  describe('admit (a request admission in one step)', () => {
+    const DAY = 86_400_000;
+    /** The server's current UTC day, as SpendControl names its keys. */
+    async function today() {
+      const now = await store.now();
+      const fromMs = Math.floor(now / DAY) * DAY;
+      return { fromMs, toMs: fromMs + DAY };
+    }
+    async function seeded(...scopes: SpendScope[]) {
+      for (const s of scopes) await store.seedCommitted(s, 0);
+      return scopes;
+    }
+    async function settled(s: SpendScope, micros: number) {
+      const r = id('r');
+      await store.reserve(r, [s], micros, 60_000);
+      await store.settle(r, [s], micros);
+    }
+
+    it('takes a slot and counts the quota when everything fits', async () => {
+      const [month, day] = await seeded(scope('month', 10_000), scope('day', null));
+      const slots = key('slots');
+      const quota = key('quota');
+      const request = {
+        window: await today(),
+        slot: { key: slots, leaseId: 'a', limit: 2, leaseMs: 60_000 },
+        scopes: [month, day],
+        quota: { key: quota, limit: 5, ttlMs: 60_000 },
+      };
+      await expect(store.admit(request)).resolves.toEqual({ ok: true, slotsActive: 1, quotaCount: 1 });
+      await expect(other.admit({ ...request, slot: { ...request.slot, leaseId: 'b' } })).resolves.toEqual({ ok: true, slotsActive: 2, quotaCount: 2 });
+      await expect(store.admit({ window: await today(), scopes: [month] })).resolves.toEqual({ ok: true, slotsActive: null, quotaCount: null });
+      await expect(store.releaseSlot(slots, 'a')).resolves.toBe(true);
+    });
+
+    it('refuses outside the window with the server time, taking nothing', async () => {
+      const [day] = await seeded(scope('day', null));
+      const quota = key('quota');
+      const { fromMs } = await today();
+      const result = await store.admit({ window: { fromMs: fromMs - 86_400_000, toMs: fromMs }, scopes: [day], quota: { key: quota, limit: 5, ttlMs: 60_000 } });
+      expect(result).toMatchObject({ ok: false, reason: 'window' });
+      expect(Math.abs((result as { nowMs: number }).nowMs - (await store.now()))).toBeLessThan(5_000);
+      await expect(store.quotaCount(quota)).resolves.toBe(0);
+    });
+
+    it('names the unseeded scopes and takes nothing until they are seeded', async () => {
+      const [month] = await seeded(scope('month', null));
+      const day = scope('day', null);
+      const slots = key('slots');
+      const request = { window: await today(), slot: { key: slots, leaseId: 'a', limit: 1, leaseMs: 60_000 }, scopes: [month, day] };
+      await expect(store.admit(request)).resolves.toEqual({ ok: false, reason: 'unseeded', scopeIndexes: [1] });
+      await expect(store.acquireSlot(slots, 'probe', 1, 60_000)).resolves.toEqual({ ok: true, active: 1 });
+      await store.releaseSlot(slots, 'probe');
+      await store.seedCommitted(day, 0);
+      await expect(store.admit(request)).resolves.toMatchObject({ ok: true });
+    });
+
+    it('a full slot refuses first and counts no quota; a cap refusal holds no slot and counts no quota', async () => {
+      const [month, day] = await seeded(scope('month', 5_000), scope('day', 2_000));
+      const slots = key('slots');
+      const quota = key('quota');
+      const base = { window: await today(), scopes: [month, day], quota: { key: quota, limit: 5, ttlMs: 60_000 } };
+      await store.acquireSlot(slots, 'holder', 1, 60_000);
+      await expect(store.admit({ ...base, slot: { key: slots, leaseId: 'x', limit: 1, leaseMs: 60_000 } })).resolves.toEqual({ ok: false, reason: 'slot', active: 1 });
+      await expect(store.quotaCount(quota)).resolves.toBe(0);
+      await store.releaseSlot(slots, 'holder');
+
+      await settled(month, 5_000);
+      await settled(day, 2_500);
+      await expect(store.admit({ ...base, slot: { key: slots, leaseId: 'x', limit: 1, leaseMs: 60_000 } })).resolves.toEqual({
+        ok: false,
+        reason: 'caps',
+        full: [
+          { scopeIndex: 0, committedMicros: 5_000 },
+          { scopeIndex: 1, committedMicros: 2_500 },
+        ],
+      });
+      await expect(store.quotaCount(quota)).resolves.toBe(0);
+      await expect(store.acquireSlot(slots, 'probe', 1, 60_000)).resolves.toEqual({ ok: true, active: 1 });
+    });
+
+    it('a live reservation counts toward a cap: committed = settled + reserved', async () => {
+      const [day] = await seeded(scope('day', 1_000));
+      await store.reserve(id('r'), [day], 1_000, 60_000);
+      await expect(store.admit({ window: await today(), scopes: [day] })).resolves.toEqual({
+        ok: false,
+        reason: 'caps',
+        full: [{ scopeIndex: 0, committedMicros: 1_000 }],
+      });
+    });
+
+    it('an exhausted quota refuses and holds no slot; a refund gives one back, never below 0', async () => {
+      const [day] = await seeded(scope('day', null));
+      const slots = key('slots');
+      const quota = key('quota');
+      const request = (leaseId: string) => ({
+        window: { fromMs: 0, toMs: 8_640_000_000_000 },
+        slot: { key: slots, leaseId, limit: 5, leaseMs: 60_000 },
+        scopes: [day],
+        quota: { key: quota, limit: 1, ttlMs: 60_000 },
+      });
+      await expect(store.admit(request('a'))).resolves.toMatchObject({ ok: true, quotaCount: 1 });
+      await expect(store.admit(request('b'))).resolves.toEqual({ ok: false, reason: 'quota', count: 1 });
+      await expect(store.releaseSlot(slots, 'b')).resolves.toBe(false);
+      await store.refundQuota(quota);
+      await store.refundQuota(quota);
+      await expect(store.quotaCount(quota)).resolves.toBe(0);
+      await expect(store.admit(request('c'))).resolves.toMatchObject({ ok: true, quotaCount: 1 });
+    });
+
+    it('slot limit 2, 10 concurrent admissions from two instances: exactly 2 admitted, quota counted 2', async () => {
+      const [day] = await seeded(scope('day', null));
+      const slots = key('slots');
+      const quota = key('quota');
+      const window = await today();
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? other : store).admit({ window, slot: { key: slots, leaseId: `l${i}`, limit: 2, leaseMs: 60_000 }, scopes: [day], quota: { key: quota, limit: 100, ttlMs: 60_000 } }),
+        ),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(2);
+      expect(results.filter((r) => !r.ok && r.reason === 'slot')).toHaveLength(8);
+      await expect(store.quotaCount(quota)).resolves.toBe(2);
+    });
+  });
+
   describe('concurrency slots', () => {
     it('limit 2, 10 concurrent acquires: exactly 2 admitted', async () => {
       const slots = key('slots');

@@ -198,3 +198,63 @@ count = redis.call('INCR', KEYS[1])
 if redis.call('PTTL', KEYS[1]) == -1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return {1, count}
 `);
+
+/** KEYS: quota counter. Reply: the count after giving one back (never below 0). */
+export const REFUND_QUOTA = script(`
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count <= 0 then return 0 end
+return redis.call('DECR', KEYS[1])
+`);
+
+/**
+ * A request's whole admission in one script (AdmissionRequest): window, seeded marks, slot,
+ * caps, quota; nothing is taken unless all pass.
+ * KEYS: slot zset, quota counter, then 5 per scope (S, exp, amt, sum, seeded marker).
+ * ARGV: leaseId, slot limit ('' = none), slot leaseMs, quota limit ('' = none), quota ttlMs,
+ *       window from, window to, n, then per scope: cap ('' = unlimited).
+ * Reply: {'ok', active|-1, count|-1} | {'window', now} | {'unseeded', {i...}} | {'slot', active}
+ *        | {'caps', {i, committed, i, committed...}} | {'quota', count}  (scope indexes from 0).
+ */
+export const ADMIT = script(`
+if now < tonumber(ARGV[6]) or now >= tonumber(ARGV[7]) then return {'window', string.format('%d', now)} end
+local n = tonumber(ARGV[8])
+local unseeded = {}
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[3 + (i - 1) * 5 + 4]) == 0 then table.insert(unseeded, i - 1) end
+end
+if #unseeded > 0 then return {'unseeded', unseeded} end
+local slotted = ARGV[2] ~= ''
+if slotted then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  local active = redis.call('ZCARD', KEYS[1])
+  if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and active >= tonumber(ARGV[2]) then return {'slot', active} end
+end
+local full = {}
+for i = 1, n do
+  local cap = ARGV[8 + i]
+  if cap ~= '' then
+    local b = 3 + (i - 1) * 5
+    sweep(b)
+    local c = committed(b)
+    if c >= tonumber(cap) then
+      table.insert(full, i - 1)
+      table.insert(full, string.format('%d', c))
+    end
+  end
+end
+if #full > 0 then return {'caps', full} end
+local count = -1
+if ARGV[4] ~= '' then
+  count = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if count >= tonumber(ARGV[4]) then return {'quota', count} end
+  count = redis.call('INCR', KEYS[2])
+  if redis.call('PTTL', KEYS[2]) == -1 then redis.call('PEXPIRE', KEYS[2], ARGV[5]) end
+end
+local active = -1
+if slotted then
+  redis.call('ZADD', KEYS[1], string.format('%d', now + tonumber(ARGV[3])), ARGV[1])
+  keep_for(KEYS[1], tonumber(ARGV[3]))
+  active = redis.call('ZCARD', KEYS[1])
+end
+return {'ok', active, count}
+`);

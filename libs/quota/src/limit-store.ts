@@ -17,6 +17,30 @@ export type ReserveResult =
   | { ok: true; committedMicros: number[] }
   | { ok: false; scopeIndex: number; committedMicros: number; capMicros: number };
 
+/**
+ * One request's admission, checked and taken in one atomic step (one round trip on Redis):
+ * the server time must fall in `window` (the UTC day the scope keys were named for), every
+ * scope must be seeded, then a concurrency slot, the caps (committed >= cap refuses), then the
+ * daily quota. Nothing is taken unless everything passes.
+ */
+export interface AdmissionRequest {
+  window: { fromMs: number; toMs: number };
+  slot?: { key: string; leaseId: string; limit: number; leaseMs: number };
+  scopes: Array<{ key: string; capMicros: number | null }>;
+  quota?: { key: string; limit: number; ttlMs: number };
+}
+
+export type AdmissionResult =
+  | { ok: true; slotsActive: number | null; quotaCount: number | null }
+  /** The server's clock is outside the window the keys were named for: name them again from nowMs. */
+  | { ok: false; reason: 'window'; nowMs: number }
+  /** These scopes' counters are not seeded in this store (flushed, new): seed, then ask again. */
+  | { ok: false; reason: 'unseeded'; scopeIndexes: number[] }
+  | { ok: false; reason: 'slot'; active: number }
+  /** Every scope at or over its cap, with what it has committed. */
+  | { ok: false; reason: 'caps'; full: Array<{ scopeIndex: number; committedMicros: number }> }
+  | { ok: false; reason: 'quota'; count: number };
+
 export interface LimitStore {
   readonly kind: 'redis' | 'memory';
   /** Server time in ms (Redis TIME; the clock for the memory store). Windows are computed from it. */
@@ -61,6 +85,10 @@ export interface LimitStore {
   /** Daily question quota: increments only if count < limit; returns the count after. The key expires ttlMs after its first count. */
   consumeQuota(key: string, limit: number, ttlMs: number): Promise<{ ok: boolean; count: number }>;
   quotaCount(key: string): Promise<number>;
+  /** Gives one question back to the quota (never below 0): it was counted but not answered. */
+  refundQuota(key: string): Promise<void>;
+  /** See AdmissionRequest. */
+  admit(request: AdmissionRequest): Promise<AdmissionResult>;
   close(): Promise<void>;
 }
 
@@ -101,4 +129,27 @@ export function assertScopes(scopes: SpendScope[]): void {
 
 export function assertId(name: string, id: string): void {
   if (typeof id !== 'string' || id.length === 0) throw new RangeError(`${name} must be a non-empty string`);
+}
+
+export function assertAdmission(request: AdmissionRequest): void {
+  if (!Number.isSafeInteger(request.window.fromMs) || !Number.isSafeInteger(request.window.toMs) || request.window.fromMs >= request.window.toMs) {
+    throw new RangeError('admission window must be integer ms with from < to');
+  }
+  for (const scope of request.scopes) {
+    if (!scope.key) throw new RangeError('a spend scope needs a key');
+    if (scope.capMicros !== null) assertMicros('capMicros', scope.capMicros);
+  }
+  if (request.slot) {
+    assertId('leaseId', request.slot.leaseId);
+    assertLimit(request.slot.limit);
+    assertPositiveMs('leaseMs', request.slot.leaseMs);
+  }
+  if (request.quota) {
+    assertLimit(request.quota.limit);
+    assertPositiveMs('ttlMs', request.quota.ttlMs);
+  }
+}
+
+export function assertLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
 }

@@ -1,5 +1,9 @@
 import {
+  AdmissionRequest,
+  AdmissionResult,
+  assertAdmission,
   assertId,
+  assertLimit,
   assertMicros,
   assertPositiveMs,
   assertScopes,
@@ -130,7 +134,7 @@ export class MemoryLimitStore implements LimitStore {
   async acquireSlot(key: string, leaseId: string, limit: number, leaseMs: number): Promise<{ ok: boolean; active: number }> {
     assertId('leaseId', leaseId);
     assertPositiveMs('leaseMs', leaseMs);
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    assertLimit(limit);
     const now = this.clock();
     const leases = this.liveSlots(key, now);
     if (leases.has(leaseId) || leases.size < limit) {
@@ -161,7 +165,7 @@ export class MemoryLimitStore implements LimitStore {
   }
 
   async consumeQuota(key: string, limit: number, ttlMs: number): Promise<{ ok: boolean; count: number }> {
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    assertLimit(limit);
     assertPositiveMs('ttlMs', ttlMs);
     const now = this.clock();
     const count = this.counter(key, now)?.value ?? 0;
@@ -171,6 +175,43 @@ export class MemoryLimitStore implements LimitStore {
 
   async quotaCount(key: string): Promise<number> {
     return this.counter(key, this.clock())?.value ?? 0;
+  }
+
+  async refundQuota(key: string): Promise<void> {
+    const counter = this.counter(key, this.clock());
+    if (counter && counter.value > 0) counter.value -= 1;
+  }
+
+  async admit(request: AdmissionRequest): Promise<AdmissionResult> {
+    assertAdmission(request);
+    const now = this.clock();
+    if (now < request.window.fromMs || now >= request.window.toMs) return { ok: false, reason: 'window', nowMs: now };
+    const unseeded = request.scopes.flatMap((scope, i) => ((this.seededUntil.get(scope.key) ?? 0) > now ? [] : [i]));
+    if (unseeded.length > 0) return { ok: false, reason: 'unseeded', scopeIndexes: unseeded };
+    const { slot, quota } = request;
+    const leases = slot ? this.liveSlots(slot.key, now) : undefined;
+    if (slot && leases && !leases.has(slot.leaseId) && leases.size >= slot.limit) return { ok: false, reason: 'slot', active: leases.size };
+    const full: Array<{ scopeIndex: number; committedMicros: number }> = [];
+    request.scopes.forEach((scope, scopeIndex) => {
+      if (scope.capMicros === null) return;
+      this.sweep(scope.key, now);
+      const committedMicros = this.committedAt(scope.key);
+      if (committedMicros >= scope.capMicros) full.push({ scopeIndex, committedMicros });
+    });
+    if (full.length > 0) return { ok: false, reason: 'caps', full };
+    let quotaCount: number | null = null;
+    if (quota) {
+      const count = this.counter(quota.key, now)?.value ?? 0;
+      if (count >= quota.limit) return { ok: false, reason: 'quota', count };
+      quotaCount = this.incr(quota.key, 1, quota.ttlMs, now);
+    }
+    let slotsActive: number | null = null;
+    if (slot && leases) {
+      leases.set(slot.leaseId, now + slot.leaseMs);
+      this.slots.set(slot.key, leases);
+      slotsActive = leases.size;
+    }
+    return { ok: true, slotsActive, quotaCount };
   }
 
   async close(): Promise<void> {

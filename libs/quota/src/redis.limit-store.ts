@@ -2,10 +2,12 @@ import { RedisReadiness } from '@loci/kv';
 import Redis from 'ioredis';
 import {
   ACQUIRE_SLOT,
+  ADMIT,
   COMMITTED,
   CONSUME_QUOTA,
   LuaScript,
   RELEASE_SLOT,
+  REFUND_QUOTA,
   RENEW_RESERVATION,
   RENEW_SLOT,
   RESERVE,
@@ -13,7 +15,11 @@ import {
   SETTLE,
 } from './limit-scripts';
 import {
+  AdmissionRequest,
+  AdmissionResult,
+  assertAdmission,
   assertId,
+  assertLimit,
   assertMicros,
   assertPositiveMs,
   assertScopes,
@@ -27,9 +33,6 @@ import {
 const seededMarker = (scopeKey: string) => `${scopeKey}:seeded`;
 const scopeKeys = (key: string) => [key, `${key}:res:exp`, `${key}:res:amt`, `${key}:res:sum`];
 
-function assertLimit(limit: number): void {
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
-}
 
 /**
  * LimitStore on Redis: every operation is one Lua script (see limit-scripts.ts), timed by Redis
@@ -154,6 +157,53 @@ export class RedisLimitStore implements LimitStore {
   async quotaCount(key: string): Promise<number> {
     await this.ready();
     return Number((await this.redis.get(key)) ?? 0);
+  }
+
+  async refundQuota(key: string): Promise<void> {
+    await this.run(REFUND_QUOTA, [key], []);
+  }
+
+  async admit(request: AdmissionRequest): Promise<AdmissionResult> {
+    assertAdmission(request);
+    // Absent slot or quota: a placeholder key in the request's hash slot, never touched.
+    const placeholder = `${request.scopes[0]?.key ?? `${this.namespace}admission`}:none`;
+    const keys = [
+      request.slot?.key ?? placeholder,
+      request.quota?.key ?? placeholder,
+      ...request.scopes.flatMap((scope) => [...scopeKeys(scope.key), seededMarker(scope.key)]),
+    ];
+    const args = [
+      request.slot?.leaseId ?? '',
+      request.slot ? String(request.slot.limit) : '',
+      request.slot ? String(request.slot.leaseMs) : '',
+      request.quota ? String(request.quota.limit) : '',
+      request.quota ? String(request.quota.ttlMs) : '',
+      String(request.window.fromMs),
+      String(request.window.toMs),
+      String(request.scopes.length),
+      ...request.scopes.map((scope) => (scope.capMicros === null ? '' : String(scope.capMicros))),
+    ];
+    const [reason, first, second] = (await this.run(ADMIT, keys, args)) as [string, unknown, unknown];
+    switch (reason) {
+      case 'ok':
+        return { ok: true, slotsActive: request.slot ? Number(first) : null, quotaCount: request.quota ? Number(second) : null };
+      case 'window':
+        return { ok: false, reason, nowMs: Number(first) };
+      case 'unseeded':
+        return { ok: false, reason, scopeIndexes: (first as unknown[]).map(Number) };
+      case 'slot':
+        return { ok: false, reason, active: Number(first) };
+      case 'caps': {
+        const flat = (first as unknown[]).map(Number);
+        const full = [];
+        for (let i = 0; i < flat.length; i += 2) full.push({ scopeIndex: flat[i], committedMicros: flat[i + 1] });
+        return { ok: false, reason, full };
+      }
+      case 'quota':
+        return { ok: false, reason, count: Number(first) };
+      default:
+        throw new Error(`unexpected admission reply ${String(reason)}`);
+    }
   }
 
   async close(): Promise<void> {
