@@ -165,7 +165,7 @@ describe(`limit-store contract (${onRedis ? 'Redis' : 'memory'})`, () => {
       );
       expect(results.filter((r) => r.ok)).toHaveLength(50);
       expect(peak).toBe(50_000);
-      for (const r of results) if (!r.ok) expect(r.committedMicros).toBe(50_000);
+      for (const r of results) if (!r.ok) expect(r).toMatchObject({ committedMicros: 50_000 });
       await expect(store.committed(cap.key)).resolves.toBe(50_000);
     });
   });
@@ -354,6 +354,32 @@ describe(`limit-store contract (${onRedis ? 'Redis' : 'memory'})`, () => {
       await store.refundQuota(quota);
       await expect(store.quotaCount(quota)).resolves.toBe(0);
       await expect(store.admit(request('c'))).resolves.toMatchObject({ ok: true, quotaCount: 1 });
+    });
+
+    it('guarded reserve and settle check the seeded marks (and the window) in the same step', async () => {
+      const [month] = await seeded(scope('month', 10_000));
+      const day = scope('day', 10_000);
+      const window = await today();
+      const r = id('r');
+      await expect(store.reserve(r, [month, day], 1_000, 60_000, { window })).resolves.toEqual({ ok: false, retry: 'unseeded' });
+      await expect(store.committed(month.key)).resolves.toBe(0);
+      await store.seedCommitted(day, 500);
+      await expect(store.reserve(r, [month, day], 1_000, 60_000, { window: { fromMs: window.fromMs - 86_400_000, toMs: window.fromMs } })).resolves.toMatchObject({
+        ok: false,
+        retry: 'window',
+      });
+      await expect(other.reserve(r, [month, day], 1_000, 60_000, { window })).resolves.toEqual({ ok: true, committedMicros: [1_000, 1_500] });
+      await expect(store.reserve(id('r'), [month, day], 9_000, 60_000, { window })).resolves.toEqual({ ok: false, scopeIndex: 1, committedMicros: 1_500, capMicros: 10_000 });
+
+      const lost = scope('lost', null); // a scope the store lost between reserve and settle
+      await expect(store.settle(r, [month, day, lost], 800, {})).resolves.toBe('unseeded');
+      await expect(store.committed(month.key)).resolves.toBe(1_000);
+      await store.seedCommitted(lost, 0);
+      await expect(store.settle(r, [month, day, lost], 800, {})).resolves.toBe('settled');
+      await expect(other.settle(r, [month, day, lost], 800, {})).resolves.toBe('already_settled');
+      await expect(store.committed(month.key)).resolves.toBe(800);
+      await expect(store.committed(day.key)).resolves.toBe(1_300);
+      await expect(store.committed(lost.key)).resolves.toBe(800);
     });
 
     it('slot limit 2, 10 concurrent admissions from two instances: exactly 2 admitted, quota counted 2', async () => {

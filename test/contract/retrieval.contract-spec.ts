@@ -21,7 +21,9 @@ import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder'
 import {
   chunkSearchSql,
   edgeSearchSql,
+  edgesAroundSql,
   entitySearchSql,
+  EXPANSION_EDGES_PER_DIRECTION,
   RetrievalMode,
   RetrievalRequest,
   RetrievalService,
@@ -247,6 +249,52 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
   });
 
+  describe('one-hop expansion of a hub', () => {
+    it('reads only the newest live edges of an entity hit, whatever its degree', async () => {
+      const { tenantId, graphId } = await createGraph();
+      const db = database.db;
+      const [doc] = await db
+        .insert(documents)
+        .values({ tenantId, graphId, kind: 'document', name: 'hub.txt', contentHash: randomUUID(), text: 'hub', status: 'processed' })
+        .returning();
+      const [chunkRow] = await db
+        .insert(chunks)
+        .values({ tenantId, graphId, documentId: doc.id, index: 0, text: 'Hubble Quartz', tokenCount: 3, embedding: embed('Hubble Quartz') })
+        .returning();
+      const entityOf = async (name: string) => {
+        const [row] = await db
+          .insert(entities)
+          .values({ tenantId, graphId, name, normalizedName: name.toLowerCase(), type: 'organization', embedding: embed(name) })
+          .returning();
+        await db.insert(entityDocuments).values({ tenantId, entityId: row.id, documentId: doc.id });
+        await db.insert(entityChunks).values({ tenantId, entityId: row.id, chunkId: chunkRow.id });
+        return row.id;
+      };
+      const hub = await entityOf('Hubble Quartz');
+      const spokes = 3 * EXPANSION_EDGES_PER_DIRECTION;
+      const edgeIds: number[] = [];
+      for (let i = 0; i < spokes; i++) {
+        const spoke = await entityOf(`Spoke ${i}`);
+        const [row] = await db
+          .insert(edges)
+          .values({
+            tenantId, graphId, sourceId: hub, targetId: spoke, relation: 'supplies',
+            // The oldest facts weigh most: ranked over all of the hub's edges, they would come first.
+            weight: i < EXPANSION_EDGES_PER_DIRECTION ? 5 : 1,
+            createdAt: new Date(Date.UTC(2024, 0, 1 + i)),
+          })
+          .returning();
+        await db.insert(edgeDocuments).values({ tenantId, edgeId: row.id, documentId: doc.id });
+        edgeIds.push(row.id);
+      }
+      const newest = edgeIds.slice(-EXPANSION_EDGES_PER_DIRECTION);
+      const context = await retrieval.retrieve({ tenantId, graphId, mode: 'local', lowLevelVector: embed('Hubble Quartz'), topK: 1, budgets: ROOMY });
+      expect(context.entities.map((e) => e.id)).toEqual([hub]);
+      // topK 1 keeps two edges: the best of the hub's newest, by endpoint degree, weight, then id.
+      expect(ids(context).relations).toEqual(newest.slice(0, 2));
+    });
+  });
+
   describe('temporal facts', () => {
     it.each(MODES)('never returns a superseded fact (%s)', async (mode) => {
       const context = await ask(graph, mode, 'Alice Martin works at Acme Corporation as engineer');
@@ -394,6 +442,29 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(plan).toContain(`Index Scan using ${index}`);
       if (index === 'chunks_embedding_hnsw') expect(plan).toContain('Index Scan using chunks_summary_embedding_hnsw');
       expect(plan).not.toMatch(/Seq Scan on (entities|edges|chunks)\b/);
+    });
+
+    it("reads a hub's edges newest first through the live index and stops after the few it keeps", async () => {
+      const hubEdges = 500;
+      const [hub] = await queryRows<{ id: string }>(
+        database.db,
+        sql`SELECT id FROM entities WHERE tenant_id = ${big.tenantId} AND graph_id = ${big.graphId} ORDER BY id LIMIT 1`,
+      );
+      await database.db.execute(sql`INSERT INTO edges (tenant_id, graph_id, source_id, target_id, relation, created_at)
+        SELECT ${big.tenantId}, ${big.graphId}, ${hub.id}, e.id, 'hub_of', now() - make_interval(secs => e.id)
+        FROM entities e WHERE e.tenant_id = ${big.tenantId} AND e.graph_id = ${big.graphId} AND e.id <> ${hub.id}
+        ORDER BY e.id LIMIT ${hubEdges}`);
+      await database.db.execute(sql`INSERT INTO edge_documents (tenant_id, edge_id, document_id)
+        SELECT x.tenant_id, x.id, (SELECT min(id) FROM documents WHERE tenant_id = ${big.tenantId} AND graph_id = ${big.graphId})
+        FROM edges x WHERE x.tenant_id = ${big.tenantId} AND x.source_id = ${hub.id} AND x.relation = 'hub_of'`);
+      await database.db.execute(sql`ANALYZE edges`);
+      const plan = await explain(edgesAroundSql(big, [Number(hub.id)], 40));
+      if (process.env.LOCI_PRINT_PLANS) console.log(`expansion of a hub with ${hubEdges} edges\n${plan}`);
+      const scan = /Index Scan Backward using edges_live_source_idx on edges \S+ .*\(actual time=\S+ rows=(\d+) loops=1\)/.exec(plan);
+      expect(scan).not.toBeNull();
+      // Rows the hub's scan returned: the few newest it keeps, not its 500 edges.
+      expect(Number(scan![1])).toBeLessThanOrEqual(EXPANSION_EDGES_PER_DIRECTION);
+      expect(plan).not.toMatch(/Bitmap Heap Scan on edges|Seq Scan on edges/);
     });
 
     it('returns k rows of the graph in every mode, quickly', async () => {

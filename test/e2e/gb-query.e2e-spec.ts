@@ -97,11 +97,11 @@ describe('POST /v1/gb/query', () => {
       expect(response.body.evidence.entities.map((e: { name: string }) => e.name).sort()).toEqual(['Acme Corporation', 'Alice Johnson']);
       expect(response.body.evidence.passages).toEqual([]);
     }
-    // The calls are on the ledger as gb_query: the embedding and the (local) query stage.
+    // The calls are on the ledger as type query (the contract's): the embedding and the (local) query stage.
     const response = await query({ user_id: 'kw', query: 'Where does Alice Johnson work?' }).expect(200);
     const calls = await t.app.get(InferencesRepository).listByRequest(a.tenant.id, response.headers['x-request-id']);
     expect(calls.map((c) => c.stage)).toEqual(expect.arrayContaining(['embed', 'query']));
-    expect(new Set(calls.map((c) => c.kind))).toEqual(new Set(['gb_query']));
+    expect(new Set(calls.map((c) => c.kind))).toEqual(new Set(['query']));
   });
 
   it('never retrieves a superseded fact', async () => {
@@ -128,7 +128,7 @@ describe('POST /v1/gb/query', () => {
     for (const minSimilarity of [saved, -1]) {
       service.settings.minSimilarity = minSimilarity;
       try {
-        const ctx = new CallContext(a.tenant.id, `retrieve-${minSimilarity}`, 'gb_query');
+        const ctx = new CallContext(a.tenant.id, `retrieve-${minSimilarity}`, 'query');
         const context = await service.retrieve(ctx, { tenantId: a.tenant.id, graphId: graph!.id }, 'Where did Alice work before?', (_n, work) => work());
         expect(context.edges.map((e) => `${e.relation} ${e.target}`)).toEqual(['joined Globex']);
       } finally {

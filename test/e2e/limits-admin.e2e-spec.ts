@@ -1,5 +1,10 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
 import { TenantsRepository } from '@loci/db';
 import { createTenant, createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createApp } from '../../apps/api/src/create-app';
+
+const sharedStores = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 
 describe('operators tune limits', () => {
   let t: TestApp;
@@ -54,5 +59,33 @@ describe('operators tune limits', () => {
     await t.http.get('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).expect(200, { daily_cost_cap_usd: 250 });
     await t.http.put('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).send({ daily_cost_cap_usd: null }).expect(200, { daily_cost_cap_usd: null });
     await t.http.put('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).send({ daily_cost_cap_usd: 'lots' }).expect(400);
+  });
+
+  // Two API instances share the stores only on PostgreSQL + Redis (PGlite is one process's).
+  (sharedStores ? describe : describe.skip)('on every instance', () => {
+    let second: INestApplication;
+    beforeAll(async () => {
+      second = await createApp(t.settings);
+      await second.init();
+    });
+    afterAll(() => second?.close());
+
+    it('applies a change made through one instance to the next request on another', async () => {
+      const { tenant, member } = await createTenantWithPeople(t.app);
+      const ask = () => request(second.getHttpServer()).post('/v1/query').set('Authorization', `Bearer ${member.token}`).send({ query: 'Where does Alice work?' });
+      await ask().expect(200);
+      await patch(tenant.id, { daily_cost_cap_usd: 0 }).expect(200);
+      expect((await ask().expect(402)).body.detail.error).toBe('cost_cap_exceeded');
+      await patch(tenant.id, { daily_cost_cap_usd: null, daily_query_quota: 0 }).expect(200);
+      expect((await ask().expect(429)).body.detail.error).toBe('daily_query_quota_exceeded');
+      await patch(tenant.id, { daily_query_quota: null }).expect(200);
+      await t.http.put('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).send({ daily_cost_cap_usd: 0 }).expect(200);
+      try {
+        expect((await ask().expect(402)).body.detail.error).toBe('platform_budget_paused');
+      } finally {
+        await t.http.put('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).send({ daily_cost_cap_usd: null }).expect(200);
+      }
+      await ask().expect(200);
+    });
   });
 });

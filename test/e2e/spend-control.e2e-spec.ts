@@ -127,10 +127,49 @@ describe('spend control', () => {
     expect(refused.headers['retry-after']).toBe(String(refused.body.detail.retry_after));
   });
 
+  it('gives the quota back to questions no model answered: nothing to answer from, a failed call, an unknown dataset', async () => {
+    const { tenant, member } = await tenantWith({ dailyQueryQuota: 1 });
+    const quotaKey = async () => limitKeys.tenantQuotaDay(tenant.id, utcDay(await store.now()));
+    // An empty graph: the fixed answer, no model, and the header says the question was not counted.
+    const empty = await createTenant(t.app);
+    await t.app.get(TenantsRepository).updateLimits(empty.id, { dailyQueryQuota: 1 });
+    const emptyMember = await createUser(t.app, empty.id, 'member');
+    for (let i = 0; i < 2; i++) {
+      const unanswered = await ask(emptyMember.token).expect(200);
+      expect(unanswered.body.metadata).toMatchObject({ model: 'context-mode-no-llm', no_answer_reason: 'empty_graph' });
+      expect(unanswered.headers['ratelimit']).toMatch(/^"daily";r=1;t=\d+$/);
+    }
+    // The answer call fails (502): not answered, not counted.
+    double.anthropic.reply({ status: 500 });
+    await ask(member.token).expect(502);
+    expect(await store.quotaCount(await quotaKey())).toBe(0);
+    // gb: a dataset the user does not have (404), then one the model answers, which counts.
+    const key = await createApiKey(t.app, tenant.id);
+    const gb = (body: object) => t.http.post('/v1/gb/query').set('Authorization', `Bearer ${key.key}`).send(body);
+    await gb({ user_id: 'nobody', query: 'Where does Alice work?' }).expect(404);
+    expect(await store.quotaCount(await quotaKey())).toBe(0);
+    double.anthropic.reply({ text: '{"answer":"Alice works at Acme.","cited":["1"]}' });
+    await ask(member.token).expect(200);
+    expect(await store.quotaCount(await quotaKey())).toBe(1);
+    await ask(member.token).expect(429);
+  });
+
   it('admits exactly the concurrency limit; the others get 429 and do not use the quota', async () => {
     const { tenant, member } = await tenantWith({ maxConcurrentQueries: 2, dailyQueryQuota: 100 });
-    double.anthropic.reply({ text: '{"answer":"slow","cited":[]}', delayMs: 400 });
-    const responses = await Promise.all(Array.from({ length: 10 }, () => ask(member.token)));
+    // The answers are held until the eight refusals are back, so the two admitted are still
+    // running when the others arrive, however slow the machine.
+    let releaseAnswers!: () => void;
+    const held = new Promise<void>((resolve) => (releaseAnswers = resolve));
+    double.anthropic.reply({ text: '{"answer":"slow","cited":[]}', hold: held });
+    const done: Array<{ status: number }> = [];
+    const pending = Array.from({ length: 10 }, () => ask(member.token).then((r) => (done.push(r), r)));
+    for (const deadline = Date.now() + 30_000; done.length < 8 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    expect(done.map((r) => r.status)).toEqual(Array(8).fill(429));
+    // The two admitted reach the model (after their retrieval) and wait there.
+    for (const deadline = Date.now() + 30_000; double.anthropic.requests.length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    expect(double.anthropic.requests).toHaveLength(2);
+    releaseAnswers();
+    const responses = await Promise.all(pending);
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(2);
     const refused = responses.filter((r) => r.status === 429);

@@ -178,7 +178,13 @@ describe('spend control under faults', () => {
     // A SpendControl on a store of its own (a restarted in-process store), over this app's
     // database: the shared Redis platform key is never touched.
     const ownStore = new MemoryLimitStore();
-    const control = new SpendControl(ownStore, t.app.get(TenantsRepository), t.app.get(PlatformLimitsRepository), t.app.get(SpendLedgerRepository));
+    const control = new SpendControl(
+      ownStore,
+      t.app.get(TenantsRepository),
+      t.app.get(PlatformLimitsRepository),
+      t.app.get(SpendLedgerRepository),
+      t.settings.limits,
+    );
     const { tenant } = await tenantWith({});
     const { now, day } = await windows();
     const platformLedger = await t.app.get(SpendLedgerRepository).platformSpend(day);
@@ -284,18 +290,32 @@ describe('spend control under faults', () => {
       await second?.close();
     });
 
-    itShared('40 concurrent questions split across both never overspend the cap', async () => {
-      // Each answer reserves ≈ 10.3k µ$ and settles to 1_500 µ$: a cap of 40_000 fits a few at a time.
+    itShared('50 concurrent questions, 25 through each, admit at most what the cap fits and never overspend it', async () => {
+      // Each answer reserves its worst case (its counted input + 2048 output tokens ≈ 10.3k µ$)
+      // and is billed nearly that (10 in + 2000 out = 10_010 µ$), so the cap of 40_000 fits
+      // k = 3 answers whether they come at once or one after another.
       const cap = 40_000;
+      const n = 50;
       const { tenant, member } = await tenantWith({ dailyCostCapMicros: cap });
-      double.anthropic.reply({ text: '{"answer":"x","cited":[]}', usage: { input_tokens: 1000, output_tokens: 100 }, delayMs: 50 });
+      double.anthropic.reply({ text: '{"answer":"x","cited":[]}', usage: { input_tokens: 10, output_tokens: 2000 }, delayMs: 50 });
       const http2 = request(second!.getHttpServer());
-      const responses = await Promise.all(Array.from({ length: 40 }, (_, i) => ask(i % 2 ? http2 : t.http, member.token)));
+      const responses = await Promise.all(Array.from({ length: n }, (_, i) => ask(i % 2 ? http2 : t.http, member.token)));
       const admitted = responses.filter((r) => r.status === 200).length;
       expect(admitted).toBeGreaterThan(0);
-      expect(responses.filter((r) => r.status === 402)).toHaveLength(40 - admitted);
+      expect(responses.filter((r) => r.status === 402)).toHaveLength(n - admitted);
       const rows = await t.app.get(InferencesRepository).listByTenantSince(tenant.id, new Date(Date.now() - 3_600_000));
       expect(rows.filter((r) => r.status === 'pending')).toHaveLength(0);
+      // k: an answer is reserved only while everything admitted before it (each counted at its
+      // cost or its worst case) and its own worst case fit under the cap.
+      const answers = rows.filter((r) => r.stage === 'answer');
+      expect(answers).toHaveLength(admitted);
+      const worstCase = Math.min(...answers.map((r) => r.estimatedCostMicros));
+      const billedEach = Math.min(...answers.map((r) => r.costMicros));
+      expect(billedEach).toBe(10_010);
+      expect(worstCase).toBeGreaterThanOrEqual(billedEach);
+      const k = Math.floor((cap - worstCase) / billedEach) + 1;
+      expect(k).toBe(3);
+      expect(admitted).toBeLessThanOrEqual(k);
       const settled = rows.reduce((sum, row) => sum + row.costMicros, 0);
       expect(settled).toBeLessThanOrEqual(cap);
       const spend = await spendOf(tenant.id);

@@ -10,14 +10,17 @@ import { KvModule } from '@loci/kv';
 import { IngestModule } from '@loci/ingest';
 import { LlmModule } from '@loci/llm';
 import { QuotaModule } from '@loci/quota';
-import { GB_QUERY_SETTINGS, GbQueryService, RetrievalModule } from '@loci/retrieval';
+import { GB_QUERY_SETTINGS, GbQueryService, GbQuerySettings, RetrievalModule } from '@loci/retrieval';
 import { PlatformAdminController } from './admin/platform-admin.controller';
 import { TenantAdminController } from './admin/tenant-admin.controller';
 import { TenantAdminService } from './admin/tenant-admin.service';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { AuthController } from './auth/auth.controller';
 import { DocumentsController } from './documents/documents.controller';
+import { GbDatasetsController } from './gb/gb-datasets.controller';
 import { GbQueryController } from './gb/gb-query.controller';
+import { GbTrajectoriesController } from './gb/gb-trajectories.controller';
+import { GbTrajectoriesService } from './gb/gb-trajectories.service';
 import { RememberController } from './gb/remember.controller';
 import { HealthController } from './health/health.controller';
 import { RecordRefusalsInterceptor } from './limits/record-refusals.interceptor';
@@ -56,6 +59,8 @@ export class AppModule {
         DocumentsController,
         RememberController,
         GbQueryController,
+        GbTrajectoriesController,
+        GbDatasetsController,
         QueryController,
         UsageController,
       ],
@@ -64,10 +69,8 @@ export class AppModule {
         OperatorBootstrapService,
         QueryService,
         GbQueryService,
-        {
-          provide: GB_QUERY_SETTINGS,
-          useValue: { minSimilarity: settings.gb.minSimilarity, maxExpandedEdges: settings.gb.maxExpandedEdges },
-        },
+        GbTrajectoriesService,
+        { provide: GB_QUERY_SETTINGS, useValue: { ...settings.gb } satisfies GbQuerySettings },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: RecordRefusalsInterceptor },
       ],

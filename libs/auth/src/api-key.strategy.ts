@@ -26,6 +26,6 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     if (!found.key.lastUsedAt || now.getTime() - found.key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       void this.apiKeys.touchLastUsed(found.key.tenantId, found.key.id, now).catch(() => undefined);
     }
-    return { kind: 'api_key', keyId: found.key.id, tenantId: found.key.tenantId, role: null };
+    return { kind: 'api_key', keyId: found.key.id, tenantId: found.key.tenantId, role: null, tenant: found.tenant };
   }
 }

@@ -37,6 +37,11 @@ describe('settings schema', () => {
     ['JWT_SECRET', 'too-short'],
     ['LOG_LEVEL', 'loud'],
     ['LOCI_DB_POOL_MAX', '0'],
+    ['LOCI_GB_KEYWORD_SEEDS', '0'],
+    ['LOCI_GB_MAX_OUTPUT_TOKENS', '1.5'],
+    ['LOCI_GB_MIN_SIMILARITY', '1.5'],
+    ['LOCI_SLOT_LEASE_MS', '999'],
+    ['LOCI_RESERVATION_LEASE_MS', '3600001'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
@@ -46,6 +51,13 @@ describe('settings schema', () => {
   it('reports every bad variable at once', () => {
     const problems = problemsOf({ PORT: 'x', LOCI_MIGRATE_ON_START: 'perhaps' });
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['LOCI_MIGRATE_ON_START', 'PORT']);
+  });
+
+  it('leases spend-control slots for 60 s and reservations for 10 min unless told otherwise', () => {
+    const defaults = parseSettings({});
+    expect([defaults.LOCI_SLOT_LEASE_MS, defaults.LOCI_RESERVATION_LEASE_MS]).toEqual([60_000, 600_000]);
+    const short = parseSettings({ LOCI_SLOT_LEASE_MS: '2000', LOCI_RESERVATION_LEASE_MS: '3000' });
+    expect([short.LOCI_SLOT_LEASE_MS, short.LOCI_RESERVATION_LEASE_MS]).toEqual([2_000, 3_000]);
   });
 
   it('parses booleans', () => {

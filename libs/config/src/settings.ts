@@ -16,10 +16,21 @@ export interface Settings {
   llm: LlmSettings;
   ingest: IngestSettings;
   query: { minSimilarity: number };
-  /** gb query: the contract's similarity threshold and one-hop cap (tunable, contract defaults). */
-  gb: { minSimilarity: number; maxExpandedEdges: number };
+  /** gb query: every number of its contract, tunable, the contract's values by default. */
+  gb: GbSettings;
   /** AES-256-GCM key sealing tenants' own provider keys (32 bytes). */
   encryptionKey: Buffer;
+  limits: LimitSettings;
+}
+
+/**
+ * Spend control's leases: how long a concurrency slot and a cost reservation live without
+ * renewal. A running request renews both at a third of their lease, so these bound how long a
+ * crashed process's slot and reservation linger, not how long a request may run.
+ */
+export interface LimitSettings {
+  slotLeaseMs: number;
+  reservationLeaseMs: number;
 }
 
 export interface LlmSettings {
@@ -43,6 +54,29 @@ export interface IngestSettings {
   /** Consume the job queue inside the API process (the embedded default); false with apps/worker. */
   runWorkerInProcess: boolean;
   workerConcurrency: number;
+}
+
+/**
+ * The numbers of the gb query contract (`LOCI_GB_*`). The same fields as `GbQuerySettings` of
+ * `@loci/retrieval` (documented there), which the API module checks at compile time.
+ */
+export interface GbSettings {
+  maxTerms: number;
+  minTermLength: number;
+  wholeNameScore: number;
+  termInNameScore: number;
+  termInDescriptionScore: number;
+  keywordSeeds: number;
+  similarEntities: number;
+  similarEdges: number;
+  similarChunks: number;
+  similarSummaries: number;
+  minSimilarity: number;
+  fallbackSeeds: number;
+  maxExpandedEdges: number;
+  passagesWithText: number;
+  passagesSummaryOnly: number;
+  maxOutputTokens: number;
 }
 
 export const SETTINGS = Symbol('SETTINGS');
@@ -88,7 +122,25 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       pricesFile: raw.LOCI_PRICES_FILE,
     },
     query: { minSimilarity: raw.LOCI_QUERY_MIN_SIMILARITY },
-    gb: { minSimilarity: raw.LOCI_GB_MIN_SIMILARITY, maxExpandedEdges: raw.LOCI_GB_MAX_EXPANDED_EDGES },
+    gb: {
+      maxTerms: raw.LOCI_GB_MAX_TERMS,
+      minTermLength: raw.LOCI_GB_MIN_TERM_LENGTH,
+      wholeNameScore: raw.LOCI_GB_WHOLE_NAME_SCORE,
+      termInNameScore: raw.LOCI_GB_TERM_IN_NAME_SCORE,
+      termInDescriptionScore: raw.LOCI_GB_TERM_IN_DESCRIPTION_SCORE,
+      keywordSeeds: raw.LOCI_GB_KEYWORD_SEEDS,
+      similarEntities: raw.LOCI_GB_SIMILAR_ENTITIES,
+      similarEdges: raw.LOCI_GB_SIMILAR_EDGES,
+      similarChunks: raw.LOCI_GB_SIMILAR_CHUNKS,
+      similarSummaries: raw.LOCI_GB_SIMILAR_SUMMARIES,
+      minSimilarity: raw.LOCI_GB_MIN_SIMILARITY,
+      fallbackSeeds: raw.LOCI_GB_FALLBACK_SEEDS,
+      maxExpandedEdges: raw.LOCI_GB_MAX_EXPANDED_EDGES,
+      passagesWithText: raw.LOCI_GB_PASSAGES_WITH_TEXT,
+      passagesSummaryOnly: raw.LOCI_GB_PASSAGES_SUMMARY_ONLY,
+      maxOutputTokens: raw.LOCI_GB_MAX_OUTPUT_TOKENS,
+    },
+    limits: { slotLeaseMs: raw.LOCI_SLOT_LEASE_MS, reservationLeaseMs: raw.LOCI_RESERVATION_LEASE_MS },
     ingest: {
       chunkTokens: raw.LOCI_CHUNK_TOKENS,
       chunkOverlapTokens: raw.LOCI_CHUNK_OVERLAP_TOKENS,

@@ -21,6 +21,21 @@ export interface Database {
 export const DATABASE = Symbol('DATABASE');
 
 /**
+ * Settings of every session Loci opens: in the startup packet of each pooled PostgreSQL
+ * connection (`options`), with a SET on PGlite's one session.
+ *
+ * `hnsw.iterative_scan`: every vector search filters the rows an HNSW index yields (tenant,
+ * graph, live, visible), so the scan must go on past `hnsw.ef_search` candidates until enough
+ * rows pass. Set once per connection, a search is one statement instead of
+ * BEGIN / SET LOCAL / search / COMMIT (three round trips fewer per search). Behind a pooler that
+ * does not pass startup options (PgBouncer), set it for the role instead
+ * (`ALTER ROLE … SET hnsw.iterative_scan = relaxed_order`, libs/retrieval/README.md).
+ */
+export const SESSION_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
+  'hnsw.iterative_scan': 'relaxed_order',
+});
+
+/**
  * Every instance that migrates takes this session-level advisory lock first, so two servers
  * starting together apply each migration exactly once; the second waits, then finds nothing
  * to do. hashtext() keeps the key readable.

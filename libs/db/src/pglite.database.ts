@@ -4,7 +4,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import * as schema from './schema';
-import { Database, Db, MIGRATIONS_LOCK_SQL } from './database';
+import { Database, Db, MIGRATIONS_LOCK_SQL, SESSION_SETTINGS } from './database';
 
 /**
  * Embedded PostgreSQL (PGlite, WebAssembly) with pgvector: the zero-settings default.
@@ -22,6 +22,7 @@ export class PgliteDatabase implements Database {
   static async open(dataDir?: string): Promise<PgliteDatabase> {
     if (dataDir) mkdirSync(dataDir, { recursive: true });
     const client = await PGlite.create({ dataDir, extensions: { vector } });
+    for (const [name, value] of Object.entries(SESSION_SETTINGS)) await client.query(`SET ${name} = ${value}`);
     return new PgliteDatabase(client);
   }
 

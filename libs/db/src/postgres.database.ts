@@ -2,7 +2,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { Pool } from 'pg';
 import * as schema from './schema';
-import { Database, Db, MIGRATIONS_LOCK_SQL } from './database';
+import { Database, Db, MIGRATIONS_LOCK_SQL, SESSION_SETTINGS } from './database';
 
 /** PostgreSQL (with pgvector) through a node-postgres pool: the production store. */
 export class PostgresDatabase implements Database {
@@ -14,7 +14,7 @@ export class PostgresDatabase implements Database {
   }
 
   static connect(url: string, poolMax: number): PostgresDatabase {
-    const pool = new Pool({ connectionString: url, max: poolMax });
+    const pool = new Pool({ connectionString: withSessionSettings(url), max: poolMax });
     // An idle client that loses its connection emits 'error'; without a listener that would
     // crash the process. The pool replaces the client on the next checkout.
     pool.on('error', () => undefined);
@@ -42,4 +42,16 @@ export class PostgresDatabase implements Database {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * The URL with SESSION_SETTINGS added to its `options` startup parameter (after any the URL
+ * already carries), so every connection of the pool starts with them at no extra round trip.
+ */
+export function withSessionSettings(url: string): string {
+  const parsed = new URL(url);
+  const ours = Object.entries(SESSION_SETTINGS).map(([name, value]) => `-c ${name}=${value}`);
+  const own = parsed.searchParams.get('options');
+  parsed.searchParams.set('options', [own, ...ours].filter(Boolean).join(' '));
+  return parsed.toString();
 }

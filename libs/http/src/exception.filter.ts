@@ -28,7 +28,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const req = http.getRequest<Request & RequestWithId>();
     const res = http.getResponse<Response>();
     const surface = errorSurfaceOf(req.path ?? req.url);
-    const problem = this.toProblem(exception, surface);
+    const problem = problemOf(exception, surface);
     if (problem.status >= 500) {
       this.logger.error(
         { err: exception, requestId: req.id },
@@ -50,11 +50,14 @@ export class HttpExceptionFilter implements ExceptionFilter {
     res.status(problem.status).json(renderErrorBody(surface, problem, req.id));
   }
 
-  private toProblem(exception: unknown, surface: ErrorSurface): HttpProblem {
-    if (exception instanceof DomainError) return domainProblem(exception, surface);
-    if (exception instanceof HttpException) return httpExceptionProblem(exception);
-    return { status: 500, code: 'internal_error', message: 'Internal server error.' };
-  }
+}
+
+/** The status and code a thrown error answers with on a surface (for request logs, too). */
+export function problemOf(exception: unknown, surface: ErrorSurface): HttpProblem {
+  if (exception instanceof LimitExceededError) return { status: exception.status, code: exception.code, message: exception.message };
+  if (exception instanceof DomainError) return domainProblem(exception, surface);
+  if (exception instanceof HttpException) return httpExceptionProblem(exception);
+  return { status: 500, code: 'internal_error', message: 'Internal server error.' };
 }
 
 function domainProblem(error: DomainError, surface: ErrorSurface): HttpProblem {

@@ -58,13 +58,21 @@ local function committed(b)
 end`;
 
 /**
- * KEYS: record, settled-marker, then 4 per scope (S, exp, amt, sum).
- * ARGV: id, amount, leaseMs, n, keysJson, then per scope: cap ('' = unlimited), ttlMs.
- * Reply: {1, committed_1..n} or {0, scopeIndex, committed, cap}.
+ * KEYS: record, settled-marker, then 4 per scope (S, exp, amt, sum), then (guarded) the n seeded markers.
+ * ARGV: id, amount, leaseMs, n, keysJson, then per scope: cap ('' = unlimited), ttlMs; then
+ *       guarded ('1' or ''), window from, window to.
+ * Reply: {1, committed_1..n} or {0, scopeIndex, committed, cap}; guarded also {2} (a scope is
+ *        not seeded) or {3, now} (the server time is outside the window); nothing taken then.
  */
 export const RESERVE = script(`
 local id, amount, lease, n = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local function base(i) return 3 + (i - 1) * 4 end
+if ARGV[6 + 2 * n] == '1' then
+  if now < tonumber(ARGV[7 + 2 * n]) or now >= tonumber(ARGV[8 + 2 * n]) then return {3, string.format('%d', now)} end
+  for i = 1, n do
+    if redis.call('EXISTS', KEYS[2 + 4 * n + i]) == 0 then return {2} end
+  end
+end
 for i = 1, n do sweep(base(i)) end
 
 local function all_committed()
@@ -103,12 +111,18 @@ return all_committed()
 `);
 
 /**
- * KEYS: record, settled-marker, then 4 per scope. ARGV: id, actual, n, markerTtlMs, then per scope ttlMs.
- * Reply: 1 settled now, 0 already settled.
+ * KEYS: record, settled-marker, then 4 per scope, then (guarded) the n seeded markers.
+ * ARGV: id, actual, n, markerTtlMs, then per scope ttlMs, then guarded ('1' or '').
+ * Reply: 1 settled now, 0 already settled, 2 (guarded) a scope is not seeded: nothing done.
  */
 export const SETTLE = script(`
 local id, actual, n = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if ARGV[5 + n] == '1' then
+  for i = 1, n do
+    if redis.call('EXISTS', KEYS[2 + 4 * n + i]) == 0 then return 2 end
+  end
+end
 for i = 1, n do
   local b = 3 + (i - 1) * 4
   -- Live or expired-but-not-yet-swept: the reservation's amount leaves; if it was swept it is

@@ -15,7 +15,22 @@ export interface SpendScope {
 
 export type ReserveResult =
   | { ok: true; committedMicros: number[] }
-  | { ok: false; scopeIndex: number; committedMicros: number; capMicros: number };
+  | { ok: false; scopeIndex: number; committedMicros: number; capMicros: number }
+  /** Guarded calls only: a scope is not seeded, or the server time left the window; nothing was taken. */
+  | { ok: false; retry: 'unseeded' }
+  | { ok: false; retry: 'window'; nowMs: number };
+
+/** `settled` now; `already_settled` (a repeat); `unseeded` (guarded calls only: nothing done). */
+export type SettleResult = 'settled' | 'already_settled' | 'unseeded';
+
+/**
+ * Makes reserve/settle check, in the same atomic step, what SpendControl would otherwise ask
+ * in separate round trips: every scope seeded in this store, and (reserve) the server time
+ * still in the window the scope keys were named for.
+ */
+export interface Guard {
+  window?: { fromMs: number; toMs: number };
+}
 
 /**
  * One request's admission, checked and taken in one atomic step (one round trip on Redis):
@@ -52,14 +67,14 @@ export interface LimitStore {
    * reservation) returns ok without adding again. Before checking, expired reservations of these
    * scopes are swept. committed = settled spend + live reservations.
    */
-  reserve(reservationId: string, scopes: SpendScope[], amountMicros: number, leaseMs: number): Promise<ReserveResult>;
+  reserve(reservationId: string, scopes: SpendScope[], amountMicros: number, leaseMs: number, guard?: Guard): Promise<ReserveResult>;
   /**
    * Replaces the reservation's amount by the actual cost in every given scope and forgets it.
    * Idempotent: a second settle of the same id counts nothing (settled ids are remembered for
    * the longest ttl of the scopes). A reservation that already expired is simply absent, so the
    * actual cost is added once. Pass the same scopes as at reserve.
    */
-  settle(reservationId: string, scopes: SpendScope[], actualMicros: number): Promise<void>;
+  settle(reservationId: string, scopes: SpendScope[], actualMicros: number, guard?: Guard): Promise<SettleResult>;
   /** Extends a live reservation's expiry to now + leaseMs (a long request); false if it is gone. */
   renewReservation(reservationId: string, leaseMs: number): Promise<boolean>;
   /** Settled spend + live reservations of one scope (expired reservations swept first). */

@@ -7,8 +7,10 @@ import {
   assertMicros,
   assertPositiveMs,
   assertScopes,
+  Guard,
   LimitStore,
   ReserveResult,
+  SettleResult,
   SpendScope,
 } from './limit-store';
 
@@ -47,12 +49,16 @@ export class MemoryLimitStore implements LimitStore {
     return this.clock();
   }
 
-  async reserve(reservationId: string, scopes: SpendScope[], amountMicros: number, leaseMs: number): Promise<ReserveResult> {
+  async reserve(reservationId: string, scopes: SpendScope[], amountMicros: number, leaseMs: number, guard?: Guard): Promise<ReserveResult> {
     assertId('reservationId', reservationId);
     assertScopes(scopes);
     assertMicros('amountMicros', amountMicros);
     assertPositiveMs('leaseMs', leaseMs);
     const now = this.clock();
+    if (guard) {
+      if (guard.window && (now < guard.window.fromMs || now >= guard.window.toMs)) return { ok: false, retry: 'window', nowMs: now };
+      if (!this.allSeeded(scopes, now)) return { ok: false, retry: 'unseeded' };
+    }
     for (const scope of scopes) this.sweep(scope.key, now);
 
     const record = this.records.get(reservationId);
@@ -79,12 +85,13 @@ export class MemoryLimitStore implements LimitStore {
     return { ok: true, committedMicros: scopes.map((s) => this.committedAt(s.key)) };
   }
 
-  async settle(reservationId: string, scopes: SpendScope[], actualMicros: number): Promise<void> {
+  async settle(reservationId: string, scopes: SpendScope[], actualMicros: number, guard?: Guard): Promise<SettleResult> {
     assertId('reservationId', reservationId);
     assertScopes(scopes);
     assertMicros('actualMicros', actualMicros);
     const now = this.clock();
-    if (this.isSettled(reservationId, now)) return;
+    if (this.isSettled(reservationId, now)) return 'already_settled';
+    if (guard && !this.allSeeded(scopes, now)) return 'unseeded';
     for (const scope of scopes) {
       const held = this.held.get(scope.key);
       held?.delete(reservationId); // expired-but-unswept or live: either way its amount goes
@@ -93,6 +100,11 @@ export class MemoryLimitStore implements LimitStore {
     }
     this.records.delete(reservationId);
     this.settledIds.set(reservationId, now + Math.max(...scopes.map((s) => s.ttlMs)));
+    return 'settled';
+  }
+
+  private allSeeded(scopes: Array<{ key: string }>, now: number): boolean {
+    return scopes.every((scope) => (this.seededUntil.get(scope.key) ?? 0) > now);
   }
 
   async renewReservation(reservationId: string, leaseMs: number): Promise<boolean> {

@@ -23,9 +23,11 @@ import {
   assertMicros,
   assertPositiveMs,
   assertScopes,
+  Guard,
   LimitStore,
   LimitStoreOptions,
   ReserveResult,
+  SettleResult,
   SpendScope,
 } from './limit-store';
 
@@ -62,12 +64,18 @@ export class RedisLimitStore implements LimitStore {
     return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   }
 
-  async reserve(reservationId: string, scopes: SpendScope[], amountMicros: number, leaseMs: number): Promise<ReserveResult> {
+  async reserve(reservationId: string, scopes: SpendScope[], amountMicros: number, leaseMs: number, guard?: Guard): Promise<ReserveResult> {
     assertId('reservationId', reservationId);
     assertScopes(scopes);
     assertMicros('amountMicros', amountMicros);
     assertPositiveMs('leaseMs', leaseMs);
-    const keys = [this.recordKey(reservationId), this.settledKey(reservationId), ...scopes.flatMap((s) => scopeKeys(s.key))];
+    const keys = [
+      this.recordKey(reservationId),
+      this.settledKey(reservationId),
+      ...scopes.flatMap((s) => scopeKeys(s.key)),
+      ...(guard ? scopes.map((s) => seededMarker(s.key)) : []),
+    ];
+    const window = guard?.window ?? { fromMs: 0, toMs: Number.MAX_SAFE_INTEGER };
     const args = [
       reservationId,
       String(amountMicros),
@@ -75,20 +83,31 @@ export class RedisLimitStore implements LimitStore {
       String(scopes.length),
       JSON.stringify(scopes.map((s) => s.key)),
       ...scopes.flatMap((s) => [s.capMicros === null ? '' : String(s.capMicros), String(s.ttlMs)]),
+      guard ? '1' : '',
+      String(window.fromMs),
+      String(window.toMs),
     ];
     const reply = (await this.run(RESERVE, keys, args)) as number[];
     if (reply[0] === 1) return { ok: true, committedMicros: reply.slice(1).map(Number) };
+    if (reply[0] === 2) return { ok: false, retry: 'unseeded' };
+    if (reply[0] === 3) return { ok: false, retry: 'window', nowMs: Number(reply[1]) };
     return { ok: false, scopeIndex: Number(reply[1]), committedMicros: Number(reply[2]), capMicros: Number(reply[3]) };
   }
 
-  async settle(reservationId: string, scopes: SpendScope[], actualMicros: number): Promise<void> {
+  async settle(reservationId: string, scopes: SpendScope[], actualMicros: number, guard?: Guard): Promise<SettleResult> {
     assertId('reservationId', reservationId);
     assertScopes(scopes);
     assertMicros('actualMicros', actualMicros);
-    const keys = [this.recordKey(reservationId), this.settledKey(reservationId), ...scopes.flatMap((s) => scopeKeys(s.key))];
+    const keys = [
+      this.recordKey(reservationId),
+      this.settledKey(reservationId),
+      ...scopes.flatMap((s) => scopeKeys(s.key)),
+      ...(guard ? scopes.map((s) => seededMarker(s.key)) : []),
+    ];
     const markerTtl = Math.max(...scopes.map((s) => s.ttlMs));
-    const args = [reservationId, String(actualMicros), String(scopes.length), String(markerTtl), ...scopes.map((s) => String(s.ttlMs))];
-    await this.run(SETTLE, keys, args);
+    const args = [reservationId, String(actualMicros), String(scopes.length), String(markerTtl), ...scopes.map((s) => String(s.ttlMs)), guard ? '1' : ''];
+    const reply = Number(await this.run(SETTLE, keys, args));
+    return reply === 1 ? 'settled' : reply === 2 ? 'unseeded' : 'already_settled';
   }
 
   async renewReservation(reservationId: string, leaseMs: number): Promise<boolean> {

@@ -49,6 +49,16 @@ describe('context budget', () => {
     expect(long.startsWith(`${kept[0].text} `)).toBe(true);
   });
 
+  it('counts a chunk by its stored token count when it has one, and a cut chunk afresh', () => {
+    const stored = { ...chunk(1, 'short text'), tokenCount: 90 };
+    expect(fitChunks([stored, chunk(2, 'more short text')], 100).kept.map((c) => c.chunkId)).toEqual([1, 2]);
+    expect(fitChunks([stored, { ...chunk(2, 'more short text'), tokenCount: 11 }], 100)).toMatchObject({ truncated: true });
+    const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    const [cut] = fitChunks([{ ...chunk(3, long), tokenCount: countTokens(long) }], 100).kept;
+    expect(cut.tokenCount).toBeUndefined();
+    expect(countTokens(cut.text)).toBeLessThanOrEqual(100);
+  });
+
   it('drops rather than cuts when too little budget is left', () => {
     const { kept } = fitChunks([chunk(1, 'a few words'), chunk(2, 'x '.repeat(500))], 20);
     expect(kept.map((c) => c.chunkId)).toEqual([1]);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { SQL } from 'drizzle-orm';
 import { Database, DATABASE, queryRows } from '@loci/db';
 import {
   ChunkHit,
@@ -11,45 +12,42 @@ import {
   entitySearchSql,
   graphHasContentSql,
   Scope,
-  searchTransaction,
   SupportingChunk,
   supportingChunksSql,
 } from './retrieval.queries';
 
-/** Runs the statements of `retrieval.queries.ts` and maps their rows; one statement a method. */
+/**
+ * Runs the statements of `retrieval.queries.ts` and maps their rows; one statement a method, one
+ * round trip each. The vector searches need `hnsw.iterative_scan`, which every session the
+ * Database opens already has (SESSION_SETTINGS), so they run without a transaction of their own.
+ */
 @Injectable()
 export class RetrievalRepository {
   constructor(@Inject(DATABASE) private readonly database: Database) {}
 
   /** Entities nearest to `vector` by their name + description vector. */
-  searchEntities(scope: Scope, vector: number[], k: number): Promise<EntityHit[]> {
-    return searchTransaction(this.database.db, async (tx) =>
-      (await queryRows<Raw>(tx, entitySearchSql(scope, vector, k))).map(toEntityHit),
-    );
+  async searchEntities(scope: Scope, vector: number[], k: number): Promise<EntityHit[]> {
+    return this.rows(entitySearchSql(scope, vector, k), toEntityHit);
   }
 
   /** Live edges nearest to `vector`. */
-  searchEdges(scope: Scope, vector: number[], k: number): Promise<EdgeHit[]> {
-    return searchTransaction(this.database.db, async (tx) =>
-      (await queryRows<Raw>(tx, edgeSearchSql(scope, vector, k))).map(toEdgeHit),
-    );
+  async searchEdges(scope: Scope, vector: number[], k: number): Promise<EdgeHit[]> {
+    return this.rows(edgeSearchSql(scope, vector, k), toEdgeHit);
   }
 
   /** Chunks nearest to `vector` by text or summary vector. */
-  searchChunks(scope: Scope, vector: number[], k: number): Promise<ChunkHit[]> {
-    return searchTransaction(this.database.db, async (tx) =>
-      (await queryRows<Raw>(tx, chunkSearchSql(scope, vector, k))).map(toChunkHit),
-    );
+  async searchChunks(scope: Scope, vector: number[], k: number): Promise<ChunkHit[]> {
+    return this.rows(chunkSearchSql(scope, vector, k), toChunkHit);
   }
 
   async edgesAround(scope: Scope, entityIds: number[], limit: number): Promise<EdgeHit[]> {
     if (entityIds.length === 0) return [];
-    return (await queryRows<Raw>(this.database.db, edgesAroundSql(scope, entityIds, limit))).map(toEdgeHit);
+    return this.rows(edgesAroundSql(scope, entityIds, limit), toEdgeHit);
   }
 
   async entitiesByIds(scope: Scope, ids: number[]): Promise<EntityHit[]> {
     if (ids.length === 0) return [];
-    return (await queryRows<Raw>(this.database.db, entitiesByIdsSql(scope, ids))).map(toEntityHit);
+    return this.rows(entitiesByIdsSql(scope, ids), toEntityHit);
   }
 
   async supportingChunks(
@@ -57,12 +55,16 @@ export class RetrievalRepository {
     input: { entityIds: number[]; edgeIds: number[]; lead: 'entities' | 'edges'; limit: number },
   ): Promise<SupportingChunk[]> {
     if (input.entityIds.length === 0 && input.edgeIds.length === 0) return [];
-    return (await queryRows<Raw>(this.database.db, supportingChunksSql(scope, input))).map(toSupportingChunk);
+    return this.rows(supportingChunksSql(scope, input), toSupportingChunk);
   }
 
   async graphHasContent(scope: Scope): Promise<boolean> {
     const [row] = await queryRows<{ has_content: boolean }>(this.database.db, graphHasContentSql(scope));
     return row?.has_content === true;
+  }
+
+  private async rows<T>(statement: SQL, map: (row: Raw) => T): Promise<T[]> {
+    return (await queryRows<Raw>(this.database.db, statement)).map(map);
   }
 }
 
@@ -105,6 +107,7 @@ const chunkBase = (r: Raw): Omit<ChunkHit, 'score'> => ({
   documentDate: date(r.document_date),
   loadedAt: date(r.loaded_at) as Date,
   text: String(r.text),
+  ...(r.token_count === null || r.token_count === undefined ? {} : { tokenCount: Number(r.token_count) }),
 });
 
 const toChunkHit = (r: Raw): ChunkHit => ({ ...chunkBase(r), score: num(r.score) });

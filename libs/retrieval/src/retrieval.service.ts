@@ -20,7 +20,7 @@ import {
 export const MAX_TOP_K = 200;
 
 /** One-hop expansion keeps at most this many edges per entity hit (then the budget cuts). */
-const EDGES_PER_ENTITY_HIT = 2;
+export const EDGES_PER_ENTITY_HIT = 2;
 
 /** What the graph side of one path (local or global) found, each list ranked. */
 interface GraphFinds {

@@ -41,6 +41,11 @@ export interface RetrievedChunk {
   documentDate: Date | null;
   loadedAt: Date;
   text: string;
+  /**
+   * Tokens of `text` as ingestion counted them (`chunks.token_count`, the same o200k counter the
+   * budgets use), so budgets need not tokenize the text again; counted afresh when absent.
+   */
+  tokenCount?: number;
   /** Cosine similarity of the search that found it (naive), or of the entity/edge it supports. */
   score: number;
 }

@@ -4,3 +4,4 @@ export * from './test-database';
 export * from './test-settings';
 export * from './routes';
 export * from './llm-double';
+export * from './gb-graph';

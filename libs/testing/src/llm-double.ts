@@ -44,6 +44,8 @@ export interface Fault {
   reset?: boolean;
   /** Wait this long before answering (or resetting). */
   delayMs?: number;
+  /** Then wait until this settles: a call held open for as long as the test wants. */
+  hold?: Promise<unknown>;
   /** Cut the text short with stop_reason `max_tokens` / finish_reason `length`. */
   truncated?: boolean;
   /** Answer 200 with a body that is not JSON. */
@@ -144,6 +146,7 @@ export async function startLlmDouble(options: LlmDoubleOptions = {}): Promise<Ll
 
     const step = endpoints[endpoint].next(request);
     if (step.delayMs) await wait(step.delayMs);
+    if (step.hold) await step.hold.catch(() => undefined);
     if (req.socket.destroyed) return; // the client gave up (its timeout) while we waited
     if (step.reset) return void req.socket.destroy();
 

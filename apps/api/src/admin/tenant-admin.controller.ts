@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { microsToUsd, usdToMicros } from '@loci/common';
-import { UsageRepository } from '@loci/db';
+import { SpendLedgerRepository } from '@loci/db';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
@@ -34,7 +34,7 @@ export class TenantAdminController {
     private readonly admin: TenantAdminService,
     private readonly ownKeys: OwnKeysService,
     private readonly ingestion: IngestWorker,
-    private readonly usage: UsageRepository,
+    private readonly ledger: SpendLedgerRepository,
   ) {}
 
   @Post()
@@ -54,14 +54,13 @@ export class TenantAdminController {
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async getTenant(@Param('tenantId') tenantId: string) {
     const tenant = await this.admin.getTenant(tenantId);
+    // What the caps count (the ledger, pending calls at their worst case), in this UTC day and month.
     const now = new Date();
-    const dayStart = new Date(now.toISOString().slice(0, 10));
-    const monthStart = new Date(`${now.toISOString().slice(0, 7)}-01`);
-    const [today, month] = await Promise.all([
-      this.usage.tenantSpendSince(tenant.id, dayStart),
-      this.usage.tenantSpendSince(tenant.id, monthStart),
-    ]);
-    return { ...toTenantResponse(tenant), spend: { today_usd: microsToUsd(today), this_month_usd: microsToUsd(month) } };
+    const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const day = { from: new Date(dayStart), to: new Date(dayStart + 86_400_000) };
+    const month = { from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)) };
+    const spent = await this.ledger.tenantSpend(tenant.id, day, month);
+    return { ...toTenantResponse(tenant), spend: { today_usd: microsToUsd(spent.dayMicros), this_month_usd: microsToUsd(spent.monthMicros) } };
   }
 
   @Patch(':tenantId/limits')

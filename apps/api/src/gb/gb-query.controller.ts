@@ -3,9 +3,9 @@ import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swag
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { RequestLogsRepository } from '@loci/db';
-import { openApiSchemaOf, RequestWithId, ValidBody } from '@loci/http';
+import { openApiSchemaOf, problemOf, RequestWithId, ValidBody } from '@loci/http';
 import { SpendControl } from '@loci/quota';
-import { GbEdge, GbEntity, GbPassage, GbQueryResult, GbQueryService } from '@loci/retrieval';
+import { GbEdge, GbEntity, GbPassage, GbQueryResult, GbQueryService, GbQueryStep } from '@loci/retrieval';
 import { limitedClient } from '../limits/limited-client';
 import { tenantIdOf } from '../tenant-scope';
 import { GbQueryBody, gbQueryBody } from './gb-query.request';
@@ -70,31 +70,45 @@ export class GbQueryController {
     const started = performance.now();
     // A question: a concurrency slot, the open caps and the daily quota first.
     const permit = await this.spend.admit(limitedClient(principal, requestId), { countsQuota: true });
-    let result: GbQueryResult;
+    const steps: GbQueryStep[] = [];
+    let result: GbQueryResult | undefined;
+    let failure: { status: number; code: string } | undefined;
     try {
-      result = await this.gbQuery.query(tenantId, requestId, {
-        userId: body.user_id,
-        question: body.query,
-        dataset: body.dataset,
-        reasoning: body.reasoning,
-        models: body.models,
-      });
+      result = await this.gbQuery.query(
+        tenantId,
+        requestId,
+        { userId: body.user_id, question: body.query, dataset: body.dataset, reasoning: body.reasoning, models: body.models },
+        steps,
+      );
+      return toResponse(body.session_id, result);
+    } catch (error) {
+      failure = problemOf(error, 'gb');
+      throw error;
     } finally {
+      // The quota counts questions our model answered: not a failed one, nor the fixed answer
+      // given when there is nothing in memory.
+      if (!result?.model) await permit.refundQuota();
       await permit.release();
+      // The trajectory of the request (steps with timing and counts), with its session; a failed
+      // request keeps the steps it got through and says how it ended.
+      await this.requestLogs.insert({
+        tenantId,
+        requestId,
+        route: '/v1/gb/query',
+        principalKind: principal.kind,
+        principalId: principal.kind === 'jwt' ? principal.userId : principal.keyId,
+        sessionId: body.session_id ?? null,
+        status: failure?.status ?? 200,
+        latencyMs: Math.round(performance.now() - started),
+        steps: {
+          user_id: body.user_id,
+          dataset: body.dataset,
+          model: result?.model ?? null,
+          steps,
+          ...(failure ? { error: failure.code } : {}),
+        },
+      });
     }
-    // The trajectory of the request (steps with timing and counts), with its session.
-    await this.requestLogs.insert({
-      tenantId,
-      requestId,
-      route: '/v1/gb/query',
-      principalKind: principal.kind,
-      principalId: principal.kind === 'jwt' ? principal.userId : principal.keyId,
-      sessionId: body.session_id ?? null,
-      status: 200,
-      latencyMs: Math.round(performance.now() - started),
-      steps: { user_id: body.user_id, dataset: body.dataset, model: result.model, steps: result.steps },
-    });
-    return toResponse(body.session_id, result);
   }
 }
 

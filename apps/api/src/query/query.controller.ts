@@ -7,7 +7,7 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiSecurity, ApiTags, ApiUnproce
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { FastApiValidationPipe, openApiSchemaOf, RequestWithId } from '@loci/http';
 import { QueryBody, queryBody, QueryResponse, queryResponse } from './query.dto';
-import { QueryService } from './query.service';
+import { NO_LLM_MODEL, QueryService } from './query.service';
 
 /**
  * The tenant-graph question endpoint (contract: shared/reference/v1-query-contract.md).
@@ -44,11 +44,16 @@ export class QueryController {
     if (!mayCallModel) return this.queries.query(principal, requestId, body);
     // The quota counts model-answered questions; a context-only one spends on keywords at most.
     const permit = await this.spend.admit(limitedClient(principal, requestId), { countsQuota: !body.context_only });
+    let answered = false;
     try {
       const response = await this.queries.query(principal, requestId, body);
+      answered = response.metadata.model !== NO_LLM_MODEL;
+      // Nothing to answer from: no model answered, so the question does not count.
+      if (!answered) await permit.refundQuota();
       setRateLimitHeaders(res, permit);
       return response;
     } finally {
+      if (!answered) await permit.refundQuota(); // failed: not answered either
       await permit.release();
     }
   }

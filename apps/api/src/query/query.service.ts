@@ -17,6 +17,9 @@ export type NoAnswerReason = 'empty_graph' | 'no_relevant_context';
 
 const EXCERPT_CHARS = 300;
 
+/** Tenants whose default graph id is kept in memory; past this many the memo starts over. */
+const MAX_REMEMBERED_GRAPHS = 10_000;
+
 interface Step {
   name: string;
   ms: number;
@@ -30,6 +33,12 @@ interface Step {
  */
 @Injectable()
 export class QueryService {
+  /**
+   * Default graph id by tenant. A tenant's default graph is created once and is only ever
+   * deleted with its tenant, so its id can be kept instead of read on every question.
+   */
+  private readonly defaultGraphIds = new Map<string, number>();
+
   constructor(
     private readonly graphs: GraphsRepository,
     private readonly retrieval: RetrievalService,
@@ -55,35 +64,51 @@ export class QueryService {
 
     const tenantId = tenantIdOf(principal);
     const viaModel = principal.kind === 'jwt';
-    const graph = await this.graphs.defaultGraph(tenantId);
-    // An API-key question is never limited (its only model call is the question's embedding).
-    const ctx = await this.ownKeys.callContext(tenantId, requestId, 'query', undefined, { spendLimited: viaModel });
+    const graphId = await this.defaultGraphId(tenantId);
+    const [ctx, hasContent] = await Promise.all([
+      // An API-key question is never limited (its only model call is the question's embedding).
+      this.ownKeys.callContext(tenantId, requestId, 'query', undefined, {
+        spendLimited: viaModel,
+        tenant: principal.kind === 'api_key' ? principal.tenant : undefined,
+      }),
+      timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graphId)),
+    ]);
     const given = body.hl_keywords != null && body.ll_keywords != null;
     // An API-key client without both keyword lists cannot have the graph searched by keywords
     // (that would need our model): it falls back to vector search over chunks.
     const mode: RetrievalMode = !viaModel && !given ? 'naive' : body.mode;
 
     let response: QueryResponse;
-    if (!(await timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graph.id)))) {
+    // Whether a language model (keywords, answer stage) was asked; if not, the question's
+    // embedding was the only model call and its cost is known here.
+    let askedModel = false;
+    let embedCostMicros = 0;
+    if (!hasContent) {
       response = this.noAnswer(mode, 'empty_graph');
     } else {
+      askedModel = keywordsFromModel(viaModel, given, mode);
       const keywords = await timed('keywords', () => this.keywords(ctx, body, mode, viaModel, given));
-      const vectors = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
+      const embedded = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
+      embedCostMicros = embedded.costMicros;
       const context = await timed('retrieve', () =>
-        this.retrieval.retrieve({ tenantId, graphId: graph.id, mode, ...vectors }),
+        this.retrieval.retrieve({ tenantId, graphId, mode, ...embedded.vectors }),
       );
       if (!this.relevant(context)) {
         response = this.noAnswer(mode, 'no_relevant_context');
       } else if (!viaModel || body.context_only) {
         response = this.contextResponse(mode, context, body.context_only);
       } else {
+        askedModel = true;
         response = await timed('answer', () => this.answer(ctx, body, mode, context));
       }
     }
 
-    const spent = await this.ledger.listByRequest(tenantId, requestId);
     // Tokens of the language-model calls (keywords, answer); the question's embedding is the
-    // only other call, and the one an API-key question makes.
+    // only other call, and the one an API-key question makes. The ledger is read back only
+    // when a language model was asked.
+    const spent = askedModel
+      ? await this.ledger.listByRequest(tenantId, requestId)
+      : [{ stage: 'embed', tokensIn: 0, tokensOut: 0, costMicros: embedCostMicros }];
     const chat = spent.filter((row) => row.stage !== 'embed');
     response.metadata.tokens_in = chat.reduce((sum, row) => sum + row.tokensIn, 0);
     response.metadata.tokens_out = chat.reduce((sum, row) => sum + row.tokensOut, 0);
@@ -110,6 +135,15 @@ export class QueryService {
     return response;
   }
 
+  private async defaultGraphId(tenantId: string): Promise<number> {
+    const known = this.defaultGraphIds.get(tenantId);
+    if (known !== undefined) return known;
+    const graph = await this.graphs.defaultGraph(tenantId);
+    if (this.defaultGraphIds.size >= MAX_REMEMBERED_GRAPHS) this.defaultGraphIds.clear();
+    this.defaultGraphIds.set(tenantId, graph.id);
+    return graph.id;
+  }
+
   /**
    * Vector search always finds something; what it found is relevant only if its best match
    * clears LOCI_QUERY_MIN_SIMILARITY. Below that, no model is asked (no_relevant_context).
@@ -122,19 +156,19 @@ export class QueryService {
   /** Keywords from the request when both lists are given (no model call); else the keywords stage (JWT only). */
   private async keywords(ctx: CallContext, body: QueryBody, mode: RetrievalMode, viaModel: boolean, given: boolean): Promise<Keywords> {
     if (given) return { high_level: body.hl_keywords ?? [], low_level: body.ll_keywords ?? [] };
-    if (!viaModel || mode === 'naive') return { high_level: [], low_level: [] };
+    if (!keywordsFromModel(viaModel, given, mode)) return { high_level: [], low_level: [] };
     return this.stages.keywords(ctx, body.query);
   }
 
-  /** Every vector the mode needs, in one embeddings request. */
+  /** Every vector the mode needs, in one embeddings request, and what that request cost. */
   private async vectors(ctx: CallContext, question: string, mode: RetrievalMode, keywords: Keywords) {
     const wanted: Array<['questionVector' | 'lowLevelVector' | 'highLevelVector', string]> = [];
     if (mode === 'naive' || mode === 'mix') wanted.push(['questionVector', question]);
     if (mode !== 'naive' && keywords.low_level.length > 0) wanted.push(['lowLevelVector', keywords.low_level.join(', ')]);
     if (mode !== 'naive' && keywords.high_level.length > 0) wanted.push(['highLevelVector', keywords.high_level.join(', ')]);
-    if (wanted.length === 0) return {};
-    const { vectors } = await this.gateway.embed(ctx, wanted.map(([, text]) => text));
-    return Object.fromEntries(wanted.map(([key], i) => [key, vectors[i]]));
+    if (wanted.length === 0) return { vectors: {}, costMicros: 0 };
+    const { vectors, costMicros } = await this.gateway.embed(ctx, wanted.map(([, text]) => text));
+    return { vectors: Object.fromEntries(wanted.map(([key], i) => [key, vectors[i]])), costMicros };
   }
 
   private async answer(ctx: CallContext, body: QueryBody, mode: RetrievalMode, context: RetrievedContext): Promise<QueryResponse> {
@@ -183,6 +217,11 @@ export class QueryService {
   private noAnswer(mode: RetrievalMode, reason: NoAnswerReason): QueryResponse {
     return { answer: NO_DATA_ANSWER, sources: [], metadata: { ...emptyMetadata(mode, NO_LLM_MODEL), no_answer_reason: reason }, context: null };
   }
+}
+
+/** Whether the keywords stage (a language model) is asked: a dashboard question without both lists, not naive. */
+function keywordsFromModel(viaModel: boolean, given: boolean, mode: RetrievalMode): boolean {
+  return viaModel && !given && mode !== 'naive';
 }
 
 function emptyMetadata(mode: RetrievalMode, model: string): QueryResponse['metadata'] {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { Database, DATABASE } from '../database';
 import { isUuid } from '../ids';
 import { ApiKeyRow, apiKeys, tenants, TenantRow } from '../schema';
@@ -14,7 +14,20 @@ export interface NewApiKey {
 
 @Injectable()
 export class ApiKeysRepository {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  /**
+   * Read on every API-key request, so built once and prepared (a named statement each pooled
+   * connection parses and plans once) rather than built by drizzle and planned per request.
+   */
+  private readonly activeByPrefix;
+
+  constructor(@Inject(DATABASE) private readonly database: Database) {
+    this.activeByPrefix = this.database.db
+      .select({ key: apiKeys, tenant: tenants })
+      .from(apiKeys)
+      .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+      .where(and(eq(apiKeys.prefix, sql.placeholder('prefix')), isNull(apiKeys.revokedAt)))
+      .prepare('api_keys_active_by_prefix');
+  }
 
   async create(key: NewApiKey): Promise<ApiKeyRow> {
     const [row] = await this.database.db.insert(apiKeys).values(key).returning();
@@ -31,11 +44,7 @@ export class ApiKeysRepository {
 
   /** The live (not revoked) key with this prefix, with its tenant; read on every request. */
   async findActiveByPrefix(prefix: string): Promise<{ key: ApiKeyRow; tenant: TenantRow } | undefined> {
-    const [row] = await this.database.db
-      .select({ key: apiKeys, tenant: tenants })
-      .from(apiKeys)
-      .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
-      .where(and(eq(apiKeys.prefix, prefix), isNull(apiKeys.revokedAt)));
+    const [row] = await this.activeByPrefix.execute({ prefix });
     return row;
   }
 

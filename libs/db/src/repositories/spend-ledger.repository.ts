@@ -15,7 +15,8 @@ export interface SpendWindow {
 const ROW_SPEND = sql`CASE WHEN status = 'pending' THEN estimated_cost_micros ELSE cost_micros END`;
 
 /**
- * Spend read from the inference ledger, the truth the limit counters are a cache of (rebuilt
+ * Spend read from the inference ledger (the rows that count against caps: `spend_limited`),
+ * the truth the limit counters are a cache of (rebuilt
  * from here after a Redis flush/restart; compared with the counters at enforcement).
  *
  * Each read is one statement over one index (EXPLAIN in test/e2e/spend-faults.e2e-spec.ts):
@@ -48,7 +49,7 @@ export class SpendLedgerRepository {
         COALESCE(SUM(${ROW_SPEND}) FILTER (WHERE created_at >= ${iso(day.from)}::timestamptz AND created_at < ${iso(day.to)}::timestamptz), 0)::text AS day,
         COALESCE(SUM(${ROW_SPEND}), 0)::text AS month
       FROM inferences
-      WHERE tenant_id = ${tenantId}::uuid
+      WHERE tenant_id = ${tenantId}::uuid AND spend_limited
         AND created_at >= ${iso(month.from)}::timestamptz AND created_at < ${iso(month.to)}::timestamptz`;
   }
 
@@ -56,7 +57,7 @@ export class SpendLedgerRepository {
     return sql`
       SELECT COALESCE(SUM(${ROW_SPEND}), 0)::text AS spent
       FROM inferences
-      WHERE billed_to = 'platform'
+      WHERE billed_to = 'platform' AND spend_limited
         AND created_at >= ${iso(window.from)}::timestamptz AND created_at < ${iso(window.to)}::timestamptz`;
   }
 }

@@ -77,16 +77,6 @@ export class UsageRepository {
       refusals: countsOf(r.refusals),
     }));
   }
-
-  /** A tenant's spend (all billing) since `since`, in micro-dollars, pending calls at their estimate. */
-  async tenantSpendSince(tenantId: string, since: Date): Promise<number> {
-    const [row] = await queryRows<{ spent: string | number }>(
-      this.database.db,
-      sql`SELECT coalesce(sum(CASE WHEN status = 'pending' THEN estimated_cost_micros ELSE cost_micros END), 0)::bigint AS spent
-          FROM inferences WHERE tenant_id = ${tenantId} AND created_at >= ${since}`,
-    );
-    return Number(row?.spent ?? 0);
-  }
 }
 
 /** jsonb arrives parsed from pg, as text from some drivers. */

@@ -191,6 +191,12 @@ export const edges = pgTable(
     index('edges_live_target_idx').on(t.tenantId, t.targetId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
     index('edges_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
     index('edges_live_graph_idx').on(t.tenantId, t.graphId).where(sql`${t.expiredAt} IS NULL`),
+    // Deleting an entity, a document or a whole graph looks edges up by each foreign key (the
+    // cascades and the SET NULL): without these, every deleted row scans the tenant's edges.
+    index('edges_source_idx').on(t.tenantId, t.sourceId),
+    index('edges_target_idx').on(t.tenantId, t.targetId),
+    index('edges_artifact_idx').on(t.tenantId, t.artifactId),
+    index('edges_graph_idx').on(t.tenantId, t.graphId),
   ],
 );
 

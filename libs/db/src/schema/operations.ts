@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   date,
   foreignKey,
   index,
@@ -36,7 +37,7 @@ export const inferences = pgTable(
     requestId: text('request_id').notNull(),
     /** Position of the call within its request: (request_id, call_index) makes writes idempotent. */
     callIndex: integer('call_index').notNull().default(0),
-    /** What the call served: `query`, `ingest`, `remember`, `gb_query`. */
+    /** What the call served: `query` (/v1/query and gb query), `ingest`, `remember`. */
     kind: text('kind').notNull(),
     /** The pipeline stage: `extract`, `summarize`, `keywords`, `answer`, `embed`, `detect_geo`, `query`. */
     stage: text('stage').notNull(),
@@ -50,6 +51,12 @@ export const inferences = pgTable(
     /** Worst-case cost estimated before the call (what a cap reservation holds). */
     estimatedCostMicros: microDollars('estimated_cost_micros').notNull().default(0),
     billedTo: billedTo('billed_to').notNull(),
+    /**
+     * Whether the call counts against the spend caps. false only for the question embedding of
+     * an API-key context question, which the contract says spends nothing against any cap: it
+     * is on record (and in usage) but outside the caps and the counters rebuilt from them.
+     */
+    spendLimited: boolean('spend_limited').notNull().default(true),
     // No default: the ledger always says; and a default naming a value added by ALTER TYPE
     // cannot be set in the migration transaction that adds it.
     status: inferenceStatus('status').notNull(),
@@ -118,6 +125,8 @@ export const requestLogs = pgTable(
     primaryKey({ columns: [t.tenantId, t.id] }),
     foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
     index('request_logs_tenant_created_idx').on(t.tenantId, t.createdAt),
+    // A trajectory is read by its request id.
+    index('request_logs_request_idx').on(t.tenantId, t.requestId),
   ],
 );
 

@@ -1,5 +1,40 @@
-import { PDFParse, VerbosityLevel } from 'pdf-parse';
+import type * as PdfParseModule from 'pdf-parse';
 import { UnreadableFileError } from './upload-errors';
+
+/**
+ * Built-ins that pdf-parse replaces in the whole process: its bundle (pdf.js with core-js) puts
+ * polyfills over Array.prototype.push (~10x slower; drizzle builds every SQL statement with
+ * push) and JSON.parse when it loads, and pdf.js's worker module does again when the first PDF
+ * is read. Node's own are kept here, from before pdf-parse is ever loaded, and put back after
+ * each of those (core-js replaces them for edge cases of older engines that pdf.js does not rely
+ * on). The methods it only adds (Set.prototype.union, Promise.try…) stay.
+ */
+const OWN_BUILT_INS = ([
+  [Array.prototype, 'push'],
+  [JSON, 'parse'],
+] as Array<[object, PropertyKey]>).map(([target, key]) => ({ target, key, own: Object.getOwnPropertyDescriptor(target, key)! }));
+
+function restoreBuiltIns(): void {
+  for (const { target, key, own } of OWN_BUILT_INS) Object.defineProperty(target, key, own);
+}
+
+let pdfParseModule: typeof PdfParseModule | undefined;
+
+/**
+ * pdf-parse, loaded on the first PDF rather than with the process: a process that never reads
+ * a PDF (an API answering questions) never pays its ~20 MB of resident memory or its polyfills.
+ */
+function loadPdfParse(): typeof PdfParseModule {
+  if (!pdfParseModule) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      pdfParseModule = require('pdf-parse') as typeof PdfParseModule;
+    } finally {
+      restoreBuiltIns();
+    }
+  }
+  return pdfParseModule;
+}
 
 /**
  * Text of every page of a PDF, pages separated by a blank line. pdf-parse 2 wraps Mozilla's
@@ -7,6 +42,7 @@ import { UnreadableFileError } from './upload-errors';
  * sets), because pdf.js loads its worker code with a dynamic import().
  */
 export async function pdfToText(buffer: Buffer, fileName: string): Promise<string> {
+  const { PDFParse, VerbosityLevel } = loadPdfParse();
   const parser = new PDFParse({
     // A copy: pdf.js may take ownership of (transfer) the bytes it is given.
     data: new Uint8Array(buffer),
@@ -25,6 +61,7 @@ export async function pdfToText(buffer: Buffer, fileName: string): Promise<strin
     throw new UnreadableFileError(fileName, isPasswordError(error) ? 'encrypted_pdf' : 'corrupt_pdf');
   } finally {
     await parser.destroy().catch(() => undefined);
+    restoreBuiltIns();
   }
 }
 

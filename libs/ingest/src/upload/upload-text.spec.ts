@@ -117,6 +117,15 @@ describe('extractUploadText', () => {
     expect(text).toBe('Alice works at Acme (since 2021).\n\nBob lives in Berlin.');
   });
 
+  it("leaves the process's own built-ins in place once a PDF has been read", async () => {
+    const push = Array.prototype.push;
+    const parse = JSON.parse;
+    await upload('report.pdf', minimalPdf(['Alice works at Acme.']), 'application/pdf');
+    // pdf-parse's bundle replaces these with slower polyfills when it loads (pdf-text.ts).
+    expect(Array.prototype.push).toBe(push);
+    expect(JSON.parse).toBe(parse);
+  });
+
   it('says when a PDF is password-protected, damaged, or has no text', async () => {
     const encrypt =
       '/Encrypt << /Filter /Standard /V 1 /R 2 /P -4 ' +

@@ -1,14 +1,19 @@
 /**
- * Who a model call is for and how it is billed. One context per HTTP request or job attempt;
- * it numbers the calls made under it, so each (request id, call index) names one ledger row.
+ * What a call served: `query` a question (on /v1/query and on gb query alike, the gb contract's
+ * type; the request log's route tells the surfaces apart), `remember` a gb text, `ingest` a
+ * document.
  */
-export type InferenceKind = 'query' | 'remember' | 'ingest' | 'gb_query';
+export type InferenceKind = 'query' | 'remember' | 'ingest';
 
 export interface OwnProviderKeys {
   anthropic?: string;
   openai?: string;
 }
 
+/**
+ * Who a model call is for and how it is billed. One context per HTTP request or job attempt;
+ * it numbers the calls made under it, so each (request id, call index) names one ledger row.
+ */
 export class CallContext {
   private calls = 0;
 

@@ -116,19 +116,26 @@ export class ModelGateway {
     );
   }
 
-  /** Embeds texts (batched by the provider), returning vectors as wide as the store's columns. */
-  async embed(ctx: CallContext, texts: string[], model?: string): Promise<{ vectors: number[][]; choice: ModelChoice }> {
+  /**
+   * Embeds texts (batched by the provider), returning vectors as wide as the store's columns and
+   * what the call cost (as written to the ledger).
+   */
+  async embed(
+    ctx: CallContext,
+    texts: string[],
+    model?: string,
+  ): Promise<{ vectors: number[][]; choice: ModelChoice; costMicros: number }> {
     const choice = this.router.choose('embed', model);
     const estimate = this.cost(choice, {
       inputTokens: estimateEmbeddingTokens(choice.provider, texts),
       outputTokens: 0,
       thinkingTokens: 0,
     });
-    const { result } = await this.metered(ctx, 'embed', choice, null, estimate, async (apiKey) => {
+    const { result, cost } = await this.metered(ctx, 'embed', choice, null, estimate, async (apiKey) => {
       const embedded = await this.registry.embedder(choice).embed({ texts, timeoutMs: this.settings.timeoutsMs.embed, apiKey });
       return { usage: { ...NO_USAGE, inputTokens: embedded.usage.inputTokens }, model: embedded.model, result: embedded };
     });
-    return { vectors: result.vectors.map(padToStoreWidth), choice };
+    return { vectors: result.vectors.map(padToStoreWidth), choice, costMicros: cost };
   }
 
   /**
@@ -160,17 +167,25 @@ export class ModelGateway {
           // reused reservation id would be taken as already settled.
           await this.spendGuard.reserve(ctx.tenantId, randomUUID(), estimatedCostMicros)
         : undefined;
-    await this.ledger.begin({
-      ...key,
-      kind: ctx.kind,
-      stage,
-      provider: choice.provider,
-      model: choice.model,
-      reasoning,
-      billedTo: choice.provider === 'local' ? 'platform' : ctx.billedTo,
-      estimatedCostMicros,
-      documentId: ctx.documentId,
-    });
+    try {
+      await this.ledger.begin({
+        ...key,
+        kind: ctx.kind,
+        stage,
+        provider: choice.provider,
+        model: choice.model,
+        reasoning,
+        billedTo: choice.provider === 'local' ? 'platform' : ctx.billedTo,
+        spendLimited: ctx.spendLimited,
+        estimatedCostMicros,
+        documentId: ctx.documentId,
+      });
+    } catch (error) {
+      // Not on record, so not made: it cost nothing. A reservation is renewed until settled,
+      // so every path after the reserve settles it.
+      await reservation?.settle(0);
+      throw error;
+    }
     const started = performance.now();
     let outcome: Awaited<ReturnType<typeof call>>;
     try {

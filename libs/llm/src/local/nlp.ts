@@ -1,6 +1,5 @@
-import nlp from 'compromise';
-import datesPlugin from 'compromise-dates';
 import type { DatesMethods } from 'compromise-dates';
+import { compromise, type Nlp } from './compromise';
 
 /**
  * The one place that loads the NLP library (compromise, with its dates plugin). Everything else
@@ -8,14 +7,12 @@ import type { DatesMethods } from 'compromise-dates';
  * stays in this file and the next one (`mentions.ts`).
  *
  * compromise ships its lexicon and rules inside the package: nothing is downloaded at run time.
- * It is synchronous and English-only.
+ * It is synchronous and English-only, and loaded on first use (`compromise.ts`).
  */
-nlp.plugin(datesPlugin);
-
-export type Doc = ReturnType<typeof nlp> & DatesMethods;
+export type Doc = ReturnType<Nlp> & DatesMethods;
 
 export function parse(text: string): Doc {
-  return nlp<DatesMethods>(text) as Doc;
+  return compromise()<DatesMethods>(text) as Doc;
 }
 
 /** compromise's term JSON (the fields used here). */
@@ -119,8 +116,15 @@ interface World {
   methods?: { two?: { transform?: { verb?: VerbTransforms } } };
 }
 
-const world = nlp.world() as World;
-const verbTransforms = world.methods?.two?.transform?.verb;
+let loadedWorld: World | undefined;
+
+/** compromise's world (model and internal methods), from the library once it is loaded. */
+function world(): World {
+  loadedWorld ??= compromise().world() as World;
+  return loadedWorld;
+}
+
+const verbTransformsOf = (w: World) => w.methods?.two?.transform?.verb;
 
 const TENSE_TAGS = ['PastTense', 'PresentTense', 'Gerund', 'Infinitive', 'Participle'];
 
@@ -130,11 +134,12 @@ const TENSE_TAGS = ['PastTense', 'PresentTense', 'Gerund', 'Infinitive', 'Partic
  */
 export function verbLemma(token: Token): string {
   const word = token.normal;
+  const verbTransforms = verbTransformsOf(world());
   if (!verbTransforms) return word;
   const tense = TENSE_TAGS.find((t) => token.tags.has(t));
   if (tense === 'Infinitive') return word;
   try {
-    return verbTransforms.toInfinitive(word, world.model, tense) || word;
+    return verbTransforms.toInfinitive(word, world().model, tense) || word;
   } catch {
     return word;
   }
@@ -147,7 +152,7 @@ export function verbForms(infinitive: string): { present: string; past: string }
   let forms = conjugations.get(infinitive);
   if (!forms) {
     try {
-      forms = verbTransforms?.conjugate(infinitive, world.model) ?? {};
+      forms = verbTransformsOf(world())?.conjugate(infinitive, world().model) ?? {};
     } catch {
       forms = {};
     }

@@ -1,4 +1,4 @@
-import nlp from 'compromise';
+import { compromise } from './compromise';
 
 /**
  * Sentence splitting and whitespace normalisation shared by the local extractor, summarizer and
@@ -47,7 +47,7 @@ export interface SplitOptions {
 export function splitSentences(text: string, options: SplitOptions = {}): string[] {
   const out: string[] = [];
   for (const block of splitParagraphs(text)) {
-    const sentences = (nlp.tokenize(block).json() as Array<{ text: string }>).map((s) => normalizeWhitespace(s.text));
+    const sentences = (compromise().tokenize(block).json() as Array<{ text: string }>).map((s) => normalizeWhitespace(s.text));
     for (const sentence of sentences) {
       if (!sentence) continue;
       if (options.maxChars && sentence.length > options.maxChars) out.push(...cutAtWords(sentence, options.maxChars));

@@ -1,3 +1,4 @@
+import { countTokens as countO200kTokens } from 'gpt-tokenizer';
 import { countTokens, estimateChatInputTokens, estimateEmbeddingTokens } from './token-counter';
 
 describe('token counter', () => {
@@ -8,6 +9,18 @@ describe('token counter', () => {
     expect(countTokens(sentence)).toBeGreaterThan(5);
     expect(countTokens(sentence)).toBeLessThan(sentence.length);
     expect(countTokens(sentence.repeat(10))).toBeGreaterThan(countTokens(sentence) * 9);
+  });
+
+  it('counts long runs of one kind of character in linear time, never below the exact count', () => {
+    const prose = 'Alice Johnson works at Acme Corporation in Berlin. '.repeat(200);
+    expect(countTokens(prose)).toBe(countO200kTokens(prose));
+    for (const run of [' ', 'a', '\n', '😀']) {
+      const sample = `Where does Alice work?${run.repeat(3000)}`;
+      expect(countTokens(sample)).toBeGreaterThanOrEqual(countO200kTokens(sample));
+      const started = performance.now();
+      countTokens(run.repeat(64 * 1024)); // unsplit: seconds
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
   });
 
   it('counts special-token strings in user text as plain text instead of throwing', () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
-import { TenantsRepository } from '@loci/db';
+import { TenantRow, TenantsRepository } from '@loci/db';
 import { CallContext, InferenceKind } from '../gateway/call-context';
 import { SecretBox } from './secret-box';
 
@@ -29,16 +29,20 @@ export class OwnKeysService {
     if (!updated) throw new NotFoundError('No such tenant.');
   }
 
-  /** The context model calls of this tenant's request run under, with its own key if it pays. */
+  /**
+   * The context model calls of this tenant's request run under, with its own key if it pays.
+   * `options.tenant`: the tenant's row if the caller already read it in this request (an API
+   * key's principal carries it), so it is not read twice.
+   */
   async callContext(
     tenantId: string,
     requestId: string,
     kind: InferenceKind,
     documentId?: number,
-    options: { spendLimited?: boolean } = {},
+    options: { spendLimited?: boolean; tenant?: TenantRow } = {},
   ): Promise<CallContext> {
     const limited = options.spendLimited ?? true;
-    const tenant = await this.tenants.findById(tenantId);
+    const tenant = options.tenant?.id === tenantId ? options.tenant : await this.tenants.findById(tenantId);
     if (!tenant) throw new NotFoundError('No such tenant.');
     if (tenant.billing !== 'own_key') return new CallContext(tenantId, requestId, kind, undefined, documentId, limited);
     const ownKeys =

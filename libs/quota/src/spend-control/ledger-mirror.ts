@@ -56,14 +56,18 @@ export class LedgerMirror {
 
   async ensureSeeded(scopes: LedgeredScope[]): Promise<void> {
     const seeded = await this.store.seeded(scopes.map((s) => s.scope.key));
+    await this.seed(scopes.filter((_, i) => !seeded[i]));
+  }
+
+  /** Builds these scopes' counters from the ledger (set-if-absent), and marks them seeded. */
+  async seed(scopes: LedgeredScope[]): Promise<void> {
     await Promise.all(
-      scopes
-        .filter((_, i) => !seeded[i])
-        .map(async (s) => {
-          const spent = await this.read(s.source);
-          await this.store.seedCommitted(s.scope, spent);
-          this.logger.log(`spend counter ${s.scope.key} built from the ledger (${spent} µ$ unless another instance was first)`);
-        }),
+      scopes.map(async (s) => {
+        const spent = await this.read(s.source);
+        await this.store.seedCommitted(s.scope, spent);
+        this.checked.delete(s.scope.key); // measured against the lost counter, if at all
+        this.logger.log(`spend counter ${s.scope.key} built from the ledger (${spent} µ$ unless another instance was first)`);
+      }),
     );
   }
 
@@ -88,7 +92,10 @@ export class LedgerMirror {
           // Ledger first, counter after: a call reserved in between raises the counter only, so
           // the measure errs towards a smaller shortfall, never counts one call twice.
           const ledger = await this.read(s.source);
-          const counter = await this.store.committed(key);
+          const [counter, [seeded]] = await Promise.all([this.store.committed(key), this.store.seeded([key])]);
+          // A counter not (yet) rebuilt says nothing: the store refuses to count into it until
+          // it is seeded, and a shortfall measured against it would count the ledger twice.
+          if (!seeded) return 0;
           const shortfall = Math.max(0, ledger - counter);
           if (shortfall > 0) this.logger.warn(`spend counter ${key} is ${shortfall} µ$ below the ledger; enforcing the ledger`);
           this.remember(key, shortfall);

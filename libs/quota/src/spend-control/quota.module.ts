@@ -1,5 +1,6 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
+import { PlatformLimitsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { SPEND_GUARD } from '@loci/llm';
 import { LIMIT_STORE, LimitStore } from '../limit-store';
 import { openLimitStore } from '../open-limit-store';
@@ -33,7 +34,17 @@ class LimitStoreLifecycle implements OnApplicationShutdown {
       },
     },
     LimitStoreLifecycle,
-    SpendControl,
+    {
+      provide: SpendControl,
+      inject: [LIMIT_STORE, TenantsRepository, PlatformLimitsRepository, SpendLedgerRepository, SETTINGS],
+      useFactory: (
+        store: LimitStore,
+        tenants: TenantsRepository,
+        platform: PlatformLimitsRepository,
+        ledger: SpendLedgerRepository,
+        settings: Settings,
+      ) => new SpendControl(store, tenants, platform, ledger, settings.limits),
+    },
     { provide: SPEND_GUARD, useExisting: SpendControl },
   ],
   exports: [LIMIT_STORE, SpendControl, SPEND_GUARD],

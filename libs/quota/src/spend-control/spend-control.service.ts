@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LimitExceededError } from '@loci/common';
+import type { LimitSettings } from '@loci/config';
 import { PlatformLimitsRepository, SpendLedgerRepository, TenantRow, TenantsRepository } from '@loci/db';
 import { limitKeys, nextMonthStartMs, nextUtcMidnightMs, secondsToNextMonthStart, secondsToNextUtcMidnight, utcDay, utcMonth } from '../limit-keys';
 import { LIMIT_STORE, LimitStore, SpendScope } from '../limit-store';
 import { LedgeredScope, LedgerMirror } from './ledger-mirror';
+import { ServerClock } from './server-clock';
 import {
   costCapExceeded,
   dailyQuotaExceeded,
@@ -13,9 +15,14 @@ import {
   tooManyConcurrentQueries,
 } from './spend-errors';
 
-/** How long a concurrency slot or a reservation lives without renewal (a crashed process's expire). */
-export const SLOT_LEASE_MS = 60_000;
-export const RESERVATION_LEASE_MS = 10 * 60_000;
+/**
+ * How long a concurrency slot and a reservation live without renewal (LOCI_SLOT_LEASE_MS,
+ * LOCI_RESERVATION_LEASE_MS): a crashed process's slot and reservation expire after them. A live
+ * request renews both every third of the lease, so a lease survives one missed renewal (a store
+ * blip).
+ */
+export type SpendLeases = LimitSettings;
+const RENEWALS_PER_LEASE = 3;
 // Counter keys outlive their window a little, so a late settle still finds them.
 const WINDOW_MARGIN_MS = 60 * 60_000;
 
@@ -31,6 +38,12 @@ export interface LimitedClient {
 export interface Permit {
   quota?: { limit: number; used: number; resetSeconds: number };
   release(): Promise<void>;
+  /**
+   * Gives the question's quota back: it ended without an answer from our model (it failed, or
+   * there was nothing to answer from), and the quota counts only model-answered questions.
+   * Once; a no-op when the request counted no quota.
+   */
+  refundQuota(): Promise<void>;
 }
 
 export interface Reservation {
@@ -49,54 +62,56 @@ export interface Reservation {
 export class SpendControl {
   private readonly logger = new Logger('SpendControl');
   private readonly mirror: LedgerMirror;
+  private readonly clock: ServerClock;
 
   constructor(
     @Inject(LIMIT_STORE) private readonly store: LimitStore,
     private readonly tenants: TenantsRepository,
     private readonly platform: PlatformLimitsRepository,
     ledger: SpendLedgerRepository,
+    private readonly leases: SpendLeases,
   ) {
     this.mirror = new LedgerMirror(store, ledger);
+    this.clock = new ServerClock(store);
   }
 
   async admit(client: LimitedClient, options: { countsQuota: boolean }): Promise<Permit> {
     const tenant = await this.tenant(client.tenantId);
     return this.guarded(async () => {
-      const now = await this.store.now();
-      const slotKey = limitKeys.clientSlots(tenant.id, client.clientKind, client.clientId);
       const slotLimit = tenant.maxConcurrentQueries;
-      let renew: NodeJS.Timeout | undefined;
-      if (slotLimit !== null) {
-        const slot = await this.store.acquireSlot(slotKey, client.requestId, slotLimit, SLOT_LEASE_MS);
-        if (!slot.ok) throw tooManyConcurrentQueries(slotLimit);
-        // A request longer than the lease keeps its slot by renewing it.
-        renew = setInterval(() => void this.store.renewSlot(slotKey, client.requestId, SLOT_LEASE_MS).catch(() => undefined), SLOT_LEASE_MS / 3);
-        renew.unref();
-      }
-      let released = false;
-      const release = async () => {
-        if (released) return;
-        released = true;
-        if (renew) clearInterval(renew);
-        if (slotLimit !== null) await this.store.releaseSlot(slotKey, client.requestId).catch(() => undefined);
-      };
-      try {
-        await this.assertCapsOpen(tenant, now);
-        let quota: Permit['quota'];
-        if (options.countsQuota && tenant.dailyQueryQuota !== null) {
-          const consumed = await this.store.consumeQuota(
-            limitKeys.tenantQuotaDay(tenant.id, utcDay(now)),
-            tenant.dailyQueryQuota,
-            nextUtcMidnightMs(now) - now + WINDOW_MARGIN_MS,
-          );
-          const resetSeconds = secondsToNextUtcMidnight(now);
-          if (!consumed.ok) throw dailyQuotaExceeded(tenant.dailyQueryQuota, resetSeconds);
-          quota = { limit: tenant.dailyQueryQuota, used: consumed.count, resetSeconds };
+      const slotKey = limitKeys.clientSlots(tenant.id, client.clientKind, client.clientId);
+      const leaseMs = this.leases.slotLeaseMs;
+      const quotaLimit = options.countsQuota ? tenant.dailyQueryQuota : null;
+      for (let attempt = 1; ; attempt++) {
+        const now = await this.clock.now();
+        const scopes = await this.scopes(tenant, now);
+        // max(counter, ledger): the counter's known shortfall is taken off each cap.
+        const shortfalls = await this.mirror.shortfalls(scopes);
+        const quotaKey = limitKeys.tenantQuotaDay(tenant.id, utcDay(now));
+        // Slot, caps and quota in one atomic step: a request refused by the concurrency limit
+        // never counts against the quota, one refused by a cap or the quota holds no slot.
+        const result = await this.store.admit({
+          window: dayWindow(now),
+          slot: slotLimit === null ? undefined : { key: slotKey, leaseId: client.requestId, limit: slotLimit, leaseMs },
+          scopes: scopes.map((s, i) => ({ key: s.scope.key, capMicros: lessShortfall(s.scope.capMicros, shortfalls[i]) })),
+          quota: quotaLimit === null ? undefined : { key: quotaKey, limit: quotaLimit, ttlMs: nextUtcMidnightMs(now) - now + WINDOW_MARGIN_MS },
+        });
+        if (result.ok) {
+          const quota =
+            quotaLimit === null ? undefined : { limit: quotaLimit, used: result.quotaCount ?? 0, resetSeconds: secondsToNextUtcMidnight(now) };
+          return this.permit(slotLimit === null ? null : slotKey, client.requestId, quota === undefined ? null : quotaKey, quota);
         }
-        return { quota, release };
-      } catch (error) {
-        await release();
-        throw error;
+        if (result.reason === 'slot') throw tooManyConcurrentQueries(slotLimit!);
+        if (result.reason === 'quota') throw dailyQuotaExceeded(quotaLimit!, secondsToNextUtcMidnight(now));
+        if (result.reason === 'caps') {
+          throw this.capsRefusal(
+            result.full.map((f) => ({ scope: scopes[f.scopeIndex], committed: f.committedMicros + shortfalls[f.scopeIndex] })),
+            now,
+          );
+        }
+        if (attempt >= MAX_ATTEMPTS) throw new Error(`admission kept answering ${result.reason}`);
+        if (result.reason === 'window') this.clock.correct(result.nowMs);
+        else await this.mirror.seed(result.scopeIndexes.map((i) => scopes[i]));
       }
     });
   }
@@ -108,54 +123,98 @@ export class SpendControl {
   async reserve(tenantId: string, reservationId: string, estimateMicros: number): Promise<Reservation> {
     const tenant = await this.tenant(tenantId);
     return this.guarded(async () => {
-      const now = await this.store.now();
-      const scopes = await this.scopes(tenant, now);
-      await this.mirror.ensureSeeded(scopes);
-      // max(counter, ledger): the counter's known shortfall is taken off each cap, so the
-      // store's atomic check is counter + shortfall + amount <= cap.
-      const shortfalls = await this.mirror.shortfalls(scopes);
-      const checked = scopes.map((s, i) =>
-        s.scope.capMicros === null ? s.scope : { ...s.scope, capMicros: Math.max(0, s.scope.capMicros - shortfalls[i]) },
-      );
-      const result = await this.store.reserve(reservationId, checked, estimateMicros, RESERVATION_LEASE_MS);
-      // Scopes are ordered month, day, platform, so when several are full the most lasting
-      // refusal is the one reported.
-      if (!result.ok) throw this.refusal(scopes[result.scopeIndex], result.committedMicros + shortfalls[result.scopeIndex], now);
-      const settleScopes = scopes.map((s) => s.scope);
-      return {
-        settle: (actualMicros: number) =>
-          // Seeded first: a settle into a counter the store just lost would recreate it with
-          // this call's cost alone, and the rebuild (set-if-absent) would then be refused.
-          // After a rebuild this call's pending row was counted at its estimate and its actual
-          // is added too: an in-flight call at a flush may be counted twice (never forgotten).
-          this.mirror
-            .ensureSeeded(scopes)
-            .then(() => this.store.settle(reservationId, settleScopes, actualMicros))
-            .catch((error: unknown) => {
-              // The ledger row stays the truth; the counter is rebuilt from it if it drifted.
-              this.logger.error(`settle ${reservationId} failed: ${error instanceof Error ? error.message : error}`);
-            }),
-      };
+      const leaseMs = this.leases.reservationLeaseMs;
+      for (let attempt = 1; ; attempt++) {
+        const now = await this.clock.now();
+        const scopes = await this.scopes(tenant, now);
+        // max(counter, ledger): the store's atomic check is counter + shortfall + amount <= cap.
+        const shortfalls = await this.mirror.shortfalls(scopes);
+        const checked = scopes.map((s, i) => ({ ...s.scope, capMicros: lessShortfall(s.scope.capMicros, shortfalls[i]) }));
+        // Guarded: the store checks the seeded marks and the day window in the same step.
+        const result = await this.store.reserve(reservationId, checked, estimateMicros, leaseMs, { window: dayWindow(now) });
+        if (result.ok) return this.reservation(reservationId, scopes, leaseMs);
+        if (!('retry' in result)) {
+          // Scopes are ordered month, day, platform, so the first that did not fit is reported.
+          throw this.refusal(scopes[result.scopeIndex], result.committedMicros + shortfalls[result.scopeIndex], now);
+        }
+        if (attempt >= MAX_ATTEMPTS) throw new Error(`reservation kept answering ${result.retry}`);
+        if (result.retry === 'window') this.clock.correct(result.nowMs);
+        else await this.mirror.ensureSeeded(scopes);
+      }
     });
   }
 
-  private async assertCapsOpen(tenant: TenantRow, now: number): Promise<void> {
-    const scopes = await this.scopes(tenant, now);
-    await this.mirror.ensureSeeded(scopes);
-    const shortfalls = await this.mirror.shortfalls(scopes);
-    const full: Array<{ kind: ScopeKind; committed: number; cap: number }> = [];
-    for (const [i, s] of scopes.entries()) {
-      if (s.scope.capMicros === null) continue;
-      const committed = (await this.store.committed(s.scope.key)) + shortfalls[i];
-      if (committed >= s.scope.capMicros) full.push({ kind: s.kind, committed, cap: s.scope.capMicros });
-    }
-    if (full.length === 0) return;
-    // Both of the tenant's caps used up → the monthly answer (it lasts longer).
-    const month = full.find((f) => f.kind === 'month');
-    if (month) throw monthlyCostCapExceeded(month.cap, month.committed, secondsToNextMonthStart(now));
-    const day = full.find((f) => f.kind === 'day');
-    if (day) throw costCapExceeded(day.cap, day.committed, secondsToNextUtcMidnight(now));
-    throw platformBudgetPaused(secondsToNextUtcMidnight(now));
+  /** An admitted request's permit: its slot renewed while it runs, released once. */
+  private permit(slotKey: string | null, leaseId: string, quotaKey: string | null, quota: Permit['quota']): Permit {
+    const leaseMs = this.leases.slotLeaseMs;
+    // A request longer than the lease keeps its slot by renewing it.
+    const renew =
+      slotKey === null
+        ? undefined
+        : setInterval(() => void this.store.renewSlot(slotKey, leaseId, leaseMs).catch(() => undefined), leaseMs / RENEWALS_PER_LEASE);
+    renew?.unref();
+    let released = false;
+    let refunded = false;
+    return {
+      quota,
+      release: async () => {
+        if (released) return;
+        released = true;
+        if (renew) clearInterval(renew);
+        if (slotKey !== null) await this.store.releaseSlot(slotKey, leaseId).catch(() => undefined);
+      },
+      refundQuota: async () => {
+        if (refunded || quotaKey === null) return;
+        refunded = true;
+        if (quota) quota.used = Math.max(0, quota.used - 1);
+        await this.store.refundQuota(quotaKey).catch((error: unknown) => {
+          this.logger.warn(`quota refund on ${quotaKey} failed: ${error instanceof Error ? error.message : error}`);
+        });
+      },
+    };
+  }
+
+  private reservation(reservationId: string, scopes: SpendControlScope[], leaseMs: number): Reservation {
+    const settleScopes = scopes.map((s) => s.scope);
+    // A call longer than the lease (queued behind LOCI_MODEL_CONCURRENCY, a slow provider)
+    // keeps its reservation until settled; only a dead process's reservation expires. The
+    // caller must settle on every path (ModelGateway does), or this renews until it exits.
+    const renew = setInterval(() => {
+      this.store
+        .renewReservation(reservationId, leaseMs)
+        .then((live) => {
+          if (!live) clearInterval(renew); // expired (the process stalled past it) or settled
+        })
+        .catch(() => undefined); // the store is down: try again next time
+    }, leaseMs / RENEWALS_PER_LEASE);
+    renew.unref();
+    return {
+      settle: async (actualMicros: number) => {
+        clearInterval(renew);
+        try {
+          // Guarded: a settle into a counter the store just lost would recreate it with this
+          // call's cost alone, and the rebuild (set-if-absent) would then be refused. So a lost
+          // scope is rebuilt first; this call's pending row is then counted at its estimate and
+          // its actual added too: an in-flight call at a flush may be counted twice (never
+          // forgotten).
+          for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+            if ((await this.store.settle(reservationId, settleScopes, actualMicros, {})) !== 'unseeded') return;
+            await this.mirror.ensureSeeded(scopes);
+          }
+          throw new Error('the scopes kept being lost');
+        } catch (error) {
+          // The ledger row stays the truth; the counter is rebuilt from it if it drifted.
+          this.logger.error(`settle ${reservationId} failed: ${error instanceof Error ? error.message : error}`);
+        }
+      },
+    };
+  }
+
+  /** Several caps used up: the tenant's monthly answer first (it lasts longer), then the day's. */
+  private capsRefusal(full: Array<{ scope: SpendControlScope; committed: number }>, now: number): LimitExceededError {
+    const order: ScopeKind[] = ['month', 'day', 'platform'];
+    const first = [...full].sort((a, b) => order.indexOf(a.scope.kind) - order.indexOf(b.scope.kind))[0];
+    return this.refusal(first.scope, first.committed, now);
   }
 
   private refusal(scope: { kind: ScopeKind; scope: SpendScope }, committed: number, now: number): LimitExceededError {
@@ -229,6 +288,16 @@ type ScopeKind = 'day' | 'month' | 'platform';
 type SpendControlScope = LedgeredScope & { kind: ScopeKind };
 
 const DAY_MS = 86_400_000;
+// A window or seeded-mark retry happens at most once in practice (midnight, a flush); more is a fault.
+const MAX_ATTEMPTS = 3;
+
+/** The UTC day containing `now`, the window the day's and month's keys are named for. */
+function dayWindow(now: number): { fromMs: number; toMs: number } {
+  const fromMs = Math.floor(now / DAY_MS) * DAY_MS;
+  return { fromMs, toMs: fromMs + DAY_MS };
+}
+
+const lessShortfall = (cap: number | null, shortfall: number) => (cap === null ? null : Math.max(0, cap - shortfall));
 
 function monthStartMs(ms: number): number {
   const d = new Date(ms);

@@ -83,17 +83,24 @@ export class GbQueryService {
     this.settings = { ...DEFAULT_GB_QUERY_SETTINGS, ...(overrides ?? {}) };
   }
 
-  async query(tenantId: string, requestId: string, input: GbQueryInput): Promise<GbQueryResult> {
+  /** `steps` receives the trajectory as it goes, so a caller still has it when a step fails. */
+  async query(tenantId: string, requestId: string, input: GbQueryInput, steps: GbQueryStep[] = []): Promise<GbQueryResult> {
     this.checkModels(input.models);
     const graph = await this.graphs.findGbGraph(tenantId, input.userId, input.dataset);
     if (!graph) throw new NotFoundError(`dataset "${input.dataset}" does not exist for user_id "${input.userId}"`);
     const scope: Scope = { tenantId, graphId: graph.id };
-    const ctx = await this.ownKeys.callContext(tenantId, requestId, 'gb_query');
-    const steps: GbQueryStep[] = [];
+    const ctx = await this.ownKeys.callContext(tenantId, requestId, 'query');
     const timed = async <T>(name: GbQueryStep['name'], work: () => Promise<T>, counts: (value: T) => GbQueryStep['counts']) => {
       const started = performance.now();
-      const value = await work();
-      steps.push({ name, ms: Math.round((performance.now() - started) * 100) / 100, counts: counts(value) });
+      const ms = () => Math.round((performance.now() - started) * 100) / 100;
+      let value: T;
+      try {
+        value = await work();
+      } catch (error) {
+        steps.push({ name, ms: ms(), counts: { failed: 1 } });
+        throw error;
+      }
+      steps.push({ name, ms: ms(), counts: counts(value) });
       return value;
     };
 

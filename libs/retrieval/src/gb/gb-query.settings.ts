@@ -1,7 +1,9 @@
 /**
  * Every number of the gb query contract (`gb-query-contract.md`), as a setting whose default is
- * the contract's value. The service reads them from the optional `GB_QUERY_SETTINGS` provider;
- * tests may also adjust `GbQueryService.settings` directly.
+ * the contract's value: each field is the environment setting `LOCI_GB_` + its name in upper
+ * snake case (`maxTerms` → `LOCI_GB_MAX_TERMS`), see `.env.example`. The service reads them
+ * from the optional `GB_QUERY_SETTINGS` provider; tests may also adjust
+ * `GbQueryService.settings` directly.
  */
 export interface GbQuerySettings {
   /** Keyword terms kept from the question. */

@@ -1,0 +1,250 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { DEFAULT_TOP_K, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
+import { describeDatabase, readQuestionsFile } from './questions';
+import { BenchHeader, describeDataset, describeMachine, summaryLines } from './report';
+import { ApiProcess, RssSampler, startApi } from './scenarios/api-process';
+import { checkGb, gbCellLine, gbDoubleAnswer, GbCell, gbQuestionsOf, gbStepTimings, runGbCell } from './scenarios/gb-query';
+import { IngestProvider, runIngestBench } from './scenarios/ingest';
+import { LimitsLayer, LimitsStoreKind, runLimitsBench } from './scenarios/limits';
+import { DOUBLE_MODEL, startModelDouble } from './scenarios/model-double';
+import { API_RSS_LIMIT_MB, runQueryBench } from './scenarios/query';
+import type { QueryScenario } from './scenarios/types';
+import { BENCH_EMBEDDING_MODEL } from './store-writer';
+
+/**
+ * One function per scenario of `npm run bench`: runs it with the parsed options, prints its
+ * lines and returns the results file's content (run.ts writes it).
+ */
+
+export type Out = (line: string) => void;
+export type Report = BenchHeader & Record<string, unknown>;
+
+export interface CommonConfig {
+  questionsFile?: string;
+  concurrencies: number[];
+  durationS: number;
+  checkCount: number;
+  poolMax: number;
+  logLevel: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+}
+
+const afterLoad = () => loadavg().map((x) => Math.round(x * 100) / 100);
+
+async function seeded(config: CommonConfig, out: Out, scenario: string) {
+  if (!config.databaseUrl) throw new UsageFailure('DATABASE_URL is not set (the database bench:seed wrote to).');
+  if (!config.questionsFile) throw new UsageFailure('no questions file: run npm run bench:seed first');
+  const file = readQuestionsFile(config.questionsFile);
+  if (file.database !== describeDatabase(config.databaseUrl)) {
+    out(`warning: ${config.questionsFile} was seeded into ${file.database}, DATABASE_URL is ${describeDatabase(config.databaseUrl)}`);
+  }
+  const machine = await describeMachine(config.databaseUrl);
+  const dataset = await describeDataset(config.databaseUrl, file, config.questionsFile);
+  out(`machine: ${machine.cpus} cpus, ${machine.memory_mb} MB, load ${machine.load_average.join(' ')}, node ${machine.node}, pgvector ${machine.pgvector} (${scenario})`);
+  return { file, machine, dataset, databaseUrl: config.databaseUrl };
+}
+
+/** A precondition the user can fix (printed without a stack, exit 2). */
+export class UsageFailure extends Error {}
+
+export async function runQueryCommand(config: CommonConfig & { scenario: string; scenarios: QueryScenario[]; modes: RetrievalMode[] }, out: Out): Promise<Report> {
+  const { file, machine, dataset, databaseUrl } = await seeded(config, out, config.scenario);
+  out(
+    `bench ${config.scenario}: ${dataset.large_tenant.edges} edges in the large tenant (${file.edges} seeded over ${file.tenants} tenants), ` +
+      `${file.questions.length} questions, modes ${config.modes.join(',')}, concurrency ${config.concurrencies.join(',')}, ${config.durationS} s a cell`,
+  );
+  let api: ApiProcess | undefined;
+  try {
+    if (config.scenarios.includes('query-context')) {
+      api = await startApi({ databaseUrl, redisUrl: config.redisUrl, logLevel: config.logLevel, poolMax: config.poolMax });
+      out(`API pid ${api.pid} at ${api.url} (log: ${api.logPath})`);
+    }
+    const outcome = await runQueryBench({
+      scenarios: config.scenarios,
+      file,
+      databaseUrl,
+      poolMax: config.poolMax,
+      modes: config.modes,
+      concurrencies: config.concurrencies,
+      durationS: config.durationS,
+      checkCount: config.checkCount,
+      target: api ? { url: api.url, apiKey: file.large_tenant.api_key, pid: api.pid } : undefined,
+      log: out,
+    });
+    out('');
+    for (const line of summaryLines(outcome)) out(line);
+    return {
+      scenario: config.scenario,
+      created_at: new Date().toISOString(),
+      dataset,
+      machine: { ...machine, load_average_after: afterLoad() },
+      settings: {
+        duration_s: config.durationS,
+        concurrencies: config.concurrencies,
+        modes: config.modes,
+        check_questions: config.checkCount,
+        pool_max: config.poolMax,
+        top_k: DEFAULT_TOP_K,
+        embedding_model: BENCH_EMBEDDING_MODEL,
+        load_generator: config.scenarios.includes('query-context') ? 'autocannon (this process), loopback' : null,
+        api: api ? { process: 'child: node dist/apps/api/src/main.js', env: api.env } : null,
+      },
+      ...outcome,
+    };
+  } finally {
+    await api?.stop();
+  }
+}
+
+export async function runGbCommand(config: CommonConfig, out: Out): Promise<Report> {
+  const { file, machine, dataset, databaseUrl } = await seeded(config, out, 'gb-query');
+  const questions = gbQuestionsOf(file);
+  const gb = file.gb!;
+  out(`bench gb-query: dataset ${gb.user_id}/${gb.dataset} with ${dataset.gb?.edges} edges, ${questions.length} questions, concurrency ${config.concurrencies.join(',')}, ${config.durationS} s a cell`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'loci-bench-double-'));
+  let lastContext = '';
+  const double = await startModelDouble(dataDir, (userText) => {
+    lastContext = userText;
+    return gbDoubleAnswer(userText);
+  });
+  let api: ApiProcess | undefined;
+  try {
+    api = await startApi({
+      databaseUrl,
+      redisUrl: config.redisUrl,
+      logLevel: config.logLevel,
+      poolMax: config.poolMax,
+      extraEnv: { ...double.env, LOCI_QUERY_MODEL: DOUBLE_MODEL },
+    });
+    out(`API pid ${api.pid} at ${api.url} (log: ${api.logPath}); query stage: ${DOUBLE_MODEL} on the LLM double at ${double.double.anthropicBaseUrl}, no delay`);
+    const target = { url: api.url, apiKey: file.large_tenant.api_key, userId: gb.user_id, dataset: gb.dataset };
+    const check = await checkGb(target, questions, config.checkCount, () => lastContext);
+    out(`check gb-query ${check.ok}/${check.requests} ok, answer entity in the context ${Math.round(check.answer_in_context * 100)}%, no information ${Math.round(check.no_information * 100)}%, ~${check.mean_bytes} bytes`);
+    const rss = new RssSampler(api.pid).start();
+    const cells: GbCell[] = [];
+    for (const concurrency of config.concurrencies) {
+      const from = new Date();
+      const cell = await runGbCell(target, questions, concurrency, config.durationS);
+      const to = new Date();
+      const full = { ...cell, steps: await gbStepTimings(databaseUrl, file.large_tenant.tenant_id, from, to) };
+      cells.push(full);
+      out(gbCellLine(full));
+    }
+    const memory = rss.stop();
+    out(`API RSS: ${memory.baseline_mb} MB before the load, peak ${memory.peak_mb} MB, mean ${memory.mean_mb} MB; model calls answered by the double: ${double.answered()}`);
+    return {
+      scenario: 'gb-query',
+      created_at: new Date().toISOString(),
+      dataset,
+      machine: { ...machine, load_average_after: afterLoad() },
+      settings: {
+        duration_s: config.durationS,
+        concurrencies: config.concurrencies,
+        check_questions: config.checkCount,
+        pool_max: config.poolMax,
+        query_model: `${DOUBLE_MODEL} (LLM double in the bench process, loopback, no delay, priced 0)`,
+        embedding_model: BENCH_EMBEDDING_MODEL,
+        load_generator: 'autocannon (this process), loopback',
+        api: { process: 'child: node dist/apps/api/src/main.js', env: api.env },
+      },
+      checks: [check],
+      cells,
+      api_rss: { ...memory, limit_mb: API_RSS_LIMIT_MB, within_limit: memory.peak_mb < API_RSS_LIMIT_MB },
+      model_calls: double.answered(),
+    };
+  } finally {
+    await api?.stop();
+    await double.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function runLimitsCommand(config: CommonConfig & { layers: LimitsLayer[]; stores: LimitsStoreKind[] }, out: Out): Promise<Report> {
+  // SpendControl logs each counter it builds from the ledger; the cell lines are the output here.
+  Logger.overrideLogger(['error', 'warn']);
+  const machine = await describeMachine(config.databaseUrl);
+  out(`bench limits: layers ${config.layers.join(',')}, stores ${config.stores.join(',')}, concurrency ${config.concurrencies.join(',')}, ${config.durationS} s a cell`);
+  out(`machine: ${machine.cpus} cpus, ${machine.memory_mb} MB, load ${machine.load_average.join(' ')}, node ${machine.node}`);
+  const outcome = await runLimitsBench({
+    layers: config.layers,
+    stores: config.stores,
+    concurrencies: config.concurrencies,
+    durationS: config.durationS,
+    redisUrl: config.redisUrl,
+    databaseUrl: config.databaseUrl,
+    log: (line) => out(line),
+  });
+  for (const s of outcome.skipped) out(`skipped ${s.layer} on ${s.store}: ${s.reason}`);
+  return {
+    scenario: 'limits',
+    label: config.stores.join('+'),
+    created_at: new Date().toISOString(),
+    machine: { ...machine, load_average_after: afterLoad() },
+    settings: {
+      duration_s: config.durationS,
+      concurrencies: config.concurrencies,
+      layers: config.layers,
+      stores: config.stores,
+      redis: config.redisUrl ? 'REDIS_URL (loopback)' : null,
+      round_trips_counted_by: "wrapping the ioredis client's sendCommand (one command = one round trip: no pipelining)",
+    },
+    ...outcome,
+  };
+}
+
+export async function runIngestCommand(
+  config: CommonConfig & {
+    providers: IngestProvider[];
+    workerConcurrencies: number[];
+    modelConcurrency?: number;
+    modelDelayMs: number;
+    documents: number;
+    documentChunks: number;
+    seed: number;
+  },
+  out: Out,
+): Promise<Report> {
+  if (!config.databaseUrl) throw new UsageFailure('DATABASE_URL is not set (ingestion writes PostgreSQL).');
+  const machine = await describeMachine(config.databaseUrl);
+  out(
+    `bench ingest: ${config.documents} documents of ~${config.documentChunks} chunks, providers ${config.providers.join(',')} ` +
+      `(double: +${config.modelDelayMs} ms a call), worker concurrency ${config.workerConcurrencies.join(',')}`,
+  );
+  out(`machine: ${machine.cpus} cpus, ${machine.memory_mb} MB, load ${machine.load_average.join(' ')}, node ${machine.node}, pgvector ${machine.pgvector}`);
+  const outcome = await runIngestBench({
+    databaseUrl: config.databaseUrl,
+    redisUrl: config.redisUrl,
+    providers: config.providers,
+    workerConcurrencies: config.workerConcurrencies,
+    modelConcurrency: config.modelConcurrency,
+    modelDelayMs: config.modelDelayMs,
+    documents: config.documents,
+    documentChunks: config.documentChunks,
+    seed: config.seed,
+    logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel,
+    log: (line) => out(line),
+  });
+  return {
+    scenario: 'ingest',
+    label: `${config.documents}docs`,
+    created_at: new Date().toISOString(),
+    machine: { ...machine, load_average_after: afterLoad() },
+    settings: {
+      documents: config.documents,
+      document_chunks: config.documentChunks,
+      providers: config.providers,
+      model_delay_ms: config.modelDelayMs,
+      worker_concurrencies: config.workerConcurrencies,
+      model_concurrency: config.modelConcurrency ?? 'LOCI_MODEL_CONCURRENCY (default 8)',
+      embedding_model: BENCH_EMBEDDING_MODEL,
+      double_model: DOUBLE_MODEL,
+      pipeline: 'in this process: WorkerModule (apps/worker), DocumentsService.submit + IngestWorker',
+      seed: config.seed,
+    },
+    ...outcome,
+  };
+}

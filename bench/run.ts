@@ -1,0 +1,175 @@
+import { join } from 'node:path';
+import { RETRIEVAL_MODES, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
+import { choiceList, integer, integerList, parse, UsageError } from './args';
+import { CommonConfig, Report, runGbCommand, runIngestCommand, runLimitsCommand, runQueryCommand, UsageFailure } from './commands';
+import { findQuestionsFile } from './questions';
+import { writeReport } from './report';
+import { INGEST_PROVIDERS, IngestProvider } from './scenarios/ingest';
+import { LIMITS_LAYERS, LIMITS_STORES, LimitsLayer, LimitsStoreKind } from './scenarios/limits';
+import type { QueryScenario } from './scenarios/types';
+
+const QUERY_SCENARIOS: Record<string, QueryScenario[]> = {
+  'query-context': ['query-context'],
+  'query-floor': ['query-floor'],
+  query: ['query-floor', 'query-context'],
+};
+const SCENARIOS = [...Object.keys(QUERY_SCENARIOS), 'gb-query', 'limits', 'ingest'];
+/** Scenarios that read the seeded database's questions file. */
+const SEEDED = [...Object.keys(QUERY_SCENARIOS), 'gb-query'];
+
+export const BENCH_USAGE = `Usage: npm run bench -- <scenario> [--edges E] [options]
+
+Scenarios:
+  query-context   POST /v1/query with the seeded API key (context_only, both keyword lists)
+                  against the API started as a child process (node dist/apps/api/src/main.js)
+  query-floor     the same retrieval statements sent with plain pg: no HTTP, no Nest
+  query           both, cell by cell, with the Loci/floor ratios
+  gb-query        POST /v1/gb/query on the seeded gb dataset, the query stage answered at once
+                  by the LLM double (in this process); per-step timings from the request log
+  limits          spend control per limited request: LimitStore calls and SpendControl
+                  (admit, reserve, settle, release), Redis and in-process; µs and round trips
+  ingest          chunks per second through DocumentsService.submit + IngestWorker, local
+                  provider and the LLM double with --model-delay per call
+
+Needs DATABASE_URL (query*, gb-query: the seeded database; ingest: any migrated database;
+limits: for the spend-control layer). REDIS_URL: the API's and the limits' Redis when set.
+query* and gb-query read bench/data/questions-<seed>-<edges>.json written by npm run bench:seed.
+
+Options:
+  --edges <n>          which seed to use (default: the newest questions file)
+  --seed <n>           which seed to use (default 1 with --edges; ingest: the texts' seed)
+  --questions <file>   a questions file instead
+  --concurrency <list> e.g. 1,16 (default 1,16)
+  --duration <s>       seconds per cell (default 10)
+  --modes <list>       query*: of ${RETRIEVAL_MODES.join(',')} (default all)
+  --check <n>          questions asked one by one per mode before the load (default 20)
+  --pool-max <n>       pool of the floor and of the API (default $LOCI_DB_POOL_MAX or 10)
+  --log-level <level>  the API's LOG_LEVEL (default info, as in production)
+  --layers <list>      limits: of ${LIMITS_LAYERS.join(',')} (default both)
+  --stores <list>      limits: of ${LIMITS_STORES.join(',')} (default both)
+  --providers <list>   ingest: of ${INGEST_PROVIDERS.join(',')} (default both)
+  --workers <list>     ingest: LOCI_WORKER_CONCURRENCY values (default $LOCI_WORKER_CONCURRENCY or 2, and 8)
+  --model-concurrency <n>  ingest: LOCI_MODEL_CONCURRENCY (default the setting, 8)
+  --model-delay <ms>   ingest: the double's latency per model call (default 300)
+  --documents <n>      ingest: documents submitted per cell (default 40)
+  --document-chunks <n> ingest: chunks per document, about (default 3)
+  --out <dir>          results folder (default bench/results)
+  -h, --help           this text
+`;
+
+const OPTIONS = {
+  edges: { type: 'string' },
+  seed: { type: 'string' },
+  questions: { type: 'string' },
+  concurrency: { type: 'string' },
+  duration: { type: 'string' },
+  modes: { type: 'string' },
+  check: { type: 'string' },
+  'pool-max': { type: 'string' },
+  'log-level': { type: 'string' },
+  layers: { type: 'string' },
+  stores: { type: 'string' },
+  providers: { type: 'string' },
+  workers: { type: 'string' },
+  'model-concurrency': { type: 'string' },
+  'model-delay': { type: 'string' },
+  documents: { type: 'string' },
+  'document-chunks': { type: 'string' },
+  out: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+function commonConfig(scenario: string, values: Values): CommonConfig {
+  const edges = values.edges === undefined ? undefined : integer('edges', values.edges, 0, 1, 50_000_000);
+  const seed = values.seed === undefined ? undefined : integer('seed', values.seed, 1, 0, 2 ** 31 - 1);
+  return {
+    questionsFile: SEEDED.includes(scenario) ? (values.questions ?? findQuestionsFile(join(process.cwd(), 'bench', 'data'), seed, edges)) : undefined,
+    concurrencies: integerList('concurrency', values.concurrency, [1, 16], 1, 1024),
+    durationS: integer('duration', values.duration, 10, 1, 3600),
+    checkCount: integer('check', values.check, 20, 0, 10_000),
+    poolMax: integer('pool-max', values['pool-max'] ?? process.env.LOCI_DB_POOL_MAX, 10, 1, 500),
+    logLevel: values['log-level'] ?? 'info',
+    databaseUrl: process.env.DATABASE_URL,
+    redisUrl: process.env.REDIS_URL,
+  };
+}
+
+async function dispatch(scenario: string, values: Values, out: (line: string) => void): Promise<Report> {
+  const common = commonConfig(scenario, values);
+  if (QUERY_SCENARIOS[scenario]) {
+    const modes = choiceList<RetrievalMode>('modes', values.modes, RETRIEVAL_MODES, RETRIEVAL_MODES);
+    if (!common.databaseUrl) throw new UsageFailure('DATABASE_URL is not set (the database bench:seed wrote to).');
+    return runQueryCommand({ ...common, scenario, scenarios: QUERY_SCENARIOS[scenario], modes }, out);
+  }
+  if (scenario === 'gb-query') return runGbCommand(common, out);
+  if (scenario === 'limits') {
+    const layers = choiceList<LimitsLayer>('layers', values.layers, LIMITS_LAYERS, LIMITS_LAYERS);
+    const stores = choiceList<LimitsStoreKind>('stores', values.stores, LIMITS_STORES, LIMITS_STORES);
+    return runLimitsCommand({ ...common, layers, stores }, out);
+  }
+  const configured = integer('LOCI_WORKER_CONCURRENCY', process.env.LOCI_WORKER_CONCURRENCY, 2, 1, 64);
+  return runIngestCommand(
+    {
+      ...common,
+      providers: choiceList<IngestProvider>('providers', values.providers, INGEST_PROVIDERS, INGEST_PROVIDERS),
+      workerConcurrencies: integerList('workers', values.workers, [...new Set([configured, 8])], 1, 64),
+      modelConcurrency: values['model-concurrency'] === undefined ? undefined : integer('model-concurrency', values['model-concurrency'], 8, 1, 256),
+      modelDelayMs: integer('model-delay', values['model-delay'], 300, 0, 60_000),
+      documents: integer('documents', values.documents, 40, 1, 100_000),
+      documentChunks: integer('document-chunks', values['document-chunks'], 3, 1, 100),
+      seed: integer('seed', values.seed, 1, 0, 2 ** 31 - 1),
+    },
+    out,
+  );
+}
+
+async function main(argv: string[]): Promise<number> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const usage = (message: string) => {
+    process.stderr.write(`bench: ${message}\n\n${BENCH_USAGE}`);
+    return 2;
+  };
+  let scenario: string;
+  let values: Values;
+  try {
+    const parsed = parse(argv, OPTIONS);
+    values = parsed.values;
+    if (values.help) {
+      process.stdout.write(BENCH_USAGE);
+      return 0;
+    }
+    const [first, ...extra] = parsed.positionals;
+    if (!first) throw new UsageError('name a scenario');
+    if (extra.length > 0) throw new UsageError(`one scenario at a time (got ${parsed.positionals.join(' ')})`);
+    if (!SCENARIOS.includes(first)) throw new UsageError(`unknown scenario ${first}; available: ${SCENARIOS.join(', ')}`);
+    scenario = first;
+  } catch (error) {
+    if (error instanceof UsageError) return usage(error.message);
+    throw error;
+  }
+  let report: Report;
+  try {
+    report = await dispatch(scenario, values, out);
+  } catch (error) {
+    if (error instanceof UsageError) return usage(error.message);
+    if (error instanceof UsageFailure || (error instanceof Error && /questions file|bench:seed/.test(error.message))) {
+      process.stderr.write(`bench: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  out(`results: ${writeReport(values.out ?? join(process.cwd(), 'bench', 'results'), report)}`);
+  return 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => (process.exitCode = code),
+    (error: unknown) => {
+      process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

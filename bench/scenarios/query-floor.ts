@@ -1,0 +1,174 @@
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Pool } from 'pg';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import {
+  chunkSearchSql,
+  edgeSearchSql,
+  edgesAroundSql,
+  entitiesByIdsSql,
+  entitySearchSql,
+  Scope,
+  supportingChunksSql,
+} from '../../libs/retrieval/src/retrieval.queries';
+import { EDGES_PER_ENTITY_HIT } from '../../libs/retrieval/src/retrieval.service';
+import { DEFAULT_TOP_K, RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
+import type { BenchQuestion } from '../questions';
+import { summarize } from '../stats';
+import { CellResult, CheckResult, QuestionCursor } from './types';
+
+/**
+ * The floor: the statements RetrievalService issues for one question, built by the same
+ * builders (retrieval.queries.ts, compiled by drizzle's PgDialect to text + parameters) and
+ * sent with plain `pg` on a pool as large as the API's, in the same order and with the same
+ * dependencies (hits → expansion → chunks; the paths of a mode concurrently; each vector
+ * search in its own BEGIN / SET LOCAL hnsw.iterative_scan / COMMIT). No HTTP, no Nest, no
+ * drizzle session, no auth, no request log, no token budgets; the vectors are computed before
+ * the clock starts (Loci computes them per request: the local embedder, ~0.1 ms a text).
+ */
+
+type Row = Record<string, unknown>;
+
+/** The vectors the API computes for a question (QueryService.vectors): question, ll and hl keywords joined by ", ". */
+export interface PreparedQuestion {
+  question: BenchQuestion;
+  questionVector: number[];
+  lowLevelVector: number[];
+  highLevelVector: number[];
+}
+
+export function prepareQuestions(questions: readonly BenchQuestion[]): PreparedQuestion[] {
+  const embedder = new LocalHashingEmbedder();
+  return questions.map((question) => ({
+    question,
+    questionVector: embedder.embedText(question.query),
+    lowLevelVector: embedder.embedText(question.ll_keywords.join(', ')),
+    highLevelVector: embedder.embedText(question.hl_keywords.join(', ')),
+  }));
+}
+
+export class FloorClient {
+  private readonly dialect = new PgDialect();
+  private readonly topK = DEFAULT_TOP_K;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly scope: Scope,
+  ) {}
+
+  /** Runs one question in `mode`; returns every row the statements returned. */
+  async ask(q: PreparedQuestion, mode: RetrievalMode): Promise<Row[]> {
+    const usesLocal = mode === 'local' || mode === 'hybrid' || mode === 'mix';
+    const usesGlobal = mode === 'global' || mode === 'hybrid' || mode === 'mix';
+    const usesNaive = mode === 'naive' || mode === 'mix';
+    const parts = await Promise.all([
+      usesLocal ? this.localPath(q.lowLevelVector) : [],
+      usesGlobal ? this.globalPath(q.highLevelVector) : [],
+      usesNaive ? this.search(chunkSearchSql(this.scope, q.questionVector, this.topK)) : [],
+    ]);
+    return parts.flat();
+  }
+
+  private async localPath(vector: number[]): Promise<Row[]> {
+    const entities = await this.search(entitySearchSql(this.scope, vector, this.topK));
+    if (entities.length === 0) return [];
+    const entityIds = entities.map((e) => Number(e.id));
+    const edges = await this.run(edgesAroundSql(this.scope, entityIds, this.topK * EDGES_PER_ENTITY_HIT));
+    const edgeIds = edges.map((e) => Number(e.id));
+    const chunks = await this.run(supportingChunksSql(this.scope, { entityIds, edgeIds, lead: 'entities', limit: this.topK }));
+    return [...entities, ...edges, ...chunks];
+  }
+
+  private async globalPath(vector: number[]): Promise<Row[]> {
+    const edges = await this.search(edgeSearchSql(this.scope, vector, this.topK));
+    if (edges.length === 0) return [];
+    const endpointIds = [...new Set(edges.flatMap((e) => [Number(e.source_id), Number(e.target_id)]))];
+    const edgeIds = edges.map((e) => Number(e.id));
+    const [entities, chunks] = await Promise.all([
+      this.run(entitiesByIdsSql(this.scope, endpointIds)),
+      this.run(supportingChunksSql(this.scope, { entityIds: endpointIds, edgeIds, lead: 'edges', limit: this.topK })),
+    ]);
+    return [...edges, ...entities, ...chunks];
+  }
+
+  private async run(statement: SQL): Promise<Row[]> {
+    const { sql, params } = this.dialect.sqlToQuery(statement);
+    return (await this.pool.query(sql, params)).rows;
+  }
+
+  /** A vector search as searchTransaction runs it: its own transaction, iterative HNSW scan. */
+  private async search(statement: SQL): Promise<Row[]> {
+    const { sql, params } = this.dialect.sqlToQuery(statement);
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL hnsw.iterative_scan = relaxed_order');
+      const { rows } = await client.query(sql, params);
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+/** Sequential pass: every mode answers, and the answer edge's target shows up in the rows. */
+export async function checkFloor(client: FloorClient, questions: PreparedQuestion[], mode: RetrievalMode, count: number): Promise<CheckResult> {
+  let ok = 0;
+  let found = 0;
+  let bytes = 0;
+  const asked = questions.slice(0, Math.min(count, questions.length));
+  for (const q of asked) {
+    const rows = await client.ask(q, mode);
+    const text = JSON.stringify(rows);
+    ok++;
+    bytes += Buffer.byteLength(text);
+    if (text.includes(q.question.answer.target)) found++;
+  }
+  return { scenario: 'query-floor', mode, requests: asked.length, ok, answer_found: round(found / Math.max(1, asked.length)), mean_bytes: Math.round(bytes / Math.max(1, ok)) };
+}
+
+/** Closed loop: `concurrency` workers ask back to back until `durationS` has passed. */
+export async function runFloorCell(
+  client: FloorClient,
+  questions: PreparedQuestion[],
+  mode: RetrievalMode,
+  concurrency: number,
+  durationS: number,
+): Promise<CellResult> {
+  const cursor = new QuestionCursor(questions.map((q) => q.question));
+  const byQuestion = new Map(questions.map((q) => [q.question, q]));
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + durationS * 1000;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const q = byQuestion.get(cursor.next())!;
+      const t0 = performance.now();
+      try {
+        await client.ask(q, mode);
+        latencies.push(performance.now() - t0);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsedS = (performance.now() - started) / 1000;
+  return {
+    scenario: 'query-floor',
+    mode,
+    concurrency,
+    duration_s: round(elapsedS),
+    requests: latencies.length,
+    errors,
+    throughput_rps: round(latencies.length / elapsedS),
+    latency_ms: summarize(latencies),
+  };
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;

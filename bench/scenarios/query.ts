@@ -1,0 +1,121 @@
+import { Pool } from 'pg';
+import type { RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
+import type { QuestionsFile } from '../questions';
+import { RssSampler, RssSummary } from './api-process';
+import { checkContext, HttpTarget, runContextCell } from './query-context';
+import { checkFloor, FloorClient, prepareQuestions, runFloorCell } from './query-floor';
+import { CellResult, CheckResult, QueryScenario } from './types';
+
+/** The issue's memory target for the API process under the query-context load. */
+export const API_RSS_LIMIT_MB = 300;
+
+export interface QueryBenchOptions {
+  scenarios: QueryScenario[];
+  file: QuestionsFile;
+  databaseUrl: string;
+  /** Pool size of the floor; the API gets the same (LOCI_DB_POOL_MAX). */
+  poolMax: number;
+  modes: RetrievalMode[];
+  concurrencies: number[];
+  durationS: number;
+  /** Questions asked one by one per mode and scenario before the load (checks and warm-up). */
+  checkCount: number;
+  /** Required for query-context: where the API listens, and its pid for RSS (null: not sampled). */
+  target?: HttpTarget & { pid: number | null };
+  log?: (line: string) => void;
+}
+
+export interface Ratio {
+  mode: RetrievalMode;
+  concurrency: number;
+  /** Loci over floor, same mode and concurrency, measured in the same run. */
+  p50_ratio: number;
+  p99_ratio: number;
+  throughput_ratio: number;
+}
+
+export interface QueryBenchOutcome {
+  checks: CheckResult[];
+  cells: CellResult[];
+  ratios: Ratio[];
+  api_rss?: RssSummary & { limit_mb: number; within_limit: boolean };
+}
+
+/**
+ * Runs the query scenarios cell by cell (concurrency × mode), floor and Loci back to back in
+ * each cell when both are asked for, so that a pair sees the same machine load and the same
+ * question sequence.
+ */
+export async function runQueryBench(options: QueryBenchOptions): Promise<QueryBenchOutcome> {
+  const log = options.log ?? (() => undefined);
+  const wantsFloor = options.scenarios.includes('query-floor');
+  const wantsContext = options.scenarios.includes('query-context');
+  if (wantsContext && !options.target) throw new Error('query-context needs an API to talk to');
+  const questions = options.file.questions;
+  const scope = { tenantId: options.file.large_tenant.tenant_id, graphId: options.file.large_tenant.graph_id };
+
+  const pool = wantsFloor ? new Pool({ connectionString: options.databaseUrl, max: options.poolMax }) : undefined;
+  pool?.on('error', () => undefined);
+  const floor = pool ? new FloorClient(pool, scope) : undefined;
+  const prepared = wantsFloor ? prepareQuestions(questions) : [];
+  const rss = wantsContext && options.target?.pid ? new RssSampler(options.target.pid).start() : undefined;
+  const checks: CheckResult[] = [];
+  const cells: CellResult[] = [];
+  try {
+    for (const mode of options.modes) {
+      if (floor) checks.push(await checkFloor(floor, prepared, mode, options.checkCount));
+      if (wantsContext) checks.push(await checkContext(options.target!, questions, mode, options.checkCount));
+    }
+    for (const concurrency of options.concurrencies) {
+      for (const mode of options.modes) {
+        if (floor) {
+          const cell = await runFloorCell(floor, prepared, mode, concurrency, options.durationS);
+          cells.push(cell);
+          log(cellLine(cell));
+        }
+        if (wantsContext) {
+          const cell = await runContextCell(options.target!, questions, mode, concurrency, options.durationS);
+          cells.push(cell);
+          log(cellLine(cell));
+        }
+      }
+    }
+  } finally {
+    await pool?.end();
+  }
+  const summary = rss?.stop();
+  return {
+    checks,
+    cells,
+    ratios: ratiosOf(cells),
+    ...(summary ? { api_rss: { ...summary, limit_mb: API_RSS_LIMIT_MB, within_limit: summary.peak_mb < API_RSS_LIMIT_MB } } : {}),
+  };
+}
+
+export function ratiosOf(cells: CellResult[]): Ratio[] {
+  const ratios: Ratio[] = [];
+  for (const context of cells.filter((c) => c.scenario === 'query-context')) {
+    const floor = cells.find((c) => c.scenario === 'query-floor' && c.mode === context.mode && c.concurrency === context.concurrency);
+    if (!floor) continue;
+    const r = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+    ratios.push({
+      mode: context.mode,
+      concurrency: context.concurrency,
+      p50_ratio: r(context.latency_ms.p50, floor.latency_ms.p50),
+      p99_ratio: r(context.latency_ms.p99, floor.latency_ms.p99),
+      throughput_ratio: r(context.throughput_rps, floor.throughput_rps),
+    });
+  }
+  return ratios;
+}
+
+export function cellLine(cell: CellResult): string {
+  const l = cell.latency_ms;
+  return (
+    `${cell.scenario.padEnd(13)} ${cell.mode.padEnd(6)} c=${String(cell.concurrency).padEnd(3)} ` +
+    `${String(cell.throughput_rps).padStart(8)} req/s  p50 ${fmt(l.p50)}  p95 ${fmt(l.p95)}  p99 ${fmt(l.p99)} ms` +
+    `  (${cell.requests} ok, ${cell.errors} errors, ${cell.duration_s} s)`
+  );
+}
+
+const fmt = (ms: number) => ms.toFixed(2).padStart(8);

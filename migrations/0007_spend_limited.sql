@@ -1,0 +1,1 @@
+ALTER TABLE "inferences" ADD COLUMN "spend_limited" boolean DEFAULT true NOT NULL;
