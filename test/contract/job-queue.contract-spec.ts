@@ -12,6 +12,7 @@ import {
   JobRunnerOptions,
   LeaseLostError,
   NonRetryableJobError,
+  TransientJobError,
 } from '../../libs/ingest/src/queue';
 
 /**
@@ -494,6 +495,25 @@ describe(`job queue contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(await queue.get(tenantId, bad)).toMatchObject({ status: 'failed', attempts: 1, lastError: 'Error: no such document' });
       expect(await statusOf(tenantId, good)).toBe('done');
       expect(calls.sort()).toEqual([bad, good].sort());
+    });
+
+    it('retries a transient failure (a lost lock conflict) without using up an attempt', async () => {
+      const tenantId = await createTenant();
+      const kind = uniqueKind('runner-transient');
+      const id = await queue.enqueue(tenantId, kind, {}, { maxAttempts: 1 });
+      const attemptsSeen: number[] = [];
+      const runner = newRunner().register(kind, async (job) => {
+        attemptsSeen.push(job.attempts);
+        if (attemptsSeen.length < 3) throw new TransientJobError('deadlock detected (40P01)');
+      });
+      runner.start({ workerId: 'runner-t', pollIntervalMs: 10, leaseMs: LONG_LEASE });
+
+      const done = await waitFor(async () => {
+        const job = await queue.get(tenantId, id);
+        return job?.status === 'done' ? job : undefined;
+      });
+      expect(done).toMatchObject({ attempts: 1, lastError: 'TransientJobError: deadlock detected (40P01)' });
+      expect(attemptsSeen).toEqual([1, 1, 1]);
     });
 
     it('survives database errors while claiming and picks up again', async () => {

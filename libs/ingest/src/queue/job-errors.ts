@@ -30,6 +30,25 @@ export class RunnerStoppedError extends Error {
   }
 }
 
+/**
+ * The failure says nothing about the job (its transaction was a deadlock's victim, say): it is
+ * retried after the usual backoff without using up an attempt, so conflicts with other jobs
+ * never fail a job for good.
+ */
+export class TransientJobError extends Error {
+  readonly transient = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransientJobError';
+  }
+}
+
+/** An error that says `transient: true` is retried without counting as an attempt. */
+export function isTransient(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { transient?: unknown }).transient === true;
+}
+
 /** Everything is retryable unless it says `retryable: false`. */
 export function isRetryable(error: unknown): boolean {
   return !(typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false);

@@ -21,6 +21,11 @@ export interface FailOptions {
   retryAt?: Date;
   /** Retry this long after now, on the database's clock (what the runner's backoff uses). */
   retryInMs?: number;
+  /**
+   * The failure was not the job's (a transient conflict): give the attempt back and retry
+   * (a retry time is needed), even when it was the last attempt.
+   */
+  refundAttempt?: boolean;
 }
 
 export interface DeferOptions {
@@ -113,13 +118,22 @@ export class JobQueue {
   }
 
   /**
-   * Records a failure. With a retry time and attempts left, the job goes back to the queue for
-   * then; otherwise it is failed for good. The error text is kept in last_error either way.
+   * Records a failure. With a retry time and attempts left (or the attempt refunded), the job
+   * goes back to the queue for then; otherwise it is failed for good. The error text is kept in last_error either way.
    * False when the lease was lost.
    */
   async fail(job: Job, error: unknown, options: FailOptions = {}): Promise<boolean> {
     const lastError = describeError(error);
     const retryAt = options.retryInMs !== undefined ? dbNowPlus(options.retryInMs) : options.retryAt;
+    if (retryAt && options.refundAttempt) {
+      return this.updateHeld(job, {
+        status: 'queued',
+        runAt: retryAt,
+        lastError,
+        attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
+        ...NO_HOLDER,
+      });
+    }
     if (retryAt && job.attempts < job.maxAttempts) {
       return this.updateHeld(job, { status: 'queued', runAt: retryAt, lastError, ...NO_HOLDER });
     }

@@ -3,6 +3,7 @@ import {
   DeferJobError,
   describeError,
   isRetryable,
+  isTransient,
   LeaseLostError,
   requestedRetryDelayMs,
   RunnerStoppedError,
@@ -272,6 +273,10 @@ export class JobRunner {
       } else if (entry.controller.signal.reason instanceof RunnerStoppedError) {
         this.logger.warn(`${label}: stopped by shutdown, back in the queue`);
         held = await this.queue.release(job);
+      } else if (isTransient(outcome.error)) {
+        const delayMs = this.retryDelayMs(1, outcome.error);
+        this.logger.warn(`${label}: transient failure, retrying in ${delayMs} ms (attempt not counted): ${describeError(outcome.error)}`);
+        held = await this.queue.fail(job, outcome.error, { retryInMs: delayMs, refundAttempt: true });
       } else {
         const retry = isRetryable(outcome.error) && job.attempts < job.maxAttempts;
         const reason = describeError(outcome.error);
