@@ -7,6 +7,7 @@ export * from './open-database';
 export * from './pglite.database';
 export * from './postgres.database';
 export * from './postgres-errors';
+export * from './transactions';
 export * from './repositories/api-keys.repository';
 export * from './repositories/documents.repository';
 export * from './repositories/graph-reads.repository';

@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
-import { Database, DATABASE, DocumentRow, DocumentsRepository, GraphWritesRepository } from '@loci/db';
+import {
+  Database,
+  DATABASE,
+  DocumentRow,
+  DocumentsRepository,
+  GraphWritesRepository,
+  transactionRetryingConflicts,
+} from '@loci/db';
 import { CallContext, Extraction, ModelGateway, OwnKeysService, ReasoningLevel, StageRunner } from '@loci/llm';
 import { chunkText, needsChunking } from '../chunking';
 import { emptyChanges, EntityToWrite, GraphChanges, GraphWriter, RelationToWrite } from '../graph/graph-writer';
@@ -107,7 +114,9 @@ export class DocumentIngester {
     const relationVectors = take(extraction.relations.length);
     const embeddingModel = choice?.spec ?? '';
 
-    return this.database.db.transaction(async (tx) => {
+    // Writers of the same names wait for each other; one that still loses a lock conflict
+    // (a deadlock with a document being deleted, say) runs its chunk again.
+    return transactionRetryingConflicts(this.database.db, async (tx) => {
       const chunk =
         piece.index === null
           ? undefined

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LimitExceededError, NotFoundError } from '@loci/common';
-import { DocumentsRepository } from '@loci/db';
+import { databaseMessage, DocumentsRepository, isTransactionConflict } from '@loci/db';
 import { ModelCallError } from '@loci/llm';
-import { DeferJobError, describeError, Job, JobContext, NonRetryableJobError } from '../queue';
+import { DeferJobError, describeError, Job, JobContext, NonRetryableJobError, TransientJobError } from '../queue';
 import { DocumentIngester } from './document-ingester';
 
 export const INGEST_DOCUMENT_JOB = 'ingest_document';
@@ -13,8 +13,9 @@ export interface IngestDocumentPayload {
 
 /**
  * The queue's handler for documents. A model error has already been retried by the model
- * layer, so it fails the document at once with its reason; other errors (the store briefly
- * unreachable) are retried by the queue, and the document fails when attempts run out.
+ * layer, so it fails the document at once with its reason; a lost lock conflict (deadlock) is
+ * retried without using an attempt; other errors (the store briefly unreachable) are retried
+ * by the queue, and the document fails when attempts run out.
  * Each attempt has its own request id, so every model call of every attempt is in the ledger.
  */
 @Injectable()
@@ -38,6 +39,13 @@ export class IngestJobHandler {
         const reason = `deferred: ${error.body.error.replace(/_/g, ' ')}`;
         await this.documents.setStatus(job.tenantId, documentId, 'deferred', { statusReason: reason });
         throw new DeferJobError(reason);
+      }
+      if (isTransactionConflict(error)) {
+        // Lost a lock conflict with another writer even after the chunk's own retries: says
+        // nothing about the document, so it does not count toward failing it.
+        const reason = `transaction conflict: ${databaseMessage(error)}`;
+        this.logger.warn(`document ${documentId} of tenant ${job.tenantId}: ${reason} (will retry)`);
+        throw new TransientJobError(reason, { cause: error });
       }
       const final = error instanceof ModelCallError || job.attempts >= job.maxAttempts;
       const reason = describeError(error).slice(0, 500);
