@@ -9,7 +9,10 @@ import {
   entities,
   findMigrationsFolder,
   graphs,
+  GraphWritesRepository,
   migrationsApplied,
+  nameIndexSearchSettingsSql,
+  nearestByNameThroughIndexSql,
   openDatabase,
   PgliteDatabase,
   PostgresDatabase,
@@ -48,6 +51,21 @@ function unitVectorAt(degrees: number, towards: number): number[] {
   vector[towards] = Math.sin(radians);
   return vector;
 }
+
+/** Deterministic numbers in [0, 1) (mulberry32), so a failing vector test can be replayed. */
+function seededRandom(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const unit = (vector: number[]) => {
+  const norm = Math.hypot(...vector);
+  return vector.map((x) => x / norm);
+};
 
 /** The SQLSTATE an operation fails with, or a word saying why there is none (for readable failures). */
 async function failureCode(operation: PromiseLike<unknown>): Promise<string> {
@@ -285,6 +303,52 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         );
       });
       expect(plan.map((row) => Object.values(row).join(' ')).join('\n')).toContain('entities_embedding_hnsw');
+    });
+
+    it('finds the nearest entity by name vector for many names at once, exactly or through the HNSW index', async () => {
+      const { tenantId, graphId } = await createTenantWithGraph();
+      const other = await createTenantWithGraph();
+      // 80 scattered names; this graph holds each slightly moved, another tenant holds the very
+      // vectors asked for (the filter must keep them out).
+      const random = seededRandom(7);
+      const scattered = Array.from({ length: 80 }, () => unit(Array.from({ length: EMBEDDING_DIMENSIONS }, () => random() - 0.5)));
+      const moved = scattered.map((vector) => unit(vector.map((x) => x + (random() - 0.5) * 0.01)));
+      const insert = (scope: { tenantId: string; graphId: number }, vectors: number[][]) =>
+        database.db
+          .insert(entities)
+          .values(vectors.map((nameEmbedding, i) => ({ ...scope, name: `Name ${i}`, normalizedName: `name ${i}`, nameEmbedding })))
+          .returning({ id: entities.id, normalizedName: entities.normalizedName });
+      const own = await insert({ tenantId, graphId }, moved);
+      await insert(other, scattered);
+      const idOf = (i: number) => own.find((row) => row.normalizedName === `name ${i}`)!.id;
+      const asked = [7, 42, 79].map((i) => scattered[i]);
+      const writes = new GraphWritesRepository();
+      const search = (exactUpTo: number) =>
+        database.db.transaction(async (tx) => {
+          const found = await writes.nearestEntitiesByName(tx as unknown as Db, tenantId, graphId, asked, { exactUpTo });
+          // The rest of the transaction plans as usual.
+          const [{ sort }] = await queryRows<{ sort: string }>(tx, sql`SELECT current_setting('enable_sort') AS sort`);
+          expect(sort).toBe('on');
+          return found;
+        });
+
+      const exact = await search(1000);
+      const indexed = await search(10);
+      for (const found of [exact, indexed]) {
+        expect(found.map((hit) => hit?.id)).toEqual([idOf(7), idOf(42), idOf(79)]);
+        found.forEach((hit) => expect(hit!.similarity).toBeGreaterThan(0.99));
+      }
+      expect(await writes.nearestEntitiesByName(database.db, other.tenantId, other.graphId + 1000, asked)).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
+
+      const plan = await database.db.transaction(async (tx) => {
+        await tx.execute(nameIndexSearchSettingsSql());
+        return queryRows<Record<string, string>>(tx, sql`EXPLAIN ${nearestByNameThroughIndexSql(tenantId, graphId, asked)}`);
+      });
+      expect(plan.map((row) => Object.values(row).join(' ')).join('\n')).toContain('entities_name_embedding_hnsw');
     });
   });
 

@@ -1,6 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, SQL, sql } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
+import {
+  EXACT_NAME_SEARCH_MAX,
+  graphEntityCountSql,
+  nameIndexSearchSettingsSql,
+  NearestByName,
+  nearestByNameExactSql,
+  nearestByNameThroughIndexSql,
+  restoreSortSql,
+} from './entity-name-search.sql';
 import {
   ChunkRow,
   chunks,
@@ -17,13 +26,26 @@ import {
 export type NewChunk = Omit<typeof chunks.$inferInsert, 'id' | 'createdAt'>;
 export type NewEntity = Omit<typeof entities.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
 export type NewEdge = Omit<typeof edges.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
-export type EdgePatch = Partial<Pick<EdgeRow, 'weight' | 'description' | 'keywords' | 'validAt' | 'invalidAt' | 'expiredAt'>>;
+/** What merging needs of an existing entity. */
+export type LockedEntity = Pick<EntityRow, 'id' | 'description' | 'type'>;
+/** The columns of an existing edge that ingestion changes (merge, supersession, ending). */
+export type EdgeState = Pick<EdgeRow, 'id' | 'weight' | 'description' | 'validAt' | 'invalidAt' | 'expiredAt'>;
 
 export const vectorLiteral = (vector: number[]) => sql`${JSON.stringify(vector)}::vector`;
 
+/** `ids` as one bigint[] parameter (ids are numbers, so the literal is safe and driver-neutral). */
+const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(',')}}`}::bigint[]`;
+
 /**
  * The writes of ingestion. Every method takes the transaction it runs in: one chunk's
- * entities, edges, provenance and progress commit together or not at all.
+ * entities, edges, provenance and progress commit together or not at all. Each method is one
+ * statement for the whole chunk (a few for the name search), whatever the number of entities
+ * and facts.
+ *
+ * Lock order, the same in every chunk, so concurrent chunks wait but never deadlock: the
+ * advisory locks of the entity names (in key order, one statement), then the rows of existing
+ * entities (id order), then the live edges (id order). Everything else the transaction writes
+ * is its own new rows, rows it already holds, or its own document's row (one job at a time).
  */
 @Injectable()
 export class GraphWritesRepository {
@@ -42,99 +64,170 @@ export class GraphWritesRepository {
   }
 
   /**
-   * Serialises writers of the same entity name in a graph until the transaction ends, so two
-   * documents ingested at once do not both create "Acme".
+   * Serialises writers of the same entity names in a graph until the transaction ends, so two
+   * texts ingested at once do not both create "Acme". All of a chunk's names are locked in one
+   * statement, in key order: two chunks naming the same entities in another order then wait for
+   * each other instead of deadlocking.
    */
-  async lockEntityName(db: Db, tenantId: string, graphId: number, normalizedName: string): Promise<void> {
-    await db.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`${tenantId}:${graphId}:${normalizedName}`}))`);
+  async lockEntityNames(db: Db, tenantId: string, graphId: number, normalizedNames: string[]): Promise<void> {
+    if (normalizedNames.length === 0) return;
+    const keys = sql.join(
+      normalizedNames.map((name) => sql`${`${tenantId}:${graphId}:${name}`}`),
+      sql`, `,
+    );
+    // The subquery (not flattened: it sorts) hands the keys over in order, and the outer query
+    // locks each as it receives it.
+    await db.execute(sql`SELECT pg_advisory_xact_lock(k)
+      FROM (SELECT DISTINCT hashtext(name)::bigint AS k FROM unnest(ARRAY[${keys}]::text[]) AS name ORDER BY k) AS keys`);
   }
 
-  async entityByNormalizedName(db: Db, tenantId: string, graphId: number, normalizedName: string): Promise<EntityRow | undefined> {
-    const [row] = await db
-      .select()
+  /** Entities of the graph with these normalised names: name → the oldest such entity's id. */
+  async entityIdsByNormalizedName(db: Db, tenantId: string, graphId: number, normalizedNames: string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    if (normalizedNames.length === 0) return found;
+    const rows = await db
+      .select({ id: entities.id, normalizedName: entities.normalizedName })
       .from(entities)
-      .where(and(eq(entities.tenantId, tenantId), eq(entities.graphId, graphId), eq(entities.normalizedName, normalizedName)))
-      .orderBy(entities.id)
-      .limit(1);
-    return row;
+      .where(and(eq(entities.tenantId, tenantId), eq(entities.graphId, graphId), inArray(entities.normalizedName, normalizedNames)))
+      .orderBy(entities.id);
+    for (const row of rows) if (!found.has(row.normalizedName)) found.set(row.normalizedName, row.id);
+    return found;
   }
 
-  /** The graph's entity whose name vector is closest to `vector`, with its cosine similarity. */
-  async nearestEntityByName(
+  /**
+   * For each of `vectors`, the graph's entity whose name vector is closest, with its cosine
+   * similarity (undefined when the graph has none): exactly in a small graph, through the HNSW
+   * index in a large one (see entity-name-search.sql.ts). One statement for all the names.
+   */
+  async nearestEntitiesByName(
     db: Db,
     tenantId: string,
     graphId: number,
-    vector: number[],
-  ): Promise<{ id: number; similarity: number } | undefined> {
-    // With a tenant/graph filter, HNSW must keep scanning until it finds rows of this graph.
-    await db.execute(sql`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-    const [row] = await queryRows<{ id: number; similarity: number }>(
-      db,
-      sql`SELECT id, 1 - (name_embedding <=> ${vectorLiteral(vector)}) AS similarity
-          FROM entities
-          WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND name_embedding IS NOT NULL
-          ORDER BY name_embedding <=> ${vectorLiteral(vector)}
-          LIMIT 1`,
-    );
-    return row ? { id: Number(row.id), similarity: Number(row.similarity) } : undefined;
+    vectors: number[][],
+    options: { exactUpTo?: number } = {},
+  ): Promise<Array<{ id: number; similarity: number } | undefined>> {
+    if (vectors.length === 0) return [];
+    const exactUpTo = options.exactUpTo ?? EXACT_NAME_SEARCH_MAX;
+    const [{ n }] = await queryRows<{ n: number }>(db, graphEntityCountSql(tenantId, graphId, exactUpTo + 1));
+    let rows: NearestByName[];
+    if (Number(n) <= exactUpTo) {
+      rows = await queryRows<NearestByName>(db, nearestByNameExactSql(tenantId, graphId, vectors));
+    } else {
+      const [{ previous }] = await queryRows<{ previous: string }>(db, nameIndexSearchSettingsSql());
+      rows = await queryRows<NearestByName>(db, nearestByNameThroughIndexSql(tenantId, graphId, vectors));
+      await db.execute(restoreSortSql(previous));
+    }
+    const nearest: Array<{ id: number; similarity: number } | undefined> = vectors.map(() => undefined);
+    for (const row of rows) nearest[Number(row.i)] = { id: Number(row.id), similarity: Number(row.similarity) };
+    return nearest;
   }
 
-  async entityById(db: Db, tenantId: string, entityId: number): Promise<EntityRow | undefined> {
-    const [row] = await db
-      .select()
+  /**
+   * Locks existing entities a chunk writes to (in id order, so writers never wait on each
+   * other in a circle) and reads what merging needs, as of now.
+   */
+  async lockEntities(db: Db, tenantId: string, entityIds: number[]): Promise<LockedEntity[]> {
+    if (entityIds.length === 0) return [];
+    return db
+      .select({ id: entities.id, description: entities.description, type: entities.type })
       .from(entities)
-      .where(and(eq(entities.tenantId, tenantId), eq(entities.id, entityId)));
-    return row;
+      .where(and(eq(entities.tenantId, tenantId), inArray(entities.id, entityIds)))
+      .orderBy(entities.id)
+      .for('no key update');
   }
 
-  async insertEntity(db: Db, entity: NewEntity): Promise<EntityRow> {
-    const [row] = await db.insert(entities).values(entity).returning();
-    return row;
+  /** Inserts entities in the order given (ids ascend with it). */
+  async insertEntities(db: Db, rows: NewEntity[]): Promise<Array<{ id: number; normalizedName: string }>> {
+    if (rows.length === 0) return [];
+    return db.insert(entities).values(rows).returning({ id: entities.id, normalizedName: entities.normalizedName });
   }
 
-  async updateEntity(db: Db, tenantId: string, entityId: number, patch: { description?: string; type?: string | null }): Promise<void> {
-    await db
-      .update(entities)
-      .set({ ...patch, updatedAt: new Date() })
-      .where(and(eq(entities.tenantId, tenantId), eq(entities.id, entityId)));
+  async updateEntities(db: Db, tenantId: string, patches: Array<{ id: number; description: string | null; type: string | null }>): Promise<void> {
+    if (patches.length === 0) return;
+    const values = sql.join(
+      patches.map((p) => sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text)`),
+      sql`, `,
+    );
+    await db.execute(sql`UPDATE entities AS e SET description = v.description, type = v.type, updated_at = now()
+      FROM (VALUES ${values}) AS v(id, description, type)
+      WHERE e.tenant_id = ${tenantId} AND e.id = v.id`);
   }
 
-  /** Live (not superseded) edges leaving `sourceId` with one of `relations`. */
-  async liveEdgesFrom(db: Db, tenantId: string, sourceId: number, relations: string[]): Promise<EdgeRow[]> {
-    if (relations.length === 0) return [];
+  /**
+   * Live (not superseded) edges leaving each source with one of its relations, locked in id
+   * order (after the chunk's entities, so lock order is the same in every chunk).
+   */
+  async lockLiveEdges(db: Db, tenantId: string, wanted: Array<{ sourceId: number; relations: readonly string[] }>): Promise<EdgeRow[]> {
+    const pairs = wanted.flatMap(({ sourceId, relations }) => relations.map((relation) => sql`(${sourceId}::bigint, ${relation}::text)`));
+    if (pairs.length === 0) return [];
     return db
       .select()
       .from(edges)
       .where(
         and(
           eq(edges.tenantId, tenantId),
-          eq(edges.sourceId, sourceId),
-          inArray(edges.relation, relations),
+          inArray(edges.sourceId, [...new Set(wanted.map((w) => w.sourceId))]),
           isNull(edges.expiredAt),
+          sql`(${edges.sourceId}, ${edges.relation}) IN (${sql.join(pairs, sql`, `)})`,
         ),
       )
-      .for('update');
+      .orderBy(edges.id)
+      .for('no key update');
   }
 
-  async insertEdge(db: Db, edge: NewEdge): Promise<EdgeRow> {
-    const [row] = await db.insert(edges).values(edge).returning();
-    return row;
+  /** Inserts edges in the order given (ids ascend with it). */
+  async insertEdges(db: Db, rows: NewEdge[]): Promise<Array<{ id: number; sourceId: number; relation: string; targetId: number }>> {
+    if (rows.length === 0) return [];
+    return db
+      .insert(edges)
+      .values(rows)
+      .returning({ id: edges.id, sourceId: edges.sourceId, relation: edges.relation, targetId: edges.targetId });
   }
 
-  async updateEdge(db: Db, tenantId: string, edgeId: number, patch: EdgePatch): Promise<void> {
-    await db
-      .update(edges)
-      .set({ ...patch, updatedAt: new Date() })
-      .where(and(eq(edges.tenantId, tenantId), eq(edges.id, edgeId)));
+  /** Writes the given state of edges the transaction holds (merged, superseded or ended). */
+  async updateEdges(db: Db, tenantId: string, states: EdgeState[]): Promise<void> {
+    if (states.length === 0) return;
+    const at = (date: Date | null) => (date ? date.toISOString() : null);
+    const values = sql.join(
+      states.map(
+        (e) =>
+          sql`(${e.id}::bigint, ${e.weight}::float8, ${e.description}::text, ${at(e.validAt)}::timestamptz, ${at(e.invalidAt)}::timestamptz, ${at(e.expiredAt)}::timestamptz)`,
+      ),
+      sql`, `,
+    );
+    await db.execute(sql`UPDATE edges AS x
+      SET weight = v.weight, description = v.description, valid_at = v.valid_at, invalid_at = v.invalid_at,
+          expired_at = v.expired_at, updated_at = now()
+      FROM (VALUES ${values}) AS v(id, weight, description, valid_at, invalid_at, expired_at)
+      WHERE x.tenant_id = ${tenantId} AND x.id = v.id`);
   }
 
-  async addEntityProvenance(db: Db, tenantId: string, entityId: number, documentId: number, chunkId?: number): Promise<void> {
-    await db.insert(entityDocuments).values({ tenantId, entityId, documentId }).onConflictDoNothing();
-    if (chunkId !== undefined) await db.insert(entityChunks).values({ tenantId, entityId, chunkId }).onConflictDoNothing();
-  }
-
-  async addEdgeProvenance(db: Db, tenantId: string, edgeId: number, documentId: number, chunkId?: number): Promise<void> {
-    await db.insert(edgeDocuments).values({ tenantId, edgeId, documentId }).onConflictDoNothing();
-    if (chunkId !== undefined) await db.insert(edgeChunks).values({ tenantId, edgeId, chunkId }).onConflictDoNothing();
+  /** Records that a document (and its chunk, when it has one) supports these entities and edges. */
+  async addProvenance(
+    db: Db,
+    tenantId: string,
+    support: { documentId: number; chunkId?: number; entityIds: number[]; edgeIds: number[] },
+  ): Promise<void> {
+    const { documentId, chunkId, entityIds, edgeIds } = support;
+    const inserts: SQL[] = [];
+    const add = (table: string, column: string, ids: number[], ownerColumn: string, ownerId: number) => {
+      if (ids.length === 0) return;
+      inserts.push(sql`INSERT INTO ${sql.raw(table)} (tenant_id, ${sql.raw(column)}, ${sql.raw(ownerColumn)})
+        SELECT ${tenantId}::uuid, id, ${ownerId}::bigint FROM unnest(${bigintArray(ids)}) AS id
+        ON CONFLICT DO NOTHING`);
+    };
+    add('entity_documents', 'entity_id', entityIds, 'document_id', documentId);
+    add('edge_documents', 'edge_id', edgeIds, 'document_id', documentId);
+    if (chunkId !== undefined) {
+      add('entity_chunks', 'entity_id', entityIds, 'chunk_id', chunkId);
+      add('edge_chunks', 'edge_id', edgeIds, 'chunk_id', chunkId);
+    }
+    if (inserts.length === 0) return;
+    // One statement: each insert is a data-modifying CTE.
+    const ctes = sql.join(
+      inserts.map((insert, i) => sql`${sql.raw(`w${i}`)} AS (${insert})`),
+      sql`, `,
+    );
+    await db.execute(sql`WITH ${ctes} SELECT 1`);
   }
 }

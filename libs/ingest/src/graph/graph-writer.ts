@@ -1,219 +1,171 @@
 import { Injectable } from '@nestjs/common';
-import { Db, EdgeRow, GraphWritesRepository } from '@loci/db';
-import type { ExtractedEntity, ExtractedRelation } from '@loci/llm';
-import { mergeDescriptions, normalizeEntityName, normalizeRelation } from './names';
-import { endedBy, supersededBy } from './temporal-rules';
+import { Db, GraphWritesRepository } from '@loci/db';
+import { EdgeNode, planEdges, relationsConsulted, ResolvedFact } from './edge-plan';
+import { EntityNode, planEntities } from './entity-plan';
+import { normalizeEntityName, normalizeRelation } from './names';
+import { emptyChanges, EntityToWrite, ExtractionWrite, GraphChanges, pushOnce } from './write-types';
 
-export interface EntityToWrite extends ExtractedEntity {
-  /** Vector of the name alone (resolution) and of name + description (retrieval). */
-  nameVector: number[];
-  textVector: number[];
-}
-
-export interface RelationToWrite extends ExtractedRelation {
-  vector: number[];
-}
-
-export interface ExtractionWrite {
-  tenantId: string;
-  graphId: number;
-  documentId: number;
-  chunkId?: number;
-  /** valid_at of facts the text gives no date for: the document's date, or when it was loaded. */
-  referenceDate: Date;
-  entities: EntityToWrite[];
-  relations: RelationToWrite[];
-  embeddingModel: string;
-  /** Cosine similarity of two name vectors from which they name the same entity. */
-  resolutionThreshold: number;
-}
-
-/** What a write did to the graph (the gb remember response reports it). */
-export interface GraphChanges {
-  /** `matched`: existing entities the text named, left as they were (provenance added). */
-  entities: { created: number[]; updated: number[]; matched: number[] };
-  edges: { created: number[]; updated: number[]; superseded: number[]; ended: number[] };
-}
-
-export const emptyChanges = (): GraphChanges => ({
-  entities: { created: [], updated: [], matched: [] },
-  edges: { created: [], updated: [], superseded: [], ended: [] },
-});
+export * from './write-types';
 
 /**
  * Writes one text's extraction into a graph, inside the caller's transaction: resolves
  * entities (same normalised name, else a close enough name vector), merges repeated facts,
  * applies temporal supersession, and records provenance for every entity and edge it touches.
  * Running it twice for the same text adds nothing new (a retried chunk is idempotent).
+ *
+ * The rules run in memory (`planEntities`, `planEdges`) on what the chunk's statements read,
+ * with the result they would have one name and one fact at a time; the store sees a fixed
+ * number of statements per chunk, and takes its locks in one order (see
+ * GraphWritesRepository).
  */
 @Injectable()
 export class GraphWriter {
   constructor(private readonly writes: GraphWritesRepository) {}
 
   async write(db: Db, input: ExtractionWrite): Promise<GraphChanges> {
+    const { tenantId, graphId } = input;
     const changes = emptyChanges();
-    const entityIds = new Map<string, number>();
-    for (const entity of input.entities) {
-      const key = normalizeEntityName(entity.name);
-      if (!key || entityIds.has(key)) continue;
-      entityIds.set(key, await this.resolveEntity(db, input, entity, key, changes));
+    const named = distinctNames(input.entities);
+    if (named.length === 0) return changes;
+
+    // Entities: lock the names, find them, lock the existing rows, then write.
+    const keys = named.map((n) => n.key);
+    await this.writes.lockEntityNames(db, tenantId, graphId, keys);
+    const exact = await this.writes.entityIdsByNormalizedName(db, tenantId, graphId, keys);
+    const unmatched = named.filter((n) => !exact.has(n.key));
+    const found = await this.writes.nearestEntitiesByName(db, tenantId, graphId, unmatched.map((n) => n.entity.nameVector));
+    const nearest = new Map<string, { id: number; similarity: number }>();
+    unmatched.forEach((n, i) => {
+      const hit = found[i];
+      // Below the threshold a stored entity can never be the one a name resolves to.
+      if (hit && hit.similarity >= input.resolutionThreshold) nearest.set(n.key, hit);
+    });
+    const candidateIds = [...new Set([...exact.values(), ...[...nearest.values()].map((hit) => hit.id)])];
+    const rows = await this.writes.lockEntities(db, tenantId, candidateIds);
+    const entities = planEntities({
+      named,
+      exact,
+      nearest,
+      rows: new Map(rows.map((row) => [row.id, row])),
+      threshold: input.resolutionThreshold,
+    });
+    const inserted = await this.writes.insertEntities(
+      db,
+      entities.created.map((node) => ({
+        tenantId,
+        graphId,
+        name: node.insert!.name,
+        normalizedName: node.insert!.normalizedName,
+        type: node.type,
+        description: node.description,
+        embedding: node.insert!.textVector,
+        nameEmbedding: node.insert!.nameVector,
+        embeddingModel: input.embeddingModel,
+      })),
+    );
+    const insertedIds = new Map(inserted.map((row) => [row.normalizedName, row.id]));
+    for (const node of entities.created) node.id = insertedIds.get(node.insert!.normalizedName);
+    await this.writes.updateEntities(
+      db,
+      tenantId,
+      [...new Set(entities.byKey.values())].filter((node) => node.changed).map(entityPatch),
+    );
+    for (const { kind, node } of entities.changes) {
+      if (kind === 'created') changes.entities.created.push(node.id!);
+      else pushOnce(changes.entities[kind], node.id!);
     }
-    const seen = new Set<string>();
-    for (const relation of input.relations) {
-      const sourceId = entityIds.get(normalizeEntityName(relation.source));
-      const targetId = entityIds.get(normalizeEntityName(relation.target));
-      const name = normalizeRelation(relation.relation);
-      const key = `${sourceId}:${name}:${targetId}`;
-      if (sourceId === undefined || targetId === undefined || sourceId === targetId || seen.has(key)) continue;
-      seen.add(key);
-      await this.writeEdge(db, input, { ...relation, relation: name }, sourceId, targetId, changes);
+
+    // Edges: lock the live facts of the sources, then write.
+    const facts = resolvedFacts(input, entities.byKey);
+    const existingSources = new Set([...entities.byKey.values()].filter((node) => !node.insert).map((node) => node.id!));
+    const consulted = new Map<number, Set<string>>();
+    for (const fact of facts) {
+      if (!existingSources.has(fact.sourceId)) continue;
+      const relations = consulted.get(fact.sourceId) ?? new Set<string>();
+      relationsConsulted(fact.relation.relation).forEach((r) => relations.add(r));
+      consulted.set(fact.sourceId, relations);
     }
+    const live = await this.writes.lockLiveEdges(
+      db,
+      tenantId,
+      [...consulted].map(([sourceId, relations]) => ({ sourceId, relations: [...relations] })),
+    );
+    const edges = planEdges(live, facts, input.referenceDate, new Date());
+    const insertedEdges = await this.writes.insertEdges(
+      db,
+      edges.created.map((node) => ({
+        tenantId,
+        graphId,
+        sourceId: node.sourceId,
+        targetId: node.targetId,
+        relation: node.relation,
+        description: node.description,
+        keywords: node.insert!.keywords,
+        weight: node.weight,
+        embedding: node.insert!.vector,
+        embeddingModel: input.embeddingModel,
+        validAt: node.validAt,
+        invalidAt: node.invalidAt,
+        expiredAt: node.expiredAt,
+        artifactId: input.documentId,
+      })),
+    );
+    const edgeIds = new Map(insertedEdges.map((row) => [factKey(row.sourceId, row.relation, row.targetId), row.id]));
+    for (const node of edges.created) node.id = edgeIds.get(factKey(node.sourceId, node.relation, node.targetId));
+    await this.writes.updateEdges(db, tenantId, edges.changed.map(edgeState));
+    for (const { kind, node } of edges.changes) {
+      if (kind === 'updated') pushOnce(changes.edges.updated, node.id!);
+      else changes.edges[kind].push(node.id!);
+    }
+
+    // An edge's endpoints are named by the same text, so they get its provenance too: deleting
+    // another document that also mentioned them never strands this edge.
+    await this.writes.addProvenance(db, tenantId, {
+      documentId: input.documentId,
+      chunkId: input.chunkId,
+      entityIds: [...new Set([...entities.byKey.values()].map((node) => node.id!))],
+      edgeIds: edges.stated.map((node) => node.id!),
+    });
     return changes;
   }
-
-  private async resolveEntity(
-    db: Db,
-    input: ExtractionWrite,
-    entity: EntityToWrite,
-    normalizedName: string,
-    changes: GraphChanges,
-  ): Promise<number> {
-    const { tenantId, graphId } = input;
-    await this.writes.lockEntityName(db, tenantId, graphId, normalizedName);
-    let existing = await this.writes.entityByNormalizedName(db, tenantId, graphId, normalizedName);
-    if (!existing) {
-      const nearest = await this.writes.nearestEntityByName(db, tenantId, graphId, entity.nameVector);
-      if (nearest && nearest.similarity >= input.resolutionThreshold) {
-        existing = await this.writes.entityById(db, tenantId, nearest.id);
-      }
-    }
-    if (existing) {
-      const description = mergeDescriptions(existing.description, entity.description);
-      const type = existing.type ?? entity.type;
-      if (description !== (existing.description ?? '') || type !== existing.type) {
-        await this.writes.updateEntity(db, tenantId, existing.id, { description, type });
-        pushOnce(changes.entities.updated, existing.id);
-      } else {
-        pushOnce(changes.entities.matched, existing.id);
-      }
-      await this.writes.addEntityProvenance(db, tenantId, existing.id, input.documentId, input.chunkId);
-      return existing.id;
-    }
-    const created = await this.writes.insertEntity(db, {
-      tenantId,
-      graphId,
-      name: entity.name.trim(),
-      normalizedName,
-      type: entity.type || null,
-      description: entity.description.trim() || null,
-      embedding: entity.textVector,
-      nameEmbedding: entity.nameVector,
-      embeddingModel: input.embeddingModel,
-    });
-    changes.entities.created.push(created.id);
-    await this.writes.addEntityProvenance(db, tenantId, created.id, input.documentId, input.chunkId);
-    return created.id;
-  }
-
-  private async writeEdge(
-    db: Db,
-    input: ExtractionWrite,
-    relation: RelationToWrite,
-    sourceId: number,
-    targetId: number,
-    changes: GraphChanges,
-  ): Promise<void> {
-    const { tenantId } = input;
-    const validAt = relation.valid_at ? new Date(relation.valid_at) : input.referenceDate;
-    const invalidAt = relation.invalid_at ? new Date(relation.invalid_at) : null;
-    const replaces = supersededBy(relation.relation);
-    const ends = endedBy(relation.relation);
-    const live = await this.writes.liveEdgesFrom(db, tenantId, sourceId, [...new Set([relation.relation, ...replaces, ...ends])]);
-
-    const same = live.find((e) => e.relation === relation.relation && e.targetId === targetId);
-    let edgeId: number;
-    if (same) {
-      edgeId = same.id;
-      await this.writes.updateEdge(db, tenantId, same.id, {
-        weight: same.weight + 1,
-        description: mergeDescriptions(same.description, relation.description),
-        validAt: earliest(same.validAt, validAt),
-        invalidAt: same.invalidAt ?? invalidAt,
-      });
-      pushOnce(changes.edges.updated, same.id);
-    } else {
-      // A live fact of the same slot that began after this one means this one is history: it
-      // is stored as ended when that one began, and the live fact stays.
-      const newer = live.filter((e) => replaces.includes(e.relation) && e.targetId !== targetId && e.validAt && e.validAt > validAt);
-      const endedAt = invalidAt ?? (newer.length > 0 ? earliest(...newer.map((e) => e.validAt)) : null);
-      const created = await this.writes.insertEdge(db, {
-        tenantId,
-        graphId: input.graphId,
-        sourceId,
-        targetId,
-        relation: relation.relation,
-        description: relation.description.trim() || null,
-        keywords: relation.keywords.join(', ') || null,
-        weight: 1,
-        embedding: relation.vector,
-        embeddingModel: input.embeddingModel,
-        validAt,
-        invalidAt: endedAt,
-        artifactId: input.documentId,
-      });
-      edgeId = created.id;
-      changes.edges.created.push(created.id);
-      if (newer.length === 0) await this.supersede(db, tenantId, live, replaces, targetId, validAt, changes);
-    }
-    await this.endFacts(db, tenantId, live, ends, targetId, validAt, changes);
-    await this.writes.addEdgeProvenance(db, tenantId, edgeId, input.documentId, input.chunkId);
-    // An edge's endpoints are supported by the same text, so deleting another document that
-    // also mentioned them never strands this edge.
-    await this.writes.addEntityProvenance(db, tenantId, sourceId, input.documentId, input.chunkId);
-    await this.writes.addEntityProvenance(db, tenantId, targetId, input.documentId, input.chunkId);
-  }
-
-  /** Closes the live facts this one replaces: true until it began, superseded now. */
-  private async supersede(
-    db: Db,
-    tenantId: string,
-    live: EdgeRow[],
-    replaces: readonly string[],
-    targetId: number,
-    validAt: Date,
-    changes: GraphChanges,
-  ): Promise<void> {
-    const now = new Date();
-    for (const edge of live) {
-      if (!replaces.includes(edge.relation) || edge.targetId === targetId) continue;
-      await this.writes.updateEdge(db, tenantId, edge.id, { invalidAt: edge.invalidAt ?? validAt, expiredAt: now });
-      changes.edges.superseded.push(edge.id);
-    }
-  }
-
-  /** "Left Acme": the live employment fact with Acme ended then; it is history, not superseded. */
-  private async endFacts(
-    db: Db,
-    tenantId: string,
-    live: EdgeRow[],
-    ends: readonly string[],
-    targetId: number,
-    at: Date,
-    changes: GraphChanges,
-  ): Promise<void> {
-    for (const edge of live) {
-      if (!ends.includes(edge.relation) || edge.targetId !== targetId || edge.invalidAt) continue;
-      await this.writes.updateEdge(db, tenantId, edge.id, { invalidAt: at });
-      changes.edges.ended.push(edge.id);
-    }
-  }
 }
 
-function earliest(...dates: Array<Date | null>): Date | null {
-  const present = dates.filter((d): d is Date => d !== null);
-  return present.length === 0 ? null : new Date(Math.min(...present.map((d) => d.getTime())));
+/** The text's entities, one per normalised name, in the order it names them. */
+function distinctNames(entities: EntityToWrite[]): Array<{ key: string; entity: EntityToWrite }> {
+  const named = new Map<string, EntityToWrite>();
+  for (const entity of entities) {
+    const key = normalizeEntityName(entity.name);
+    if (key && !named.has(key)) named.set(key, entity);
+  }
+  return [...named].map(([key, entity]) => ({ key, entity }));
 }
 
-function pushOnce(list: number[], id: number): void {
-  if (!list.includes(id)) list.push(id);
+/** Relations with both endpoints resolved to two different entities, each fact once. */
+function resolvedFacts(input: ExtractionWrite, byKey: Map<string, EntityNode>): ResolvedFact[] {
+  const facts: ResolvedFact[] = [];
+  const seen = new Set<string>();
+  for (const relation of input.relations) {
+    const sourceId = byKey.get(normalizeEntityName(relation.source))?.id;
+    const targetId = byKey.get(normalizeEntityName(relation.target))?.id;
+    const name = normalizeRelation(relation.relation);
+    if (sourceId === undefined || targetId === undefined || sourceId === targetId) continue;
+    const key = factKey(sourceId, name, targetId);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    facts.push({ relation: { ...relation, relation: name }, sourceId, targetId });
+  }
+  return facts;
 }
+
+const factKey = (sourceId: number, relation: string, targetId: number) => `${sourceId}:${relation}:${targetId}`;
+
+const entityPatch = (node: EntityNode) => ({ id: node.id!, description: node.description, type: node.type });
+
+const edgeState = (node: EdgeNode) => ({
+  id: node.id!,
+  weight: node.weight,
+  description: node.description,
+  validAt: node.validAt,
+  invalidAt: node.invalidAt,
+  expiredAt: node.expiredAt,
+});

@@ -1,0 +1,141 @@
+import type { EdgeRow } from '@loci/db';
+import { mergeDescriptions } from './names';
+import { endedBy, supersededBy } from './temporal-rules';
+import type { RelationToWrite } from './write-types';
+
+/** A fact a text touches: an existing live edge, or a new one, with the state to write. */
+export interface EdgeNode {
+  /** Set for existing rows; for new ones once they are inserted. */
+  id?: number;
+  sourceId: number;
+  targetId: number;
+  relation: string;
+  description: string | null;
+  weight: number;
+  validAt: Date | null;
+  invalidAt: Date | null;
+  expiredAt: Date | null;
+  /** A new edge: the rest of what to insert. */
+  insert?: { keywords: string | null; vector: number[] };
+  /** An existing row this text merged into, superseded or ended. */
+  changed: boolean;
+}
+
+export type EdgeChange = { kind: 'created' | 'updated' | 'superseded' | 'ended'; node: EdgeNode };
+
+/** A relation of the text with both endpoints resolved (relation name normalised). */
+export interface ResolvedFact {
+  relation: RelationToWrite;
+  sourceId: number;
+  targetId: number;
+}
+
+export interface EdgePlan {
+  /** New edges, in the order of the facts that created them. */
+  created: EdgeNode[];
+  /** Existing edges to write back, in id order. */
+  changed: EdgeNode[];
+  /** Edges the text states (merged into or created): they get its provenance. */
+  stated: EdgeNode[];
+  changes: EdgeChange[];
+}
+
+/** The relations whose live edges from the fact's source the plan must see. */
+export function relationsConsulted(relation: string): string[] {
+  return [...new Set([relation, ...supersededBy(relation), ...endedBy(relation)])];
+}
+
+/**
+ * Temporal facts of one text, as if its relations were written one after the other, starting
+ * from `live` (the live edges of its sources with the relations `relationsConsulted` names):
+ * - the same fact live already (source, relation, target) → merged: weight + 1, descriptions
+ *   joined, the earlier valid_at;
+ * - else a new edge; a live fact of the same slot that began after it makes it history (stored
+ *   ended when that one began); otherwise it supersedes the slot's live facts with another
+ *   target (true until it began, expired now);
+ * - an ending event ends the slot's live fact with the same target, without superseding it.
+ */
+export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate: Date, now: Date): EdgePlan {
+  const edges: EdgeNode[] = [...live]
+    .sort((a, b) => a.id - b.id)
+    .map((row) => ({
+      id: row.id,
+      sourceId: row.sourceId,
+      targetId: row.targetId,
+      relation: row.relation,
+      description: row.description,
+      weight: row.weight,
+      validAt: row.validAt,
+      invalidAt: row.invalidAt,
+      expiredAt: row.expiredAt,
+      changed: false,
+    }));
+  const plan: EdgePlan = { created: [], changed: [], stated: [], changes: [] };
+
+  for (const { relation, sourceId, targetId } of facts) {
+    const validAt = relation.valid_at ? new Date(relation.valid_at) : referenceDate;
+    const invalidAt = relation.invalid_at ? new Date(relation.invalid_at) : null;
+    const replaces = supersededBy(relation.relation);
+    const ends = endedBy(relation.relation);
+    const consulted = relationsConsulted(relation.relation);
+    const current = edges.filter((e) => e.expiredAt === null && e.sourceId === sourceId && consulted.includes(e.relation));
+
+    let stated = current.find((e) => e.relation === relation.relation && e.targetId === targetId);
+    if (stated) {
+      stated.weight += 1;
+      stated.description = mergeDescriptions(stated.description, relation.description);
+      stated.validAt = earliest(stated.validAt, validAt);
+      stated.invalidAt = stated.invalidAt ?? invalidAt;
+      touch(stated);
+      plan.changes.push({ kind: 'updated', node: stated });
+    } else {
+      // A live fact of the same slot that began after this one means this one is history: it
+      // is stored as ended when that one began, and the live fact stays.
+      const newer = current.filter((e) => replaces.includes(e.relation) && e.targetId !== targetId && e.validAt && e.validAt > validAt);
+      stated = {
+        sourceId,
+        targetId,
+        relation: relation.relation,
+        description: relation.description.trim() || null,
+        weight: 1,
+        validAt,
+        invalidAt: invalidAt ?? (newer.length > 0 ? earliest(...newer.map((e) => e.validAt)) : null),
+        expiredAt: null,
+        insert: { keywords: relation.keywords.join(', ') || null, vector: relation.vector },
+        changed: false,
+      };
+      edges.push(stated);
+      plan.created.push(stated);
+      plan.changes.push({ kind: 'created', node: stated });
+      if (newer.length === 0) {
+        // Closes the live facts this one replaces: true until it began, superseded now.
+        for (const edge of current) {
+          if (!replaces.includes(edge.relation) || edge.targetId === targetId) continue;
+          edge.invalidAt = edge.invalidAt ?? validAt;
+          edge.expiredAt = now;
+          touch(edge);
+          plan.changes.push({ kind: 'superseded', node: edge });
+        }
+      }
+    }
+    // "Left Acme": the live employment fact with Acme ended then; it is history, not superseded.
+    for (const edge of current) {
+      if (!ends.includes(edge.relation) || edge.targetId !== targetId || edge.invalidAt) continue;
+      edge.invalidAt = validAt;
+      touch(edge);
+      plan.changes.push({ kind: 'ended', node: edge });
+    }
+    if (!plan.stated.includes(stated)) plan.stated.push(stated);
+  }
+  plan.changed = edges.filter((e) => e.changed);
+  return plan;
+}
+
+function touch(edge: EdgeNode): void {
+  if (!edge.insert) edge.changed = true;
+}
+
+function earliest(...dates: Array<Date | null>): Date | null {
+  const present = dates.filter((d): d is Date => d !== null);
+  return present.length === 0 ? null : new Date(Math.min(...present.map((d) => d.getTime())));
+}

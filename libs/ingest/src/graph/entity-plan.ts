@@ -1,0 +1,123 @@
+import type { LockedEntity } from '@loci/db';
+import { mergeDescriptions } from './names';
+import type { EntityToWrite } from './write-types';
+
+/** An entity a text names: an existing row, or a new one, with the state to write. */
+export interface EntityNode {
+  /** Set for existing rows; for new ones once they are inserted. */
+  id?: number;
+  description: string | null;
+  type: string | null;
+  /** A new entity: what to insert. */
+  insert?: { name: string; normalizedName: string; nameVector: number[]; textVector: number[] };
+  /** An existing row whose description or type the text changed. */
+  changed: boolean;
+}
+
+export type EntityChange = { kind: 'created' | 'updated' | 'matched'; node: EntityNode };
+
+export interface EntityPlan {
+  /** Every normalised name of the text → the entity it resolved to. */
+  byKey: Map<string, EntityNode>;
+  /** New entities, in the order the text names them. */
+  created: EntityNode[];
+  /** What happened to each name, in order (the changes the writer reports). */
+  changes: EntityChange[];
+}
+
+export interface EntityPlanInput {
+  /** The text's entities, one per normalised name (`key`), in order. */
+  named: Array<{ key: string; entity: EntityToWrite }>;
+  /** Existing entities with exactly the normalised name. */
+  exact: Map<string, number>;
+  /** For names without an exact match: the closest existing entity by name vector. */
+  nearest: Map<string, { id: number; similarity: number }>;
+  /** The existing entities above, as locked (one missing was deleted meanwhile). */
+  rows: Map<number, LockedEntity>;
+  threshold: number;
+}
+
+/**
+ * Entity resolution of one text, as if its names were written one after the other: the same
+ * normalised name → that entity; else the closest entity by name vector (an existing one, or
+ * one this text created for an earlier name) at cosine ≥ threshold; else a new entity.
+ * Descriptions merge into the entity each name resolves to.
+ */
+export function planEntities(input: EntityPlanInput): EntityPlan {
+  const existing = new Map<number, EntityNode>();
+  const nodeOf = (id: number | undefined): EntityNode | undefined => {
+    if (id === undefined) return undefined;
+    const known = existing.get(id);
+    if (known) return known;
+    const row = input.rows.get(id);
+    if (!row) return undefined;
+    const node: EntityNode = { id, description: row.description, type: row.type, changed: false };
+    existing.set(id, node);
+    return node;
+  };
+
+  const plan: EntityPlan = { byKey: new Map(), created: [], changes: [] };
+  for (const { key, entity } of input.named) {
+    const target = nodeOf(input.exact.get(key)) ?? closest(input, plan.created, key, entity.nameVector, nodeOf);
+    if (target) {
+      const description = mergeDescriptions(target.description, entity.description);
+      const type = target.type ?? entity.type;
+      if (description !== (target.description ?? '') || type !== target.type) {
+        target.description = description;
+        target.type = type;
+        if (!target.insert) target.changed = true;
+        plan.changes.push({ kind: 'updated', node: target });
+      } else {
+        plan.changes.push({ kind: 'matched', node: target });
+      }
+      plan.byKey.set(key, target);
+      continue;
+    }
+    const created: EntityNode = {
+      description: entity.description.trim() || null,
+      type: entity.type || null,
+      insert: { name: entity.name.trim(), normalizedName: key, nameVector: entity.nameVector, textVector: entity.textVector },
+      changed: false,
+    };
+    plan.created.push(created);
+    plan.changes.push({ kind: 'created', node: created });
+    plan.byKey.set(key, created);
+  }
+  return plan;
+}
+
+function closest(
+  input: EntityPlanInput,
+  created: EntityNode[],
+  key: string,
+  nameVector: number[],
+  nodeOf: (id: number | undefined) => EntityNode | undefined,
+): EntityNode | undefined {
+  let best: { node: EntityNode; similarity: number } | undefined;
+  const nearest = input.nearest.get(key);
+  const stored = nodeOf(nearest?.id);
+  if (stored && Number.isFinite(nearest!.similarity)) best = { node: stored, similarity: nearest!.similarity };
+  for (const node of created) {
+    const similarity = cosineSimilarity(nameVector, node.insert!.nameVector);
+    if (Number.isFinite(similarity) && (!best || similarity > best.similarity)) best = { node, similarity };
+  }
+  return best && best.similarity >= input.threshold ? best.node : undefined;
+}
+
+/**
+ * Cosine similarity as the store computes it: on the vectors rounded to 4-byte floats (the
+ * width of a pgvector component). NaN when either vector is zero, as in pgvector.
+ */
+export function cosineSimilarity(a: number[], b: number[]): number {
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = Math.fround(a[i]);
+    const y = Math.fround(b[i]);
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  return dot / Math.sqrt(normA * normB);
+}
