@@ -19,7 +19,7 @@ import {
 /** Upper bound of `topK`: past it a vector search stops being a top-k search. */
 export const MAX_TOP_K = 200;
 
-/** One-hop expansion keeps at most this many edges per entity hit (then the budget cuts). */
+/** One-hop expansion keeps at most topK × this many edges in all (then the budget cuts). */
 export const EDGES_PER_ENTITY_HIT = 2;
 
 /** What the graph side of one path (local or global) found, each list ranked. */
