@@ -161,7 +161,9 @@ export async function seedBench(options: SeedOptions): Promise<SeedResult> {
       for (const definition of deferred) await client.query(definition);
     }
     progress({ tenant: scopes.length, edgesDone, rows, phase: 'analyze' });
-    await client.query(`ANALYZE ${GRAPH_TABLES.join(', ')}`);
+    // VACUUM too: index-only scans need the visibility map, and autovacuum may be off (or not
+    // have run yet) on a freshly loaded database.
+    await client.query(`VACUUM (ANALYZE) ${GRAPH_TABLES.join(', ')}`);
   } finally {
     client.release();
     await pool.end();
