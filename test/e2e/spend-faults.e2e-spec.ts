@@ -130,6 +130,36 @@ describe('spend control under faults', () => {
     await expect(ledger.tenantSpend(tenant.id, yesterday, month)).resolves.toEqual({ dayMicros: 0, monthMicros: 9_011 });
   });
 
+  it('dates a reservation by the store clock, in the day it charged: 23:59:55 stays in its day', async () => {
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const lastSeconds = today - 5_000; // yesterday 23:59:55 on the store's clock, today on this one
+    const own = new MemoryLimitStore(() => lastSeconds);
+    const leases = { slotLeaseMs: 60_000, reservationLeaseMs: 60_000 };
+    const control = new SpendControl(own, t.app.get(TenantsRepository), t.app.get(PlatformLimitsRepository), t.app.get(SpendLedgerRepository), leases);
+    const tenant = await createTenant(t.app);
+    const reservation = await control.reserve(tenant.id, randomUUID(), 1_000);
+    expect(utcDay(reservation.at.getTime())).toBe(utcDay(lastSeconds));
+    await expect(own.committed(limitKeys.tenantSpendDay(tenant.id, utcDay(lastSeconds)))).resolves.toBe(1_000);
+    await reservation.settle(1_000);
+  });
+
+  it("writes a spend-limited call's ledger row with its reservation's time", async () => {
+    const { tenant, member } = await tenantWith({});
+    const control = t.app.get(SpendControl);
+    const reserve = control.reserve.bind(control);
+    const dated = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - 1_000); // yesterday 23:59:59
+    // The gateway dates the row by what spend control answers; here spend control says 23:59:59.
+    const spy = jest.spyOn(control, 'reserve').mockImplementation(async (...args) => ({ ...(await reserve(...args)), at: dated }));
+    try {
+      await ask(t.http, member.token).expect(200);
+    } finally {
+      spy.mockRestore();
+    }
+    const rows = await t.app.get(InferencesRepository).listByTenantSince(tenant.id, new Date(dated.getTime() - DAY_MS));
+    const answer = rows.find((row) => row.stage === 'answer');
+    expect(answer?.createdAt.toISOString()).toBe(dated.toISOString());
+  });
+
   it('rebuilds flushed counters from the ledger: a reached cap still refuses, nothing forgotten, nothing doubled', async () => {
     const { tenant, member } = await tenantWith({ monthlyCostCapMicros: 1_000_000_000 });
     for (let i = 0; i < 3; i++) await ask(t.http, member.token).expect(200);

@@ -3,7 +3,8 @@ import { and, asc, eq, gte } from 'drizzle-orm';
 import { Database, DATABASE } from '../database';
 import { InferenceRow, inferences } from '../schema';
 
-export type NewInference = Omit<typeof inferences.$inferInsert, 'id' | 'createdAt' | 'status'>;
+/** `createdAt` defaults to the database's now(); a spend-limited call is dated by its reservation. */
+export type NewInference = Omit<typeof inferences.$inferInsert, 'id' | 'status'>;
 
 export interface InferenceOutcome {
   status: 'ok' | 'error';

@@ -177,6 +177,7 @@ export class ModelGateway {
         reasoning,
         billedTo: choice.provider === 'local' ? 'platform' : ctx.billedTo,
         spendLimited: ctx.spendLimited,
+        ...(reservation ? { createdAt: reservation.at } : {}),
         estimatedCostMicros,
         documentId: ctx.documentId,
       });

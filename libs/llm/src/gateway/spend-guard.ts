@@ -6,7 +6,17 @@
  * must be settled on every path, failures included.
  */
 export interface SpendGuard {
-  reserve(tenantId: string, reservationId: string, estimateMicros: number): Promise<{ settle(actualMicros: number): Promise<void> }>;
+  reserve(tenantId: string, reservationId: string, estimateMicros: number): Promise<GuardedReservation>;
+}
+
+export interface GuardedReservation {
+  /**
+   * When the reservation was made, by the limit store's clock, inside the day whose counters it
+   * was charged to: the call's ledger row is dated by it, so the ledger (the truth) and the
+   * counters (its cache) put a call made at 23:59:59 in the same day.
+   */
+  at: Date;
+  settle(actualMicros: number): Promise<void>;
 }
 
 export const SPEND_GUARD = Symbol('SPEND_GUARD');

@@ -47,6 +47,8 @@ export interface Permit {
 }
 
 export interface Reservation {
+  /** The store's time of the reservation, within the day whose counters it was charged to. */
+  at: Date;
   settle(actualMicros: number): Promise<void>;
 }
 
@@ -132,7 +134,9 @@ export class SpendControl {
         const checked = scopes.map((s, i) => ({ ...s.scope, capMicros: lessShortfall(s.scope.capMicros, shortfalls[i]) }));
         // Guarded: the store checks the seeded marks and the day window in the same step.
         const result = await this.store.reserve(reservationId, checked, estimateMicros, leaseMs, { window: dayWindow(now) });
-        if (result.ok) return this.reservation(reservationId, scopes, leaseMs);
+        // The estimate named the day and the store confirmed its own clock is in it (the
+        // guard), so the estimate dates the ledger row in the day the counters charged.
+        if (result.ok) return this.reservation(reservationId, scopes, leaseMs, new Date(now));
         if (!('retry' in result)) {
           // Scopes are ordered month, day, platform, so the first that did not fit is reported.
           throw this.refusal(scopes[result.scopeIndex], result.committedMicros + shortfalls[result.scopeIndex], now);
@@ -174,7 +178,7 @@ export class SpendControl {
     };
   }
 
-  private reservation(reservationId: string, scopes: SpendControlScope[], leaseMs: number): Reservation {
+  private reservation(reservationId: string, scopes: SpendControlScope[], leaseMs: number, at: Date): Reservation {
     const settleScopes = scopes.map((s) => s.scope);
     // A call longer than the lease (queued behind LOCI_MODEL_CONCURRENCY, a slow provider)
     // keeps its reservation until settled; only a dead process's reservation expires. The
@@ -189,6 +193,7 @@ export class SpendControl {
     }, leaseMs / RENEWALS_PER_LEASE);
     renew.unref();
     return {
+      at,
       settle: async (actualMicros: number) => {
         clearInterval(renew);
         try {
