@@ -3,8 +3,7 @@ import { InferencesRepository, PlatformLimitsRepository, TenantsRepository } fro
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { OwnKeysService } from '@loci/llm';
 import { LIMIT_STORE, LimitStore, limitKeys, utcDay, utcMonth } from '@loci/quota';
-import { createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
-import { createApiKey } from '@loci/testing';
+import { createApiKey, createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
 
 /**
  * Spend control through HTTP with the real SDKs against the double: the contract's 402 and 429
@@ -35,21 +34,7 @@ describe('spend control', () => {
     double.anthropic.reply({ text: '{"answer":"Alice works at Acme.","cited":["1"]}', usage: { input_tokens: 1000, output_tokens: 100 } });
   });
 
-  /** A tenant with a processed document, a member and limits. */
-  async function tenantWith(limits: Partial<Parameters<TenantsRepository['updateLimits']>[1]>, billing: 'platform' | 'own_key' = 'platform') {
-    const tenant = await createTenant(t.app, { billing });
-    await t.app.get(TenantsRepository).updateLimits(tenant.id, {
-      dailyCostCapMicros: null,
-      monthlyCostCapMicros: null,
-      dailyQueryQuota: null,
-      maxConcurrentQueries: null,
-      ...limits,
-    });
-    await t.app.get(DocumentsService).submit(tenant.id, { name: 'd', mimeType: 'text/plain', text: `Alice works at Acme ${randomUUID()}.` });
-    await t.app.get(IngestWorker).drain();
-    const member = await createUser(t.app, tenant.id, 'member');
-    return { tenant, member };
-  }
+  const tenantWith = (limits: TenantLimits, billing?: 'platform' | 'own_key') => createLimitedTenant(t.app, limits, billing);
 
   /** Spend already settled today (and this month) in the tenant's counters. */
   async function spend(tenantId: string, micros: number, scopes: 'day' | 'month' | 'both' = 'both') {

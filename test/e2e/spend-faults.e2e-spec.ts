@@ -4,9 +4,9 @@ import Redis from 'ioredis';
 import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Database, DATABASE, inferences, InferencesRepository, PlatformLimitsRepository, queryRows, SpendLedgerRepository, TenantsRepository } from '@loci/db';
-import { DocumentsService, IngestWorker } from '@loci/ingest';
+import { IngestWorker } from '@loci/ingest';
 import { LIMIT_STORE, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createLimitedTenant, createTenant, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
 import { createApp } from '../../apps/api/src/create-app';
 import { LEDGER_CHECK_TTL_MS } from '../../libs/quota/src/spend-control/ledger-mirror';
 
@@ -53,20 +53,7 @@ describe('spend control under faults', () => {
     double.anthropic.reply({ text: '{"answer":"Alice works at Acme.","cited":["1"]}', usage: { input_tokens: 1000, output_tokens: 100 } });
   });
 
-  async function tenantWith(limits: Partial<Parameters<TenantsRepository['updateLimits']>[1]>, billing: 'platform' | 'own_key' = 'platform') {
-    const tenant = await createTenant(t.app, { billing });
-    await t.app.get(TenantsRepository).updateLimits(tenant.id, {
-      dailyCostCapMicros: null,
-      monthlyCostCapMicros: null,
-      dailyQueryQuota: null,
-      maxConcurrentQueries: null,
-      ...limits,
-    });
-    await t.app.get(DocumentsService).submit(tenant.id, { name: 'd', mimeType: 'text/plain', text: `Alice works at Acme ${randomUUID()}.` });
-    await t.app.get(IngestWorker).drain();
-    const member = await createUser(t.app, tenant.id, 'member');
-    return { tenant, member };
-  }
+  const tenantWith = (limits: TenantLimits, billing?: 'platform' | 'own_key') => createLimitedTenant(t.app, limits, billing);
 
   const ask = (http: TestApp['http'], token: string) =>
     http.post('/v1/query').set('Authorization', `Bearer ${token}`).send({ query: 'Where does Alice work?', hl_keywords: ['work'], ll_keywords: ['Alice'] });

@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LimitSettings } from '@loci/config';
 import { InferencesRepository, PlatformLimitsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
-import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { LIMIT_STORE, LimitedClient, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
 
 const DAY_MS = 86_400_000;
 const ROOT = join(__dirname, '../..');
@@ -58,20 +57,7 @@ describe('spend control leaks nothing', () => {
     double.anthropic.reply(ANSWER);
   });
 
-  async function tenantWith(limits: Partial<Parameters<TenantsRepository['updateLimits']>[1]>) {
-    const tenant = await createTenant(t.app);
-    await t.app.get(TenantsRepository).updateLimits(tenant.id, {
-      dailyCostCapMicros: null,
-      monthlyCostCapMicros: null,
-      dailyQueryQuota: null,
-      maxConcurrentQueries: null,
-      ...limits,
-    });
-    await t.app.get(DocumentsService).submit(tenant.id, { name: 'd', mimeType: 'text/plain', text: `Alice works at Acme ${randomUUID()}.` });
-    await t.app.get(IngestWorker).drain();
-    const member = await createUser(t.app, tenant.id, 'member');
-    return { tenant, member };
-  }
+  const tenantWith = (limits: TenantLimits, billing?: 'platform' | 'own_key') => createLimitedTenant(t.app, limits, billing);
 
   const ask = (token: string) => t.http.post('/v1/query').set('Authorization', `Bearer ${token}`).send(QUESTION);
 

@@ -5,3 +5,4 @@ export * from './test-settings';
 export * from './routes';
 export * from './llm-double';
 export * from './gb-graph';
+export * from './limited-tenant';
