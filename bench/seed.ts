@@ -21,6 +21,9 @@ Options:
   --questions <n>      questions to write per graph (default 200)
   --batch <n>          facts per transaction (default 1000)
   --defer-indexes      drop the HNSW indexes while loading and rebuild them after (large seeds)
+  --index-memory <mb>  maintenance_work_mem for the rebuild, in MB (default 2048): an HNSW
+                       build that outgrows it slows down several times; it is also the size of
+                       the shared memory a parallel build asks for
   --out <dir>          where the questions file goes (default bench/data)
   -h, --help           this text
 `;
@@ -34,6 +37,7 @@ const OPTIONS = {
   questions: { type: 'string' },
   batch: { type: 'string' },
   'defer-indexes': { type: 'boolean' },
+  'index-memory': { type: 'string' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -76,6 +80,7 @@ async function main(argv: string[]): Promise<number> {
       questions: integer('questions', values.questions, 200, 1, 100_000),
       batchFacts: integer('batch', values.batch, 1000, 10, 100_000),
       deferIndexes: values['defer-indexes'] === true,
+      indexMemoryMb: integer('index-memory', values['index-memory'], 2048, 64, 1_000_000),
     };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;

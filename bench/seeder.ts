@@ -1,3 +1,4 @@
+import { cpus } from 'node:os';
 import { Pool, PoolClient } from 'pg';
 import { ApiKeysService } from '../libs/auth/src/api-keys.service';
 import { ApiKeysRepository, DEFAULT_GB_DATASET, findMigrationsFolder, GraphsRepository, PostgresDatabase, TenantsRepository } from '@loci/db';
@@ -30,6 +31,8 @@ export interface SeedOptions {
    * from pg_indexes): much faster for large seeds, but only for a database nobody else is using.
    */
   deferIndexes?: boolean;
+  /** maintenance_work_mem for rebuilding deferred indexes, in MB (default 2048). */
+  indexMemoryMb?: number;
   /** The clock documents' loaded_at is drawn back from; fixed in tests for reproducible text. */
   now?: Date;
   onProgress?: (progress: SeedProgress) => void;
@@ -157,7 +160,10 @@ export async function seedBench(options: SeedOptions): Promise<SeedResult> {
     }
     if (deferred.length > 0) {
       progress({ tenant: scopes.length, edgesDone, rows, phase: 'indexes' });
-      await client.query(`SET maintenance_work_mem = '256MB'`);
+      // An HNSW build that outgrows maintenance_work_mem goes on much more slowly (pgvector
+      // notices it); pgvector builds in parallel with the maintenance workers, one per core.
+      await client.query(`SET maintenance_work_mem = '${options.indexMemoryMb ?? 2048}MB'`);
+      await client.query(`SET max_parallel_maintenance_workers = ${Math.max(0, cpus().length - 1)}`);
       for (const definition of deferred) await client.query(definition);
     }
     progress({ tenant: scopes.length, edgesDone, rows, phase: 'analyze' });

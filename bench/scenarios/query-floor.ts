@@ -21,8 +21,8 @@ import { CellResult, CheckResult, QuestionCursor } from './types';
  * The floor: the statements RetrievalService issues for one question, built by the same
  * builders (retrieval.queries.ts, compiled by drizzle's PgDialect to text + parameters) and
  * sent with plain `pg` on a pool as large as the API's, in the same order and with the same
- * dependencies (hits → expansion → chunks; the paths of a mode concurrently; each vector
- * search in its own BEGIN / SET LOCAL hnsw.iterative_scan / COMMIT). No HTTP, no Nest, no
+ * dependencies (hits → expansion → chunks; the paths of a mode concurrently), on connections
+ * that start with Loci's session settings (`withSessionSettings`: iterative HNSW scans). No HTTP, no Nest, no
  * drizzle session, no auth, no request log, no token budgets; the vectors are computed before
  * the clock starts (Loci computes them per request: the local embedder, ~0.1 ms a text).
  */
@@ -96,22 +96,12 @@ export class FloorClient {
     return (await this.pool.query(sql, params)).rows;
   }
 
-  /** A vector search as searchTransaction runs it: its own transaction, iterative HNSW scan. */
-  private async search(statement: SQL): Promise<Row[]> {
-    const { sql, params } = this.dialect.sqlToQuery(statement);
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SET LOCAL hnsw.iterative_scan = relaxed_order');
-      const { rows } = await client.query(sql, params);
-      await client.query('COMMIT');
-      return rows;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  /**
+   * A vector search as Loci runs it: one statement on a connection that started with Loci's
+   * session settings (the pool's URL went through `withSessionSettings`: iterative HNSW scans).
+   */
+  private search(statement: SQL): Promise<Row[]> {
+    return this.run(statement);
   }
 }
 

@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { withSessionSettings } from '@loci/db';
 import type { RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
 import type { QuestionsFile } from '../questions';
 import { RssSampler, RssSummary } from './api-process';
@@ -54,7 +55,7 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<QueryBe
   const questions = options.file.questions;
   const scope = { tenantId: options.file.large_tenant.tenant_id, graphId: options.file.large_tenant.graph_id };
 
-  const pool = wantsFloor ? new Pool({ connectionString: options.databaseUrl, max: options.poolMax }) : undefined;
+  const pool = wantsFloor ? new Pool({ connectionString: withSessionSettings(options.databaseUrl), max: options.poolMax }) : undefined;
   pool?.on('error', () => undefined);
   const floor = pool ? new FloorClient(pool, scope) : undefined;
   const prepared = wantsFloor ? prepareQuestions(questions) : [];
