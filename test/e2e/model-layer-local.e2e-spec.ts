@@ -39,6 +39,28 @@ describe('model layer on the embedded default (no keys)', () => {
     expect(row.tokensIn).toBeGreaterThan(0);
   });
 
+  it('writes a local call to the ledger once, when it has ended, however it ended', async () => {
+    // A local call cannot spend, so no pending row is written before it (one statement, not two).
+    const ctx = context();
+    const choice = gateway.router.choose('extract');
+    const usage = { inputTokens: 7, outputTokens: 3, thinkingTokens: 0 };
+    let rowsDuringCall: unknown[] | undefined;
+    await gateway.local(ctx, 'extract', choice, async () => {
+      rowsDuringCall = await ledger.listByRequest(tenantId, ctx.requestId);
+      return { value: 'done', usage };
+    });
+    expect(rowsDuringCall).toEqual([]);
+    await expect(
+      gateway.local(ctx, 'summarize', choice, async () => {
+        throw new Error('the local model broke');
+      }),
+    ).rejects.toThrow('the local model broke');
+    const rows = await ledger.listByRequest(tenantId, ctx.requestId);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({ callIndex: 0, stage: 'extract', status: 'ok', tokensIn: 7, tokensOut: 3, costMicros: 0, error: null });
+    expect(rows[1]).toMatchObject({ callIndex: 1, stage: 'summarize', status: 'error', tokensIn: 0, costMicros: 0, error: 'the local model broke' });
+  });
+
   it('embeds offline and deterministically, at the store width', async () => {
     const first = await gateway.embed(context(), ['Where does Alice work?']);
     const second = await gateway.embed(context(), ['Where does Alice work?']);

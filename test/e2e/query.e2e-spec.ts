@@ -64,6 +64,8 @@ describe('POST /v1/query (embedded default)', () => {
   });
 
   it('answers from an empty graph without a model call', async () => {
+    // A dashboard question without keywords would ask the keywords stage first, so the graph
+    // is checked before anything else.
     const response = await ask({ query: 'Anything?' }, empty.member.token).expect(200);
     expect(response.body).toMatchObject({
       answer: 'Недостаточно данных для ответа.',
@@ -71,6 +73,27 @@ describe('POST /v1/query (embedded default)', () => {
       context: null,
       metadata: { no_answer_reason: 'empty_graph', tokens_in: 0, tokens_out: 0 },
     });
+  });
+
+  it('tells an API-key client its graph is empty, checking only after the search found nothing', async () => {
+    const response = await ask(
+      { query: 'Anything?', context_only: true, hl_keywords: ['anything'], ll_keywords: ['anything'] },
+      empty.apiKey.key,
+    ).expect(200);
+    expect(response.body.metadata).toMatchObject({ no_answer_reason: 'empty_graph', model: 'context-mode-no-llm' });
+    const logs = t.app.get(RequestLogsRepository);
+    const emptyLog = await logs.byRequestId(empty.tenant.id, response.headers['x-request-id']);
+    const stepNames = (log: typeof emptyLog) => (log!.steps as { steps: Array<{ name: string }> }).steps.map((step) => step.name);
+    // The local embedder costs nothing, so the search runs first and the emptiness check after it.
+    expect(stepNames(emptyLog)).toEqual(['keywords', 'embed', 'retrieve', 'check_graph']);
+
+    // A graph with content: the search finds something, so the check is never made.
+    const answered = await ask(
+      { query: 'Where does Alice Johnson work?', context_only: true, hl_keywords: ['works at'], ll_keywords: ['Alice Johnson'] },
+      a.apiKey.key,
+    ).expect(200);
+    expect(answered.body.metadata.no_answer_reason).toBeNull();
+    expect(stepNames(await logs.byRequestId(a.tenant.id, answered.headers['x-request-id']))).toEqual(['keywords', 'embed', 'retrieve']);
   });
 
   it('answers a question nothing in the graph is about without a model call', async () => {

@@ -9,6 +9,9 @@ import { contextAsAnswerText, graphBlock, NO_DATA_ANSWER } from './context-rende
 import { daysAgo, freshnessOf } from './freshness';
 import { ContextChunk, QueryBody, QueryResponse, SourceItem } from './query.dto';
 
+const foundNothing = (context: RetrievedContext) =>
+  context.chunks.length === 0 && context.entities.length === 0 && context.relations.length === 0;
+
 /** `metadata.model` when no model wrote the answer (the contract's name for it). */
 export const NO_LLM_MODEL = 'context-mode-no-llm';
 
@@ -65,35 +68,43 @@ export class QueryService {
     const tenantId = tenantIdOf(principal);
     const viaModel = principal.kind === 'jwt';
     const graphId = await this.defaultGraphId(tenantId);
-    const [ctx, hasContent] = await Promise.all([
+    const given = body.hl_keywords != null && body.ll_keywords != null;
+    // An API-key client without both keyword lists cannot have the graph searched by keywords
+    // (that would need our model): it falls back to vector search over chunks.
+    const mode: RetrievalMode = !viaModel && !given ? 'naive' : body.mode;
+    // Whether a language model (keywords, answer stage) was asked; if not, the question's
+    // embedding was the only model call and its cost is known here.
+    let askedModel = keywordsFromModel(viaModel, given, mode);
+    // An empty graph is answered without a model call. Whether the graph is empty is asked
+    // first only when something that costs money would come before the search (the keywords
+    // stage, a provider's embedding); otherwise only when the search found nothing at all,
+    // which saves a statement on every question of a graph that has content.
+    const checkFirst = askedModel || this.gateway.router.choose('embed').provider !== 'local';
+    const hasContent = () => timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graphId));
+    const [ctx, emptyGraph] = await Promise.all([
       // An API-key question is never limited (its only model call is the question's embedding).
       this.ownKeys.callContext(tenantId, requestId, 'query', undefined, {
         spendLimited: viaModel,
         tenant: principal.kind === 'api_key' ? principal.tenant : undefined,
       }),
-      timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graphId)),
+      checkFirst ? hasContent().then((has) => !has) : false,
     ]);
-    const given = body.hl_keywords != null && body.ll_keywords != null;
-    // An API-key client without both keyword lists cannot have the graph searched by keywords
-    // (that would need our model): it falls back to vector search over chunks.
-    const mode: RetrievalMode = !viaModel && !given ? 'naive' : body.mode;
 
     let response: QueryResponse;
-    // Whether a language model (keywords, answer stage) was asked; if not, the question's
-    // embedding was the only model call and its cost is known here.
-    let askedModel = false;
     let embedCostMicros = 0;
-    if (!hasContent) {
+    if (emptyGraph) {
+      askedModel = false;
       response = this.noAnswer(mode, 'empty_graph');
     } else {
-      askedModel = keywordsFromModel(viaModel, given, mode);
       const keywords = await timed('keywords', () => this.keywords(ctx, body, mode, viaModel, given));
       const embedded = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
       embedCostMicros = embedded.costMicros;
       const context = await timed('retrieve', () =>
         this.retrieval.retrieve({ tenantId, graphId, mode, ...embedded.vectors }),
       );
-      if (!this.relevant(context)) {
+      if (foundNothing(context) && !checkFirst && !(await hasContent())) {
+        response = this.noAnswer(mode, 'empty_graph');
+      } else if (!this.relevant(context)) {
         response = this.noAnswer(mode, 'no_relevant_context');
       } else if (!viaModel || body.context_only) {
         response = this.contextResponse(mode, context, body.context_only);

@@ -31,6 +31,19 @@ export class InferencesRepository {
       .onConflictDoNothing({ target: [inferences.tenantId, inferences.requestId, inferences.callIndex] });
   }
 
+  /**
+   * Records a call that has already ended, in one row. For calls that cannot spend (the offline
+   * local provider): nothing can be lost by a process dying before the row is written, so the
+   * pending row written first for a provider call is not needed. Idempotent like `begin`.
+   */
+  async record(call: NewInference, outcome: InferenceOutcome): Promise<void> {
+    const { model, error, ...counts } = outcome;
+    await this.database.db
+      .insert(inferences)
+      .values({ ...call, ...counts, error: error ?? null, ...(model ? { model } : {}) })
+      .onConflictDoNothing({ target: [inferences.tenantId, inferences.requestId, inferences.callIndex] });
+  }
+
   /** Records how the call ended. Idempotent: only a pending row is completed. */
   async complete(key: { tenantId: string; requestId: string; callIndex: number }, outcome: InferenceOutcome): Promise<void> {
     await this.database.db

@@ -1,5 +1,5 @@
 import type { LlmSettings } from '@loci/config';
-import { EMBEDDING_DIMENSIONS, InferencesRepository } from '@loci/db';
+import { EMBEDDING_DIMENSIONS, InferenceOutcome, InferencesRepository, NewInference } from '@loci/db';
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { z } from 'zod';
@@ -33,7 +33,9 @@ const NO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, thinkingTokens: 
 /**
  * The one door to the model providers. Every call is priced, written to the inference ledger
  * before it is made (status `pending`, with its worst-case cost) and completed after it, so a
- * process that dies mid-call still leaves its possible spend on record.
+ * process that dies mid-call still leaves its possible spend on record. A call of the offline
+ * local provider cannot spend, so it is written once, when it has ended (one statement
+ * instead of two on every API-key question's embedding).
  */
 export class ModelGateway {
   /** Bounds the provider calls in flight in this process (LOCI_MODEL_CONCURRENCY). */
@@ -160,27 +162,28 @@ export class ModelGateway {
   ): Promise<{ result: T; cost: number }> {
     const apiKey = this.ownKeyFor(ctx, stage, choice);
     const key = { tenantId: ctx.tenantId, requestId: ctx.requestId, callIndex: ctx.nextCallIndex() };
+    const entry: NewInference = {
+      ...key,
+      kind: ctx.kind,
+      stage,
+      provider: choice.provider,
+      model: choice.model,
+      reasoning,
+      billedTo: choice.provider === 'local' ? 'platform' : ctx.billedTo,
+      spendLimited: ctx.spendLimited,
+      estimatedCostMicros,
+      documentId: ctx.documentId,
+    };
+    if (choice.provider === 'local') return this.meteredLocally(entry, choice, call);
     // Reserve the worst case first: a call that does not fit the caps is never made.
     const reservation =
-      this.spendGuard && ctx.spendLimited && choice.provider !== 'local'
+      this.spendGuard && ctx.spendLimited
         ? // A fresh id per call: request ids are not unique across databases or callers, and a
           // reused reservation id would be taken as already settled.
           await this.spendGuard.reserve(ctx.tenantId, randomUUID(), estimatedCostMicros)
         : undefined;
     try {
-      await this.ledger.begin({
-        ...key,
-        kind: ctx.kind,
-        stage,
-        provider: choice.provider,
-        model: choice.model,
-        reasoning,
-        billedTo: choice.provider === 'local' ? 'platform' : ctx.billedTo,
-        spendLimited: ctx.spendLimited,
-        ...(reservation ? { createdAt: reservation.at } : {}),
-        estimatedCostMicros,
-        documentId: ctx.documentId,
-      });
+      await this.ledger.begin({ ...entry, ...(reservation ? { createdAt: reservation.at } : {}) });
     } catch (error) {
       // Not on record, so not made: it cost nothing. A reservation is renewed until settled,
       // so every path after the reserve settles it.
@@ -190,36 +193,66 @@ export class ModelGateway {
     const started = performance.now();
     let outcome: Awaited<ReturnType<typeof call>>;
     try {
-      outcome = choice.provider === 'local' ? await call(apiKey) : await this.inFlight(() => call(apiKey));
+      outcome = await this.inFlight(() => call(apiKey));
     } catch (error) {
-      // A failed call costs what the provider billed for it: nothing, unless it answered (cut
-      // or unusable output), in which case the error carries the usage.
-      const usage = error instanceof ModelCallError && error.usage ? error.usage : NO_USAGE;
-      await reservation?.settle(this.cost(choice, usage));
-      await this.ledger.complete(key, {
-        status: 'error',
-        tokensIn: usage.inputTokens,
-        tokensOut: usage.outputTokens,
-        tokensThinking: usage.thinkingTokens,
-        costMicros: this.cost(choice, usage),
-        latencyMs: Math.round(performance.now() - started),
-        error: error instanceof Error ? error.message.slice(0, 500) : 'unknown error',
-      });
+      const failure = this.failed(choice, error, started);
+      await reservation?.settle(failure.costMicros);
+      await this.ledger.complete(key, failure);
       throw error;
     }
-    const { usage, model, result } = outcome;
-    const cost = this.cost(choice, usage);
-    await reservation?.settle(cost);
-    await this.ledger.complete(key, {
+    const done = this.succeeded(choice, outcome, started);
+    await reservation?.settle(done.costMicros);
+    await this.ledger.complete(key, done);
+    return { result: outcome.result, cost: done.costMicros };
+  }
+
+  /** A local call: made first, then written to the ledger in one row, however it ended. */
+  private async meteredLocally<T>(
+    entry: NewInference,
+    choice: ModelChoice,
+    call: (apiKey: undefined) => Promise<{ usage: TokenUsage; model: string; result: T }>,
+  ): Promise<{ result: T; cost: number }> {
+    const started = performance.now();
+    let outcome: Awaited<ReturnType<typeof call>>;
+    try {
+      outcome = await call(undefined);
+    } catch (error) {
+      await this.ledger.record(entry, this.failed(choice, error, started));
+      throw error;
+    }
+    const done = this.succeeded(choice, outcome, started);
+    await this.ledger.record(entry, done);
+    return { result: outcome.result, cost: done.costMicros };
+  }
+
+  private succeeded(choice: ModelChoice, outcome: { usage: TokenUsage; model: string }, started: number): InferenceOutcome {
+    const { usage, model } = outcome;
+    return {
       status: 'ok',
       tokensIn: usage.inputTokens,
       tokensOut: usage.outputTokens,
       tokensThinking: usage.thinkingTokens,
-      costMicros: cost,
+      costMicros: this.cost(choice, usage),
       latencyMs: Math.round(performance.now() - started),
       model: model !== choice.model ? model : undefined,
-    });
-    return { result, cost };
+    };
+  }
+
+  /**
+   * A failed call costs what the provider billed for it: nothing, unless it answered (cut or
+   * unusable output), in which case the error carries the usage.
+   */
+  private failed(choice: ModelChoice, error: unknown, started: number): InferenceOutcome {
+    const usage = error instanceof ModelCallError && error.usage ? error.usage : NO_USAGE;
+    return {
+      status: 'error',
+      tokensIn: usage.inputTokens,
+      tokensOut: usage.outputTokens,
+      tokensThinking: usage.thinkingTokens,
+      costMicros: this.cost(choice, usage),
+      latencyMs: Math.round(performance.now() - started),
+      error: error instanceof Error ? error.message.slice(0, 500) : 'unknown error',
+    };
   }
 
   /** A tenant billed `own_key` must never fall back to the platform's key. */
