@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
+import { EDGES_PER_ENTITY_HIT } from '../libs/retrieval/src/retrieval.service';
 import { DEFAULT_TOP_K, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
 import { describeDatabase, readQuestionsFile } from './questions';
 import { BenchHeader, describeDataset, describeMachine, summaryLines } from './report';
 import { ApiProcess, RssSampler, startApi } from './scenarios/api-process';
+import { explainLines, runExplainBench } from './scenarios/explain';
 import { checkGb, gbCellLine, gbDoubleAnswer, GbCell, gbQuestionsOf, gbStepTimings, runGbCell } from './scenarios/gb-query';
 import { IngestProvider, runIngestBench } from './scenarios/ingest';
 import { LimitsLayer, LimitsStoreKind, runLimitsBench } from './scenarios/limits';
@@ -161,6 +163,31 @@ export async function runGbCommand(config: CommonConfig, out: Out): Promise<Repo
     await double.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+export async function runExplainCommand(config: CommonConfig, out: Out): Promise<Report> {
+  if (config.checkCount === 0) throw new UsageFailure('--check 0 explains no question: give --check 1 or more.');
+  const { file, machine, dataset, databaseUrl } = await seeded(config, out, 'explain');
+  const count = Math.min(config.checkCount, file.questions.length);
+  out(`bench explain: ${dataset.large_tenant.edges} edges in the large tenant, the mix statements of ${count} questions under EXPLAIN (ANALYZE, BUFFERS), one connection`);
+  const outcome = await runExplainBench({ file, databaseUrl, count });
+  for (const line of explainLines(outcome)) out(line);
+  return {
+    scenario: 'explain',
+    created_at: new Date().toISOString(),
+    dataset,
+    machine: { ...machine, load_average_after: afterLoad() },
+    settings: {
+      check_questions: count,
+      mode: 'mix',
+      top_k: DEFAULT_TOP_K,
+      edges_per_entity_hit: EDGES_PER_ENTITY_HIT,
+      explain: 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON), then the statement itself for its rows',
+      connection: 'one pg Client, URL through withSessionSettings; statements one after another',
+      embedding_model: BENCH_EMBEDDING_MODEL,
+    },
+    ...outcome,
+  };
 }
 
 export async function runLimitsCommand(config: CommonConfig & { layers: LimitsLayer[]; stores: LimitsStoreKind[] }, out: Out): Promise<Report> {

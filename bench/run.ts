@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { RETRIEVAL_MODES, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
 import { choiceList, integer, integerList, parse, UsageError } from './args';
-import { CommonConfig, Report, runGbCommand, runIngestCommand, runLimitsCommand, runQueryCommand, UsageFailure } from './commands';
+import { CommonConfig, Report, runExplainCommand, runGbCommand, runIngestCommand, runLimitsCommand, runQueryCommand, UsageFailure } from './commands';
 import { findQuestionsFile } from './questions';
 import { writeReport } from './report';
 import { INGEST_PROVIDERS, IngestProvider } from './scenarios/ingest';
@@ -13,9 +13,9 @@ const QUERY_SCENARIOS: Record<string, QueryScenario[]> = {
   'query-floor': ['query-floor'],
   query: ['query-floor', 'query-context'],
 };
-const SCENARIOS = [...Object.keys(QUERY_SCENARIOS), 'gb-query', 'limits', 'ingest'];
+const SCENARIOS = [...Object.keys(QUERY_SCENARIOS), 'gb-query', 'explain', 'limits', 'ingest'];
 /** Scenarios that read the seeded database's questions file. */
-const SEEDED = [...Object.keys(QUERY_SCENARIOS), 'gb-query'];
+const SEEDED = [...Object.keys(QUERY_SCENARIOS), 'gb-query', 'explain'];
 
 export const BENCH_USAGE = `Usage: npm run bench -- <scenario> [--edges E] [options]
 
@@ -26,14 +26,16 @@ Scenarios:
   query           both, cell by cell, with the Loci/floor ratios
   gb-query        POST /v1/gb/query on the seeded gb dataset, the query stage answered at once
                   by the LLM double (in this process); per-step timings from the request log
+  explain         the floor's statements of a mix question under EXPLAIN (ANALYZE, BUFFERS),
+                  one connection, --check questions: time, planning, buffers hit/read, HNSW used
   limits          spend control per limited request: LimitStore calls and SpendControl
                   (admit, reserve, settle, release), Redis and in-process; µs and round trips
   ingest          chunks per second through DocumentsService.submit + IngestWorker, local
                   provider and the LLM double with --model-delay per call
 
-Needs DATABASE_URL (query*, gb-query: the seeded database; ingest: any migrated database;
+Needs DATABASE_URL (query*, gb-query, explain: the seeded database; ingest: any migrated database;
 limits: for the spend-control layer). REDIS_URL: the API's and the limits' Redis when set.
-query* and gb-query read bench/data/questions-<seed>-<edges>.json written by npm run bench:seed.
+query*, gb-query and explain read bench/data/questions-<seed>-<edges>.json written by npm run bench:seed.
 
 Options:
   --edges <n>          which seed to use (default: the newest questions file)
@@ -42,7 +44,8 @@ Options:
   --concurrency <list> e.g. 1,16 (default 1,16)
   --duration <s>       seconds per cell (default 10)
   --modes <list>       query*: of ${RETRIEVAL_MODES.join(',')} (default all)
-  --check <n>          questions asked one by one per mode before the load (default 20)
+  --check <n>          questions asked one by one per mode before the load (default 20);
+                       explain: the questions explained
   --pool-max <n>       pool of the floor and of the API (default $LOCI_DB_POOL_MAX or 10)
   --log-level <level>  the API's LOG_LEVEL (default info, as in production)
   --layers <list>      limits: of ${LIMITS_LAYERS.join(',')} (default both)
@@ -104,6 +107,7 @@ async function dispatch(scenario: string, values: Values, out: (line: string) =>
     return runQueryCommand({ ...common, scenario, scenarios: QUERY_SCENARIOS[scenario], modes }, out);
   }
   if (scenario === 'gb-query') return runGbCommand(common, out);
+  if (scenario === 'explain') return runExplainCommand(common, out);
   if (scenario === 'limits') {
     const layers = choiceList<LimitsLayer>('layers', values.layers, LIMITS_LAYERS, LIMITS_LAYERS);
     const stores = choiceList<LimitsStoreKind>('stores', values.stores, LIMITS_STORES, LIMITS_STORES);

@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { startTestApp, TestApp } from '@loci/testing';
 import { generateDocuments, planTenants } from '../../bench/generator';
 import { describeMachine, describeRun, writeReport } from '../../bench/report';
+import { EXPLAIN_STATEMENTS, runExplainBench } from '../../bench/scenarios/explain';
 import { checkGb, gbDoubleAnswer, gbStepTimings, runGbCell } from '../../bench/scenarios/gb-query';
 import { runIngestBench } from '../../bench/scenarios/ingest';
 import { LimitsStoreKind, runLimitsBench } from '../../bench/scenarios/limits';
@@ -99,7 +100,7 @@ if (!databaseUrl) {
   console.warn('bench harness smoke skipped: DATABASE_URL is not set (the harness writes and reads PostgreSQL with pgvector).');
 }
 
-(databaseUrl ? describe : describe.skip)('bench harness on PostgreSQL (seed, query-floor, query-context, gb-query, limits, ingest)', () => {
+(databaseUrl ? describe : describe.skip)('bench harness on PostgreSQL (seed, query-floor, query-context, gb-query, explain, limits, ingest)', () => {
   let t: TestApp;
   let seeded: SeedResult;
   let url: string;
@@ -208,6 +209,24 @@ if (!databaseUrl) {
     expect(steps.map((s) => s.name)).toEqual(expect.arrayContaining(['keyword_seeds', 'search_vectors', 'expand', 'passages']));
     for (const step of steps) finite([step.requests, step.p50_ms, step.p95_ms, step.p99_ms]);
     expect(model.answered()).toBeGreaterThan(0);
+  });
+
+  it('explains the floor statements of mix questions and writes a report with the expected fields', async () => {
+    const outcome = await runExplainBench({ file: seeded.file, databaseUrl: url, count: 3 });
+    const { machine, dataset } = await describeRun(url, seeded.file, 'in-memory');
+    const path = writeReport(resultsDir, { scenario: 'explain', created_at: new Date().toISOString(), dataset, machine: { ...machine, load_average_after: machine.load_average }, settings: {}, ...outcome });
+    expect(path).toMatch(/explain-300-.*\.json$/);
+    const report = JSON.parse(readFileSync(path, 'utf8'));
+
+    expect(report.questions).toBe(3);
+    expect(report.statements.map((s: { name: string }) => s.name)).toEqual([...EXPLAIN_STATEMENTS]);
+    for (const s of report.statements) {
+      expect(s.plans).toBeGreaterThan(0);
+      finite([s.planning_ms_p50, s.shared_hit_blocks_p50, s.shared_read_blocks_p50, ...Object.values(s.execution_ms)]);
+      expect(typeof s.hnsw_index_scan).toBe('boolean');
+      expect(typeof s.vector_search).toBe('boolean');
+    }
+    finite([report.total_p50_ms]);
   });
 
   it('runs limits through SpendControl (tenant and platform limits read from PostgreSQL)', async () => {
