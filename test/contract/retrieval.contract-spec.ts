@@ -32,6 +32,7 @@ import {
   renderRelation,
   roundRobin,
   searchTransaction,
+  SUPPORTING_CHUNKS_PER_ENTITY,
 } from '@loci/retrieval';
 import { createTestEnvironment, TestEnvironment } from '@loci/testing';
 
@@ -292,6 +293,32 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(context.entities.map((e) => e.id)).toEqual([hub]);
       // topK 1 keeps two edges: the best of the hub's newest, by endpoint degree, weight, then id.
       expect(ids(context).relations).toEqual(newest.slice(0, 2));
+    });
+  });
+
+  describe('supporting chunks of a hub', () => {
+    it("uses only an entity's newest chunks, whatever how many name it", async () => {
+      const { tenantId, graphId } = await createGraph();
+      const db = database.db;
+      const [doc] = await db
+        .insert(documents)
+        .values({ tenantId, graphId, kind: 'document', name: 'hub.txt', contentHash: randomUUID(), text: 'hub', status: 'processed' })
+        .returning();
+      const named = SUPPORTING_CHUNKS_PER_ENTITY + 6;
+      const chunkRows = await db
+        .insert(chunks)
+        .values(Array.from({ length: named }, (_, index) => ({ tenantId, graphId, documentId: doc.id, index, text: `Hubble Quartz ${index}`, tokenCount: 4 })))
+        .returning({ id: chunks.id });
+      const [hub] = await db
+        .insert(entities)
+        .values({ tenantId, graphId, name: 'Hubble Quartz', normalizedName: 'hubble quartz', type: 'organization', embedding: embed('Hubble Quartz') })
+        .returning();
+      await db.insert(entityDocuments).values({ tenantId, entityId: hub.id, documentId: doc.id });
+      await db.insert(entityChunks).values(chunkRows.map((row) => ({ tenantId, entityId: hub.id, chunkId: row.id })));
+
+      const context = await retrieval.retrieve({ tenantId, graphId, mode: 'local', lowLevelVector: embed('Hubble Quartz'), topK: 200, budgets: ROOMY });
+      const newest = chunkRows.map((row) => row.id).sort((a, b) => b - a).slice(0, SUPPORTING_CHUNKS_PER_ENTITY);
+      expect(ids(context).chunks.sort((a, b) => b - a)).toEqual(newest);
     });
   });
 

@@ -199,6 +199,9 @@ export function entitiesByIdsSql(scope: Scope, ids: number[]): SQL {
     ORDER BY wanted.position`;
 }
 
+/** An entity supports retrieval with at most this many of its chunks (its newest). */
+export const SUPPORTING_CHUNKS_PER_ENTITY = 64;
+
 /**
  * Chunks of processed documents that support the given (ranked) entities and edges, with the
  * best position of each kind they support. `lead` says which ranking orders them first.
@@ -206,6 +209,10 @@ export function entitiesByIdsSql(scope: Scope, ids: number[]): SQL {
  * in that order, so the joins and the visibility check stop once `limit` visible chunks are
  * found; joined first, a hub endpoint's hundreds of chunks were each read and checked before
  * the sort kept twenty (9x fewer buffers at 100k edges, same rows in the same order).
+ * An entity contributes its SUPPORTING_CHUNKS_PER_ENTITY newest chunks (a backward scan of
+ * the entity_chunks key): a hub is named in thousands of chunks (9 453 for the top entity of
+ * the 375k bench seed), and grouping all of them made this statement grow with the graph
+ * (README: "Supporting chunks"). An edge's chunks are all used: a fact is stated in a few.
  */
 export function supportingChunksSql(
   scope: Scope,
@@ -217,7 +224,11 @@ export function supportingChunksSql(
   return sql`WITH support AS (
       SELECT ec.chunk_id, r.position AS entity_position, NULL::bigint AS edge_position
       FROM unnest(${bigintArray(input.entityIds)}) WITH ORDINALITY AS r(id, position)
-      JOIN entity_chunks ec ON ec.tenant_id = ${tenantId} AND ec.entity_id = r.id
+      CROSS JOIN LATERAL (
+        SELECT ec.chunk_id FROM entity_chunks ec
+        WHERE ec.tenant_id = ${tenantId} AND ec.entity_id = r.id
+        ORDER BY ec.chunk_id DESC
+        LIMIT ${SUPPORTING_CHUNKS_PER_ENTITY}) ec
       UNION ALL
       SELECT xc.chunk_id, NULL, r.position
       FROM unnest(${bigintArray(input.edgeIds)}) WITH ORDINALITY AS r(id, position)
