@@ -2,20 +2,18 @@ import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { Client } from 'pg';
 import { withSessionSettings } from '@loci/db';
-import {
-  chunkSearchSql,
-  edgeSearchSql,
-  edgesAroundSql,
-  entitiesByIdsSql,
-  entitySearchSql,
-  Scope,
-  supportingChunksSql,
-} from '../../libs/retrieval/src/retrieval.queries';
-import { EDGES_PER_ENTITY_HIT } from '../../libs/retrieval/src/retrieval.service';
-import { DEFAULT_TOP_K } from '../../libs/retrieval/src/retrieval.types';
+import type { Scope } from '../../libs/retrieval/src/retrieval.queries';
 import type { QuestionsFile } from '../questions';
 import { LatencySummary, summarize } from '../stats';
-import { PreparedQuestion, prepareQuestions } from './query-floor';
+import {
+  oneAfterAnother,
+  PreparedQuestion,
+  prepareQuestions,
+  RETRIEVAL_STATEMENTS,
+  RetrievalStatement,
+  Row,
+  runQuestionStatements,
+} from './query-floor';
 
 /**
  * "Look at EXPLAIN before you guess": every statement a `mix` question issues, as the floor
@@ -25,19 +23,9 @@ import { PreparedQuestion, prepareQuestions } from './query-floor';
  * and a plan that left the HNSW index for a sequential scan looks like "slow" and nothing more.
  */
 
-type Row = Record<string, unknown>;
-
 /** The statements of a mix question, in the order the floor issues them (local, global, naive path). */
-export const EXPLAIN_STATEMENTS = [
-  'entity_search',
-  'edges_around',
-  'supporting_chunks_entities',
-  'edge_search',
-  'entities_by_ids',
-  'supporting_chunks_edges',
-  'chunk_search',
-] as const;
-export type ExplainStatement = (typeof EXPLAIN_STATEMENTS)[number];
+export const EXPLAIN_STATEMENTS = RETRIEVAL_STATEMENTS;
+export type ExplainStatement = RetrievalStatement;
 
 /** The vector searches: these should each be served by an HNSW index scan. */
 const VECTOR_SEARCHES: readonly ExplainStatement[] = ['entity_search', 'edge_search', 'chunk_search'];
@@ -105,13 +93,9 @@ async function hnswIndexNames(client: Client): Promise<Set<string>> {
   return new Set(rows.map((r) => r.indexname));
 }
 
-/**
- * Issues a mix question's statements with the floor's dependencies, each explained and then run
- * for its rows. localPath/globalPath mirror FloorClient's (query-floor.ts): change them together.
- */
+/** Issues a mix question's statements through the floor's chain, each explained and then run for its rows. */
 class Explainer {
   private readonly dialect = new PgDialect();
-  private readonly topK = DEFAULT_TOP_K;
   readonly samples = new Map<ExplainStatement, ExplainSample[]>();
 
   constructor(
@@ -120,29 +104,9 @@ class Explainer {
     private readonly hnsw: ReadonlySet<string>,
   ) {}
 
-  /** Sequential on one connection (the floor runs the paths concurrently): each plan is measured alone. */
+  /** One after another on one connection (the floor runs the branches concurrently): each plan is measured alone. */
   async explainMix(q: PreparedQuestion): Promise<void> {
-    await this.localPath(q.lowLevelVector);
-    await this.globalPath(q.highLevelVector);
-    await this.step('chunk_search', chunkSearchSql(this.scope, q.questionVector, this.topK));
-  }
-
-  private async localPath(vector: number[]): Promise<void> {
-    const entities = await this.step('entity_search', entitySearchSql(this.scope, vector, this.topK));
-    if (entities.length === 0) return;
-    const entityIds = entities.map((e) => Number(e.id));
-    const edges = await this.step('edges_around', edgesAroundSql(this.scope, entityIds, this.topK * EDGES_PER_ENTITY_HIT));
-    const edgeIds = edges.map((e) => Number(e.id));
-    await this.step('supporting_chunks_entities', supportingChunksSql(this.scope, { entityIds, edgeIds, lead: 'entities', limit: this.topK }));
-  }
-
-  private async globalPath(vector: number[]): Promise<void> {
-    const edges = await this.step('edge_search', edgeSearchSql(this.scope, vector, this.topK));
-    if (edges.length === 0) return;
-    const endpointIds = [...new Set(edges.flatMap((e) => [Number(e.source_id), Number(e.target_id)]))];
-    const edgeIds = edges.map((e) => Number(e.id));
-    await this.step('entities_by_ids', entitiesByIdsSql(this.scope, endpointIds));
-    await this.step('supporting_chunks_edges', supportingChunksSql(this.scope, { entityIds: endpointIds, edgeIds, lead: 'edges', limit: this.topK }));
+    await runQuestionStatements(this.scope, q, 'mix', (name, statement) => this.step(name, statement), oneAfterAnother);
   }
 
   /**

@@ -27,7 +27,7 @@ import { CellResult, CheckResult, QuestionCursor } from './types';
  * the clock starts (Loci computes them per request: the local embedder, ~0.1 ms a text).
  */
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 
 /** The vectors the API computes for a question (QueryService.vectors): question, ll and hl keywords joined by ", ". */
 export interface PreparedQuestion {
@@ -47,9 +47,82 @@ export function prepareQuestions(questions: readonly BenchQuestion[]): PreparedQ
   }));
 }
 
+/** The statements of one question, named; a `mix` question issues all of them, in this order. */
+export const RETRIEVAL_STATEMENTS = [
+  'entity_search',
+  'edges_around',
+  'supporting_chunks_entities',
+  'edge_search',
+  'entities_by_ids',
+  'supporting_chunks_edges',
+  'chunk_search',
+] as const;
+export type RetrievalStatement = (typeof RETRIEVAL_STATEMENTS)[number];
+
+/** Sends one statement and returns its rows (plain, or explained first). */
+export type RunStatement = (name: RetrievalStatement, statement: SQL) => Promise<Row[]>;
+
+/** How independent branches of a question run: at once (the floor) or one after another (explain). */
+export type Branches = <T>(works: Array<() => Promise<T>>) => Promise<T[]>;
+export const concurrently: Branches = (works) => Promise.all(works.map((work) => work()));
+export const oneAfterAnother: Branches = async (works) => {
+  const results = [];
+  for (const work of works) results.push(await work());
+  return results;
+};
+
+/**
+ * The statements RetrievalService issues for one question in `mode`, with its dependencies:
+ * local path (entities → expansion → supporting chunks), global path (edges → endpoints and
+ * supporting chunks), naive path (chunks); the paths are independent branches. Returns every
+ * row. The floor and the explain scenario both run questions through this one chain.
+ */
+export async function runQuestionStatements(
+  scope: Scope,
+  q: PreparedQuestion,
+  mode: RetrievalMode,
+  run: RunStatement,
+  branches: Branches,
+): Promise<Row[]> {
+  const topK = DEFAULT_TOP_K;
+  const localPath = async (): Promise<Row[]> => {
+    const entities = await run('entity_search', entitySearchSql(scope, q.lowLevelVector, topK));
+    if (entities.length === 0) return [];
+    const entityIds = entities.map((e) => Number(e.id));
+    const edges = await run('edges_around', edgesAroundSql(scope, entityIds, topK * EDGES_PER_ENTITY_HIT));
+    const edgeIds = edges.map((e) => Number(e.id));
+    const chunks = await run('supporting_chunks_entities', supportingChunksSql(scope, { entityIds, edgeIds, lead: 'entities', limit: topK }));
+    return [...entities, ...edges, ...chunks];
+  };
+  const globalPath = async (): Promise<Row[]> => {
+    const edges = await run('edge_search', edgeSearchSql(scope, q.highLevelVector, topK));
+    if (edges.length === 0) return [];
+    const endpointIds = [...new Set(edges.flatMap((e) => [Number(e.source_id), Number(e.target_id)]))];
+    const edgeIds = edges.map((e) => Number(e.id));
+    const [entities, chunks] = await branches([
+      () => run('entities_by_ids', entitiesByIdsSql(scope, endpointIds)),
+      () => run('supporting_chunks_edges', supportingChunksSql(scope, { entityIds: endpointIds, edgeIds, lead: 'edges', limit: topK })),
+    ]);
+    return [...edges, ...entities, ...chunks];
+  };
+  const usesLocal = mode === 'local' || mode === 'hybrid' || mode === 'mix';
+  const usesGlobal = mode === 'global' || mode === 'hybrid' || mode === 'mix';
+  const usesNaive = mode === 'naive' || mode === 'mix';
+  const parts = await branches<Row[]>([
+    async () => (usesLocal ? localPath() : []),
+    async () => (usesGlobal ? globalPath() : []),
+    async () => (usesNaive ? run('chunk_search', chunkSearchSql(scope, q.questionVector, topK)) : []),
+  ]);
+  return parts.flat();
+}
+
+/**
+ * The floor's client: a question's statements on a pool as large as the API's, whose
+ * connections start with Loci's session settings (`withSessionSettings`), so a vector search
+ * is one statement, as in Loci.
+ */
 export class FloorClient {
   private readonly dialect = new PgDialect();
-  private readonly topK = DEFAULT_TOP_K;
 
   constructor(
     private readonly pool: Pool,
@@ -57,51 +130,13 @@ export class FloorClient {
   ) {}
 
   /** Runs one question in `mode`; returns every row the statements returned. */
-  async ask(q: PreparedQuestion, mode: RetrievalMode): Promise<Row[]> {
-    const usesLocal = mode === 'local' || mode === 'hybrid' || mode === 'mix';
-    const usesGlobal = mode === 'global' || mode === 'hybrid' || mode === 'mix';
-    const usesNaive = mode === 'naive' || mode === 'mix';
-    const parts = await Promise.all([
-      usesLocal ? this.localPath(q.lowLevelVector) : [],
-      usesGlobal ? this.globalPath(q.highLevelVector) : [],
-      usesNaive ? this.search(chunkSearchSql(this.scope, q.questionVector, this.topK)) : [],
-    ]);
-    return parts.flat();
-  }
-
-  private async localPath(vector: number[]): Promise<Row[]> {
-    const entities = await this.search(entitySearchSql(this.scope, vector, this.topK));
-    if (entities.length === 0) return [];
-    const entityIds = entities.map((e) => Number(e.id));
-    const edges = await this.run(edgesAroundSql(this.scope, entityIds, this.topK * EDGES_PER_ENTITY_HIT));
-    const edgeIds = edges.map((e) => Number(e.id));
-    const chunks = await this.run(supportingChunksSql(this.scope, { entityIds, edgeIds, lead: 'entities', limit: this.topK }));
-    return [...entities, ...edges, ...chunks];
-  }
-
-  private async globalPath(vector: number[]): Promise<Row[]> {
-    const edges = await this.search(edgeSearchSql(this.scope, vector, this.topK));
-    if (edges.length === 0) return [];
-    const endpointIds = [...new Set(edges.flatMap((e) => [Number(e.source_id), Number(e.target_id)]))];
-    const edgeIds = edges.map((e) => Number(e.id));
-    const [entities, chunks] = await Promise.all([
-      this.run(entitiesByIdsSql(this.scope, endpointIds)),
-      this.run(supportingChunksSql(this.scope, { entityIds: endpointIds, edgeIds, lead: 'edges', limit: this.topK })),
-    ]);
-    return [...edges, ...entities, ...chunks];
+  ask(q: PreparedQuestion, mode: RetrievalMode): Promise<Row[]> {
+    return runQuestionStatements(this.scope, q, mode, (_name, statement) => this.run(statement), concurrently);
   }
 
   private async run(statement: SQL): Promise<Row[]> {
     const { sql, params } = this.dialect.sqlToQuery(statement);
     return (await this.pool.query(sql, params)).rows;
-  }
-
-  /**
-   * A vector search as Loci runs it: one statement on a connection that started with Loci's
-   * session settings (the pool's URL went through `withSessionSettings`: iterative HNSW scans).
-   */
-  private search(statement: SQL): Promise<Row[]> {
-    return this.run(statement);
   }
 }
 

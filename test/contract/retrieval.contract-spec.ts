@@ -89,6 +89,14 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     return { tenantId: tenant.id, graphId: row.id };
   }
 
+  async function processedDocument(tenantId: string, graphId: number, name: string) {
+    const [row] = await database.db
+      .insert(documents)
+      .values({ tenantId, graphId, kind: 'document', name, contentHash: randomUUID(), text: name, status: 'processed' })
+      .returning();
+    return row;
+  }
+
   async function seedGraph(): Promise<Seeded> {
     const { tenantId, graphId } = await createGraph();
     const db = database.db;
@@ -254,10 +262,7 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     it('reads only the newest live edges of an entity hit, whatever its degree', async () => {
       const { tenantId, graphId } = await createGraph();
       const db = database.db;
-      const [doc] = await db
-        .insert(documents)
-        .values({ tenantId, graphId, kind: 'document', name: 'hub.txt', contentHash: randomUUID(), text: 'hub', status: 'processed' })
-        .returning();
+      const doc = await processedDocument(tenantId, graphId, 'hub.txt');
       const [chunkRow] = await db
         .insert(chunks)
         .values({ tenantId, graphId, documentId: doc.id, index: 0, text: 'Hubble Quartz', tokenCount: 3, embedding: embed('Hubble Quartz') })
@@ -300,10 +305,7 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     it("uses only an entity's newest chunks, whatever how many name it", async () => {
       const { tenantId, graphId } = await createGraph();
       const db = database.db;
-      const [doc] = await db
-        .insert(documents)
-        .values({ tenantId, graphId, kind: 'document', name: 'hub.txt', contentHash: randomUUID(), text: 'hub', status: 'processed' })
-        .returning();
+      const doc = await processedDocument(tenantId, graphId, 'hub.txt');
       const named = SUPPORTING_CHUNKS_PER_ENTITY + 6;
       const chunkRows = await db
         .insert(chunks)
