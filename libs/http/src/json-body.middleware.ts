@@ -1,7 +1,7 @@
 import { json } from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { HttpProblem, renderErrorBody, validationStatus } from './error-body';
-import { errorSurfaceOf, jsonBodyLimitOf } from './surfaces';
+import { ErrorSurface, errorSurfaceOf, jsonBodyLimitOf } from './surfaces';
 import { RequestWithId } from './request-id.middleware';
 
 /**
@@ -10,26 +10,40 @@ import { RequestWithId } from './request-id.middleware';
  */
 export function jsonBodyMiddleware(): RequestHandler {
   const parsers = new Map<string, RequestHandler>();
-  const parserFor = (limit: string) => {
-    let parser = parsers.get(limit);
+  const parserFor = (limit: string, anyContentType: boolean) => {
+    const key = `${limit}:${anyContentType}`;
+    let parser = parsers.get(key);
     if (!parser) {
-      parser = json({ limit, type: ['application/json', 'application/*+json'] });
-      parsers.set(limit, parser);
+      parser = json({ limit, type: anyContentType ? () => true : ['application/json', 'application/*+json'] });
+      parsers.set(key, parser);
     }
     return parser;
   };
 
   return (req: Request, res: Response, next: NextFunction) => {
     const limit = jsonBodyLimitOf(req.path);
-    parserFor(limit)(req, res, (error?: unknown) => {
+    const surface = errorSurfaceOf(req.path);
+    parserFor(limit, readsAnyContentTypeAsJson(surface))(req, res, (error?: unknown) => {
       if (!error) return next();
-      const surface = errorSurfaceOf(req.path);
       const problem = bodyProblem(error, limit);
       // FastAPI answers undecodable JSON with a 422 validation error; the other surfaces say 400.
       const status = problem.code === 'malformed_json' ? validationStatus(surface) : problem.status;
-      res.status(status).json(renderErrorBody(surface, problem, (req as RequestWithId).id));
+      // gb joins issue messages into its one string; FastAPI's "JSON decode error" would not
+      // tell a curl user that the body must be JSON, the problem's own message does.
+      const rendered = surface === 'gb' ? { ...problem, issues: undefined } : problem;
+      res.status(status).json(renderErrorBody(surface, rendered, (req as RequestWithId).id));
     });
   };
+}
+
+/**
+ * The gb contract's own example is `curl -d '{json}'`, which sends
+ * `application/x-www-form-urlencoded`, and its reference server reads the body as JSON
+ * whatever its declared type (or none), so /v1/gb/* does too. Elsewhere a body of another
+ * type is left unparsed and fails validation.
+ */
+function readsAnyContentTypeAsJson(surface: ErrorSurface): boolean {
+  return surface === 'gb';
 }
 
 function bodyProblem(error: unknown, limit: string): HttpProblem {
