@@ -1,5 +1,5 @@
-import { clearMergeCache, countTokens as countPlainTokens, decode, encode, isWithinTokenLimit } from 'gpt-tokenizer';
-import { countTokens } from '@loci/llm';
+import { clearMergeCache, countTokens as countPlainTokens, decode, encode } from 'gpt-tokenizer';
+import { countTokens, countTokensWithin } from '@loci/llm';
 import { isSafeCut, splitsCodePoint, TextRange } from './sentence-ranges';
 
 // Uploaded text may contain the literal strings of the tokenizer's special tokens
@@ -19,12 +19,12 @@ export function measureTokens(text: string): number {
 }
 
 /**
- * The token count of `text` if it is at most `limit`, else false — found without tokenizing past
- * the limit (same o200k encoder as measureTokens), so that asking whether a megabyte-long
- * sentence fits costs as much as tokenizing one chunk.
+ * measureTokens(text) if it is at most `limit`, else false — found without tokenizing past the
+ * limit, so that asking whether a megabyte-long sentence or an unspaced blob fits costs about as
+ * much as tokenizing one chunk (linear: long runs are counted in pieces, as measureTokens does).
  */
 export function tokensWithin(text: string, limit: number): number | false {
-  return isWithinTokenLimit(text, limit, AS_PLAIN_TEXT);
+  return countTokensWithin(text, limit);
 }
 
 export interface MeasuredRange extends TextRange {

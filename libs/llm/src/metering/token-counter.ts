@@ -1,4 +1,4 @@
-import { countTokens as countO200kTokens } from 'gpt-tokenizer';
+import { countTokens as countO200kTokens, isWithinTokenLimit } from 'gpt-tokenizer';
 import type { ChatMessage } from '../model.types';
 
 /**
@@ -25,23 +25,43 @@ const MAX_RUN = 256;
 const LONG_RUN = new RegExp(`\\s{${MAX_RUN + 1},}|\\S{${MAX_RUN + 1},}`, 'gu');
 
 export function countTokens(text: string): number {
-  if (text.length === 0) return 0;
   let total = 0;
+  for (const piece of countablePieces(text)) total += countO200kTokens(piece, PLAIN_TEXT);
+  return total;
+}
+
+/**
+ * countTokens(text) if it is at most `limit`, else false. It stops at the first piece that goes
+ * over, so asking whether a megabyte fits costs about as much as counting `limit` tokens; the
+ * tokenizer's own limit check on the whole text merges an unspaced run first, quadratically
+ * (300k characters without a space held the event loop for 80 s).
+ */
+export function countTokensWithin(text: string, limit: number): number | false {
+  let total = 0;
+  for (const piece of countablePieces(text)) {
+    const tokens = isWithinTokenLimit(piece, limit - total, PLAIN_TEXT);
+    if (tokens === false) return false;
+    total += tokens;
+  }
+  return total;
+}
+
+/** `text` in the pieces it is counted in: runs longer than MAX_RUN cut every MAX_RUN characters. */
+function* countablePieces(text: string): Generator<string> {
   let counted = 0;
   for (const run of text.matchAll(LONG_RUN)) {
-    if (run.index > counted) total += countO200kTokens(text.slice(counted, run.index), PLAIN_TEXT);
+    if (run.index > counted) yield text.slice(counted, run.index);
     const end = run.index + run[0].length;
     for (let cut = run.index; cut < end; ) {
       let next = Math.min(end, cut + MAX_RUN);
       // Never split a surrogate pair.
       if (next < end && /[\uD800-\uDBFF]/.test(text[next - 1])) next--;
-      total += countO200kTokens(text.slice(cut, next), PLAIN_TEXT);
+      yield text.slice(cut, next);
       cut = next;
     }
     counted = end;
   }
-  if (counted < text.length) total += countO200kTokens(text.slice(counted), PLAIN_TEXT);
-  return total;
+  if (counted < text.length) yield text.slice(counted);
 }
 
 /** Upper estimate of the input tokens of a chat call to `provider`. */
