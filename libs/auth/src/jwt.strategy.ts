@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { Settings, SETTINGS } from '@loci/config';
+import { isUuid } from '@loci/db';
 import { AccessTokenClaims, JWT_AUDIENCE, JWT_ISSUER, Principal } from './principal';
 
 /**
@@ -25,7 +26,11 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     // jsonwebtoken checks `exp` only when present; our tokens always carry one, so require it.
     if (typeof claims.exp !== 'number') return false;
     if (typeof claims.sub !== 'string' || !['operator', 'admin', 'member'].includes(claims.role)) return false;
-    if (claims.role !== 'operator' && typeof claims.tid !== 'string') return false;
+    // The ids become query parameters (uuid columns): a claim that is no uuid names nobody, and
+    // must fail here rather than as a cast error, or as a write keyed by it, further on.
+    if (!isUuid(claims.sub)) return false;
+    if (claims.role !== 'operator' && claims.tid == null) return false;
+    if (claims.tid != null && (typeof claims.tid !== 'string' || !isUuid(claims.tid))) return false;
     return { kind: 'jwt', userId: claims.sub, tenantId: claims.tid ?? null, role: claims.role };
   }
 }

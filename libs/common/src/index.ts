@@ -1,2 +1,3 @@
 export * from './errors';
 export * from './money';
+export * from './storable-text';

@@ -2,6 +2,7 @@ import { PipeTransform } from '@nestjs/common';
 import { ValidationError } from '@loci/common';
 import { z } from 'zod';
 import { describeIssues, FieldIssue } from './error-body';
+import { unstorableStringIssues } from './text-fields';
 
 /** FastAPI's (pydantic's) error types for zod's issues. */
 function fastApiType(issue: z.core.$ZodIssue): string {
@@ -35,7 +36,11 @@ export class FastApiValidationPipe<S extends z.ZodType> implements PipeTransform
 
   transform(value: unknown): z.output<S> {
     const result = this.schema.safeParse(value ?? undefined);
-    if (result.success) return result.data;
+    if (result.success) {
+      const unstorable = unstorableStringIssues(result.data, 'body').map((issue) => ({ ...issue, msg: `Value error, ${issue.msg}` }));
+      if (unstorable.length === 0) return result.data;
+      throw new ValidationError(describeIssues(unstorable), unstorable);
+    }
     const issues: FieldIssue[] = result.error.issues.map((issue) => ({
       loc: ['body', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
       msg: issue.message,

@@ -5,3 +5,4 @@ export * from './request-id.middleware';
 export * from './surfaces';
 export * from './zod-validation';
 export * from './fastapi-validation';
+export * from './text-fields';

@@ -3,6 +3,7 @@ import { ApiBody } from '@nestjs/swagger';
 import { ValidationError } from '@loci/common';
 import { z } from 'zod';
 import { describeIssues, FieldIssue } from './error-body';
+import { unstorableStringIssues } from './text-fields';
 
 /** Maps zod issues to FastAPI-style field issues located in `where` (body, query, path). */
 export function toFieldIssues(error: z.ZodError, where: string): FieldIssue[] {
@@ -24,8 +25,8 @@ export class ZodValidationPipe<S extends z.ZodType> implements PipeTransform<unk
 
   transform(value: unknown, _metadata: ArgumentMetadata): z.output<S> {
     const result = this.schema.safeParse(value);
-    if (result.success) return result.data;
-    const issues = toFieldIssues(result.error, this.where);
+    const issues = result.success ? unstorableStringIssues(result.data, this.where, 'custom') : toFieldIssues(result.error, this.where);
+    if (issues.length === 0) return result.data as z.output<S>;
     throw new ValidationError(describeIssues(issues), issues);
   }
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { microsToUsd } from '@loci/common';
 import type { ApiKeyRow, TenantRow, UserRow } from '@loci/db';
+import { plainName } from '@loci/http';
 
 // Request bodies: strict objects, so a misspelt field is a 400 instead of silently ignored.
 export const createTenantBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: plainName(z.string().trim().min(1).max(200)),
   tier: z.enum(['free', 'pro', 'enterprise']).default('free'),
   billing: z.enum(['platform', 'own_key']).default('platform'),
 });
@@ -16,12 +17,13 @@ export const createUserBody = z.strictObject({
 });
 
 export const createApiKeyBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: plainName(z.string().trim().min(1).max(200)),
 });
 
 export const setLlmKeyBody = z.strictObject({
   provider: z.enum(['anthropic', 'openai']),
-  api_key: z.string().trim().min(1).max(500),
+  // A secret sent in a header to the provider: a control character can only be a mistake.
+  api_key: plainName(z.string().trim().min(1).max(500)),
 });
 
 const capUsd = z.number().min(0).max(1_000_000).nullable().optional();

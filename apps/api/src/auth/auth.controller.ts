@@ -2,10 +2,10 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { z } from 'zod';
 import { LoginService, Public } from '@loci/auth';
-import { openApiSchemaOf, ValidBody } from '@loci/http';
+import { openApiSchemaOf, plainName, ValidBody } from '@loci/http';
 
 const loginBody = z.strictObject({
-  email: z.string().min(1).max(320),
+  email: plainName(z.string().min(1).max(320)),
   password: z.string().min(1).max(1024),
 });
 

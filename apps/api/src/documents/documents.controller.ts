@@ -13,7 +13,7 @@ import {
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
-import { NotFoundError } from '@loci/common';
+import { NotFoundError, toStorableText, ValidationError } from '@loci/common';
 import { openApiSchemaOf, ValidQuery, ZodValidationPipe } from '@loci/http';
 import { DocumentsService, extractUploadText } from '@loci/ingest';
 import { pageQuery } from '../admin/admin.dto';
@@ -104,9 +104,19 @@ export class DocumentsController {
 
   private async fromUpload(file: UploadedDocumentFile, fields: unknown) {
     const parsed = new ZodValidationPipe(uploadFields).transform(fields ?? {}, { type: 'body' });
+    const name = parsed.name ?? fileNameAsDocumentName(file.originalname);
     const { text, mimeType } = await extractUploadText({ buffer: file.buffer, originalName: file.originalname, mimeType: file.mimetype });
-    return { name: parsed.name ?? file.originalname, text, mimeType, documentDate: parsed.document_date };
+    // A file's text is free text: NULs (which some PDFs and binary-ish .txt files carry) are removed.
+    return { name, text: toStorableText(text), mimeType, documentDate: parsed.document_date };
   }
+}
+
+/** The file's own name stands in for a missing `name`, so it is held to the same rules. */
+function fileNameAsDocumentName(fileName: string): string {
+  const checked = createDocumentBody.shape.name.safeParse(fileName);
+  if (checked.success) return checked.data;
+  const issues = [{ loc: ['body', 'file'], msg: 'the file name is no document name (1 to 500 characters, no control characters): send a `name`', type: 'custom' }];
+  throw new ValidationError('file: the file name cannot name a document; send a `name`', issues);
 }
 
 /** Document ids are integers; anything else names no document. */

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { DocumentView } from '@loci/ingest';
+import { freeText, plainName } from '@loci/http';
 
 export const createDocumentBody = z.strictObject({
-  name: z.string().trim().min(1).max(500),
-  text: z.string().refine((t) => t.trim().length > 0, 'must not be empty'),
+  name: plainName(z.string().trim().min(1).max(500)),
+  text: freeText().refine((t) => t.trim().length > 0, 'must not be empty'),
   document_date: z.iso
     .datetime({ offset: true, error: 'must be an ISO-8601 date-time' })
     .or(z.iso.date({ error: 'must be an ISO-8601 date or date-time' }))
@@ -13,7 +14,7 @@ export const createDocumentBody = z.strictObject({
 
 /** The text fields that may accompany a multipart upload. */
 export const uploadFields = z.object({
-  name: z.string().trim().min(1).max(500).optional(),
+  name: createDocumentBody.shape.name.optional(),
   document_date: createDocumentBody.shape.document_date,
 });
 

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Controller, HttpCode, Logger, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
@@ -49,6 +49,8 @@ type GbQueryResponse = z.infer<typeof gbQueryResponse>;
 @ApiSecurity('api_key')
 @Controller('v1/gb')
 export class GbQueryController {
+  private readonly logger = new Logger(GbQueryController.name);
+
   constructor(
     private readonly gbQuery: GbQueryService,
     private readonly spend: SpendControl,
@@ -90,7 +92,8 @@ export class GbQueryController {
       if (!result?.model) await permit.refundQuota();
       await permit.release();
       // The trajectory of the request (steps with timing and counts), with its session; a failed
-      // request keeps the steps it got through and says how it ended.
+      // request keeps the steps it got through and says how it ended. Written in a `finally`, so
+      // a failure to write it is logged, never answered: it would replace the request's own outcome.
       await this.requestLogs.insert({
         tenantId,
         requestId,
@@ -107,7 +110,7 @@ export class GbQueryController {
           steps,
           ...(failure ? { error: failure.code } : {}),
         },
-      });
+      }).catch((error: unknown) => this.logger.warn({ err: error, requestId }, 'gb query request log not written'));
     }
   }
 }

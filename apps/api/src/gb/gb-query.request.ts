@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { freeText } from '@loci/http';
 import { datasetField, modelsField, QUERY_STAGES, reasoningField, sessionIdField, userIdField } from './gb-request';
 
 /** The radius of the earth's half circumference: the contract's upper bound of geo_radius_km. */
@@ -12,7 +13,7 @@ const MAX_GEO_RADIUS_KM = 20015;
 export const gbQueryBody = z
   .object({
     user_id: userIdField,
-    query: z.string({ error: 'query is required and must be a string' }).refine((q) => q.trim().length > 0, 'query must not be empty'),
+    query: freeText({ error: 'query is required and must be a string' }).refine((q) => q.trim().length > 0, 'query must not be empty'),
     dataset: datasetField,
     session_id: sessionIdField,
     reasoning: reasoningField(QUERY_STAGES, 'query'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MODEL_SPEC_PATTERN } from '@loci/config';
+import { freeText, plainName } from '@loci/http';
 import { qualifyModelName, REASONING_LEVELS, ReasoningLevel } from '@loci/llm';
 
 /**
@@ -13,11 +14,14 @@ export const QUERY_STAGES = ['query', 'detect_geo'] as const;
 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
-export const userIdField = z
-  .string({ error: 'user_id is required and must be a string' })
-  .trim()
-  .min(1, 'user_id is required')
-  .max(256, 'user_id must be at most 256 characters');
+export const userIdField = plainName(
+  z
+    .string({ error: 'user_id is required and must be a string' })
+    .trim()
+    .min(1, 'user_id is required')
+    .max(256, 'user_id must be at most 256 characters'),
+  'user_id',
+);
 
 export const sessionIdField = z
   .string({ error: 'session_id must be a string' })
@@ -89,7 +93,7 @@ export function modelsField(stages: readonly string[]) {
 
 export const rememberBody = z.object({
   user_id: userIdField,
-  text: z.string({ error: 'text is required and must be a string' }).refine((t) => t.trim().length > 0, 'text must not be empty'),
+  text: freeText({ error: 'text is required and must be a string' }).refine((t) => t.trim().length > 0, 'text must not be empty'),
   dataset: datasetField,
   session_id: sessionIdField,
   valid_at: z.iso

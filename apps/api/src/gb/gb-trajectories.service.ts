@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { NotFoundError } from '@loci/common';
-import { InferenceRow, InferencesRepository, RequestLogsRepository } from '@loci/db';
+import { InferenceRow, InferencesRepository, isUuid, RequestLogsRepository } from '@loci/db';
 
 /** The route whose requests have a gb trajectory. */
 export const GB_QUERY_ROUTE = '/v1/gb/query';
@@ -52,6 +52,8 @@ export class GbTrajectoriesService {
   ) {}
 
   async trajectory(tenantId: string, requestId: string): Promise<GbTrajectory> {
+    // Request ids are Loci's own UUIDs: anything else names no request (and is not sent to the store).
+    if (!isUuid(requestId)) throw new NotFoundError(`no gb query request "${requestId}"`);
     const [log, calls] = await Promise.all([
       this.requestLogs.byRequestId(tenantId, requestId),
       this.inferences.listByRequest(tenantId, requestId),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { freeText } from '@loci/http';
 
 /**
  * The /v1/query request, with FastAPI's vocabulary in its errors (`missing` / "Field
@@ -9,7 +10,7 @@ const fieldError = (expected: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? 'Field required' : `Input should be ${expected}`;
 
 const keywordList = z
-  .array(z.string({ error: fieldError('a valid string') }), { error: fieldError('a valid list') })
+  .array(freeText({ error: fieldError('a valid string') }), { error: fieldError('a valid list') })
   .nullable()
   .optional();
 
@@ -18,8 +19,7 @@ export const QUERY_MODES = ['mix', 'local', 'global', 'naive', 'hybrid'] as cons
 export const queryBody = z
   .object(
     {
-      query: z
-        .string({ error: fieldError('a valid string') })
+      query: freeText({ error: fieldError('a valid string') })
         .refine((value) => value.trim().length > 0, { message: 'Value error, query must not be empty' }),
       mode: z
         .enum(QUERY_MODES, { error: () => "Input should be 'mix', 'local', 'global', 'naive' or 'hybrid'" })

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, desc, eq } from 'drizzle-orm';
+import { toStorableJson } from '@loci/common';
 import { Database, DATABASE } from '../database';
 import { requestLogs } from '../schema';
 
@@ -11,7 +12,9 @@ export class RequestLogsRepository {
   constructor(@Inject(DATABASE) private readonly database: Database) {}
 
   async insert(entry: NewRequestLog): Promise<void> {
-    await this.database.db.insert(requestLogs).values(entry);
+    // The steps echo what the caller sent (a user_id, a dataset): jsonb refuses a NUL or an
+    // unpaired surrogate, and a log must not fail the request it records.
+    await this.database.db.insert(requestLogs).values({ ...entry, steps: toStorableJson(entry.steps) as NewRequestLog['steps'] });
   }
 
   async byRequestId(tenantId: string, requestId: string) {
