@@ -1,0 +1,90 @@
+import type { RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
+
+/** A /v1/query context chunk: the fields the eval reads. */
+export interface ContextChunk {
+  text: string;
+  document_name: string | null;
+}
+
+export interface QueryReply {
+  answer: string;
+  metadata: { mode: string; model: string; latency_ms: number; no_answer_reason?: string | null };
+  context?: { chunks: ContextChunk[] } | null;
+}
+
+export interface DocumentView {
+  document_id: string;
+  name: string;
+  status: 'pending' | 'processing' | 'processed' | 'failed' | 'deferred';
+  error: string | null;
+  counts: { chunks: number; entities: number; edges: number };
+  created_at: string;
+  processed_at: string | null;
+}
+
+/** Thin JSON client of the routes the eval speaks; any non-2xx is an error naming the route. */
+export class LociClient {
+  constructor(
+    readonly url: string,
+    private readonly auth: Record<string, string> = {},
+  ) {}
+
+  as(auth: { token: string } | { apiKey: string }): LociClient {
+    return new LociClient(this.url, 'token' in auth ? { authorization: `Bearer ${auth.token}` } : { 'x-api-key': auth.apiKey });
+  }
+
+  async login(email: string, password: string): Promise<string> {
+    return (await this.send<{ access_token: string }>('POST', '/v1/auth/login', { email, password })).access_token;
+  }
+
+  createTenant(name: string) {
+    return this.send<{ id: string }>('POST', '/v1/admin/tenants', { name, tier: 'enterprise', billing: 'platform' });
+  }
+
+  /** No quota and no concurrency limit: the eval asks hundreds of questions one after another. */
+  unlimit(tenantId: string) {
+    return this.send('PATCH', `/v1/admin/tenants/${tenantId}/limits`, {
+      daily_cost_cap_usd: null,
+      monthly_cost_cap_usd: null,
+      daily_query_quota: null,
+      max_concurrent_queries: null,
+    });
+  }
+
+  createUser(tenantId: string, email: string, password: string) {
+    return this.send('POST', `/v1/admin/tenants/${tenantId}/users`, { email, password, role: 'member' });
+  }
+
+  async createApiKey(tenantId: string, name: string): Promise<string> {
+    return (await this.send<{ key: string }>('POST', `/v1/admin/tenants/${tenantId}/api-keys`, { name })).key;
+  }
+
+  uploadDocument(name: string, text: string) {
+    return this.send<{ document_id: string; status: string }>('POST', '/v1/documents', { name, text });
+  }
+
+  /** Every document of the tenant, page by page. */
+  async documents(): Promise<DocumentView[]> {
+    const all: DocumentView[] = [];
+    for (let offset = 0; ; offset += 200) {
+      const page = await this.send<{ items: DocumentView[] }>('GET', `/v1/documents?limit=200&offset=${offset}`);
+      all.push(...page.items);
+      if (page.items.length < 200) return all;
+    }
+  }
+
+  query(query: string, mode: RetrievalMode, contextOnly: boolean) {
+    return this.send<QueryReply>('POST', '/v1/query', { query, mode, context_only: contextOnly });
+  }
+
+  private async send<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { ...this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+}

@@ -1,0 +1,55 @@
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import { loadSettings } from '@loci/config';
+import { createApp } from '../../apps/api/src/create-app';
+
+/** The operator the eval's store is created with, and logs in as on every run. */
+export const EVAL_OPERATOR = { email: 'eval-operator@loci.invalid', password: 'eval-operator-password' };
+
+export interface LociServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface LociServerOptions {
+  /** LOCI_DATA_DIR: the PGlite store (without databaseUrl) and the generated JWT secret. */
+  dataDir: string;
+  /** PostgreSQL instead of the embedded store. */
+  databaseUrl?: string;
+  logLevel?: string;
+}
+
+/**
+ * The API with its in-process ingestion worker, on a loopback port, as `npm start` runs it:
+ * default settings (the offline local provider, in-process limits), the caller's LOCI_* tuning
+ * passed through, provider keys and REDIS_URL not. It runs in the eval's process, so one
+ * command owns the store's whole life; questions are still asked over HTTP.
+ */
+export async function startLociServer(options: LociServerOptions): Promise<LociServer> {
+  const tuning = Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('LOCI_')));
+  const settings = loadSettings({
+    ...tuning,
+    NODE_ENV: 'production',
+    LOG_LEVEL: options.logLevel ?? 'warn',
+    DATABASE_URL: options.databaseUrl,
+    LOCI_DATA_DIR: options.dataDir,
+    LOCI_RUN_WORKER: 'true',
+    LOCI_MIGRATE_ON_START: 'true',
+    LOCI_BOOTSTRAP_OPERATOR_EMAIL: EVAL_OPERATOR.email,
+    LOCI_BOOTSTRAP_OPERATOR_PASSWORD: EVAL_OPERATOR.password,
+  });
+  const app: INestApplication = await createApp(settings);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  return { url: `http://127.0.0.1:${address.port}`, close: () => app.close() };
+}
+
+/** LOCI_* settings that change what ingestion writes; part of the store's cache key. */
+export function ingestionTuning(): Record<string, string> {
+  const ignored = /^LOCI_(DATA_DIR|BOOTSTRAP_|DB_POOL|QUERY_|GB_|RUN_WORKER|MIGRATE_ON_START)/;
+  return Object.fromEntries(
+    Object.entries(process.env)
+      .filter((entry): entry is [string, string] => entry[0].startsWith('LOCI_') && !ignored.test(entry[0]) && entry[1] !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+}

@@ -1,0 +1,113 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { choiceList, integer, integerList, parse, UsageError } from '../../bench/args';
+import { RETRIEVAL_MODES, RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
+import { defaultCorpusFolder } from './corpus';
+import { runHotpotqa } from './hotpotqa';
+import { EvalReport, resultsTable, runSummary, writeEvalReport } from './report';
+import { StoreKind } from './store-cache';
+
+const MODES_IN_ORDER: RetrievalMode[] = ['naive', 'mix', 'local', 'global', 'hybrid'];
+
+export const EVAL_USAGE = `Usage: npm run eval -- hotpotqa [options]
+
+Retrieval quality on the HotpotQA-100 development set (../shared/eval/hotpotqa-100): each passage
+ingested as one document named by its title through the real pipeline (local offline provider),
+every question asked through POST /v1/query in context mode as a dashboard user, recall of the
+gold passages among the first k chunks per mode, beside BM25 over the same passages.
+The ingested store is cached in eval/.cache/ and reused while the passages, the ingestion code
+(libs/ingest, libs/llm), the migrations and the LOCI_* settings are unchanged.
+
+Options:
+  --modes <list>        of ${MODES_IN_ORDER.join(',')} (default all, in that order)
+  --top-k <list>        the k of recall@k (default 2,5,10)
+  --limit <n>           the first n questions only, their gold passages and --distractors others
+  --distractors <n>     with --limit: other passages ingested, the first in corpus order (default 3 per question)
+  --store <kind>        pglite (default: the embedded store) or postgres (a database per cache key on DATABASE_URL's server)
+  --reuse               take the newest finished store of the same passages even if the ingestion code changed
+                        (new migrations are applied at boot); for measuring retrieval changes quickly
+  --fresh               ingest again even if a finished store exists
+  --no-answers          skip the dashboard answers (answer containment)
+  --corpus <dir>        the development set folder (default ../shared/eval/hotpotqa-100)
+  --cache-dir <dir>     stores (default eval/.cache)
+  --out <dir>           results folder (default eval/results)
+  -h, --help            this text
+`;
+
+const OPTIONS = {
+  modes: { type: 'string' },
+  'top-k': { type: 'string' },
+  limit: { type: 'string' },
+  distractors: { type: 'string' },
+  store: { type: 'string' },
+  reuse: { type: 'boolean' },
+  fresh: { type: 'boolean' },
+  'no-answers': { type: 'boolean' },
+  corpus: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  out: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The repository's root: the nearest folder up from here with Loci's package.json (from eval/src or dist/eval/src). */
+export function findRepoRoot(from = __dirname): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'loci') return dir;
+    if (dirname(dir) === dir) throw new Error(`no Loci package.json above ${from}`);
+  }
+}
+
+export async function main(argv: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<{ code: number; report?: EvalReport; path?: string }> {
+  let values: ReturnType<typeof parse<typeof OPTIONS>>['values'];
+  try {
+    const parsed = parse(argv, OPTIONS);
+    values = parsed.values;
+    if (values.help) {
+      out(EVAL_USAGE);
+      return { code: 0 };
+    }
+    if (parsed.positionals.length !== 1 || parsed.positionals[0] !== 'hotpotqa') throw new UsageError('name the eval: hotpotqa');
+    if (values.store !== undefined && !['pglite', 'postgres'].includes(values.store)) throw new UsageError(`--store: pglite or postgres, not ${values.store}`);
+    if (values.store === 'postgres' && !process.env.DATABASE_URL) throw new UsageError('--store postgres needs DATABASE_URL (the server the eval database is made on)');
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`eval: ${error.message}\n\n${EVAL_USAGE}`);
+      return { code: 2 };
+    }
+    throw error;
+  }
+  const repoRoot = findRepoRoot();
+  const limit = values.limit === undefined ? undefined : integer('limit', values.limit, 0, 1, 100_000);
+  const requested = choiceList<RetrievalMode>('modes', values.modes, RETRIEVAL_MODES, MODES_IN_ORDER);
+  const report = await runHotpotqa({
+    repoRoot,
+    corpusFolder: resolve(values.corpus ?? defaultCorpusFolder(repoRoot)),
+    cacheDir: resolve(values['cache-dir'] ?? join(repoRoot, 'eval', '.cache')),
+    store: (values.store ?? 'pglite') as StoreKind,
+    databaseUrl: process.env.DATABASE_URL,
+    limit,
+    distractors: integer('distractors', values.distractors, (limit ?? 0) * 3, 0, 100_000),
+    modes: requested,
+    topK: integerList('top-k', values['top-k'], [2, 5, 10], 1, 1000),
+    answers: !values['no-answers'],
+    reuse: values.reuse ?? false,
+    fresh: values.fresh ?? false,
+    log: (line) => out(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
+  });
+  for (const line of resultsTable(report)) out(line);
+  out(runSummary(report));
+  const path = writeEvalReport(resolve(values.out ?? join(repoRoot, 'eval', 'results')), report);
+  out(`results: ${path}`);
+  return { code: 0, report, path };
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    ({ code }) => (process.exitCode = code),
+    (error: unknown) => {
+      process.stderr.write(`eval: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
