@@ -1,6 +1,7 @@
 export * from './database';
 export * from './db.module';
 export * from './ids';
+export * from './lexical';
 export * from './migration-status';
 export * from './migrations-folder';
 export * from './open-database';

@@ -44,6 +44,7 @@ export interface ChunkHit {
   text: string;
   tokenCount?: number;
   score: number;
+  lexicalScore?: number;
 }
 
 /** A KG chunk with the best (lowest) position among the entities and edges it supports. */

@@ -15,6 +15,7 @@ import {
   SupportingChunk,
   supportingChunksSql,
 } from './retrieval.queries';
+import { chunkLexicalSearchSql } from './lexical.queries';
 
 /**
  * Runs the statements of `retrieval.queries.ts` and maps their rows; one statement a method, one
@@ -38,6 +39,11 @@ export class RetrievalRepository {
   /** Chunks nearest to `vector` by text or summary vector. */
   async searchChunks(scope: Scope, vector: number[], k: number): Promise<ChunkHit[]> {
     return this.rows(chunkSearchSql(scope, vector, k), toChunkHit);
+  }
+
+  /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
+  async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
+    return this.rows(chunkLexicalSearchSql(scope, text, k), (r) => ({ ...chunkBase(r), score: 0, lexicalScore: num(r.score) }));
   }
 
   async edgesAround(scope: Scope, entityIds: number[], limit: number): Promise<EdgeHit[]> {

@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Database, DATABASE, EMBEDDING_DIMENSIONS } from '@loci/db';
 import { applyBudgets } from './context-budget';
+import { fuseByRank } from './fusion';
 import { keepBestScore, roundRobin } from './merge';
 import { EdgeHit, EntityHit, Scope, SupportingChunk } from './retrieval.queries';
 import { RetrievalRepository } from './retrieval.repository';
 import {
   DEFAULT_RETRIEVAL_BUDGETS,
   DEFAULT_TOP_K,
+  HASHING_EMBEDDER_WEIGHTS,
   RETRIEVAL_MODES,
   RetrievalBudgets,
   RetrievalRequest,
@@ -37,10 +39,14 @@ const nothing = (): GraphFinds => ({ entities: [], relations: [], chunks: [] });
  *   chunks supporting them;
  * - global: live edges nearest to the high-level keywords, their endpoints, supporting chunks;
  * - hybrid: both, merged round-robin and de-duplicated;
- * - naive: chunks nearest to the question (text or summary vector);
- * - mix: hybrid plus naive, chunks merged round-robin (naive, local, global).
- * A path whose vector is missing (e.g. no high-level keywords) contributes nothing. The paths
- * of one request run concurrently; then the token budgets cut each section.
+ * - naive: chunks best matching the question by BM25 and nearest to it (text or summary
+ *   vector);
+ * - mix: hybrid plus naive.
+ * The chunk lists (lexical, vector, local, global) are fused by weighted reciprocal rank
+ * (fusion.ts; weights in retrieval.types.ts), so chunks come back best first and a weak channel
+ * cannot push a strong one's finds down. A path whose input is missing (e.g. no high-level
+ * keywords) contributes nothing. The paths of one request run concurrently; then the token
+ * budgets cut each section.
  */
 @Injectable()
 export class RetrievalService {
@@ -78,11 +84,14 @@ export class RetrievalService {
     const lowLevel = usesLocal ? searchVector(request.lowLevelVector, 'lowLevelVector') : undefined;
     const highLevel = usesGlobal ? searchVector(request.highLevelVector, 'highLevelVector') : undefined;
     const question = usesNaive ? searchVector(request.questionVector, 'questionVector') : undefined;
+    const questionText = usesNaive ? request.questionText?.trim() : undefined;
+    const weights = { ...HASHING_EMBEDDER_WEIGHTS, ...definedOnly(request.weights ?? {}) };
 
-    const [local, global, naive] = await Promise.all([
+    const [local, global, naive, lexical] = await Promise.all([
       lowLevel ? this.localPath(scope, lowLevel, topK, timed) : nothing(),
       highLevel ? this.globalPath(scope, highLevel, topK, timed) : nothing(),
       question ? timed('naive.chunks', () => this.repository.searchChunks(scope, question, topK)) : [],
+      questionText ? timed('naive.lexical', () => this.repository.searchChunksLexically(scope, questionText, topK)) : [],
     ]);
 
     const byId = <T extends { id: number }>(item: T) => item.id;
@@ -90,7 +99,16 @@ export class RetrievalService {
     const merged = {
       entities: roundRobin([local.entities, global.entities], byId, keepBestScore),
       relations: roundRobin([local.relations, global.relations], byId),
-      chunks: roundRobin([naive, local.chunks, global.chunks], byChunk, keepBestScore),
+      chunks: fuseByRank(
+        [
+          { items: lexical, weight: weights.lexical },
+          { items: naive, weight: weights.vector },
+          { items: local.chunks, weight: weights.local },
+          { items: global.chunks, weight: weights.global },
+        ],
+        byChunk,
+        keepBestScores,
+      ).map((fused) => fused.item),
     };
     const at = performance.now();
     const fitted = applyBudgets(merged, budgets);
@@ -146,6 +164,13 @@ export class RetrievalService {
     };
   }
 }
+
+/** A chunk found by several searches keeps the best cosine and the best BM25 score. */
+const keepBestScores = (kept: RetrievedChunk, duplicate: RetrievedChunk): RetrievedChunk => {
+  const best = keepBestScore(kept, duplicate);
+  const lexicalScore = Math.max(kept.lexicalScore ?? 0, duplicate.lexicalScore ?? 0);
+  return lexicalScore > 0 ? { ...best, lexicalScore } : best;
+};
 
 type Timer = <T>(stage: string, work: () => Promise<T>) => Promise<T>;
 

@@ -29,10 +29,34 @@ export interface RetrievalRequest {
   lowLevelVector?: number[];
   /** global, hybrid, mix: the vector of the high-level keywords joined. */
   highLevelVector?: number[];
+  /** naive and mix: the question's text, searched lexically (BM25) beside its vector. */
+  questionText?: string;
   budgets?: Partial<RetrievalBudgets>;
-  /** Rows per vector search; default 20. */
+  /** Rows per search; default 20. */
   topK?: number;
+  /** How much each channel's ranking counts when the chunk lists are fused. */
+  weights?: Partial<ChannelWeights>;
 }
+
+/**
+ * The weight of each ranked list of chunks in the fusion (weighted reciprocal rank): the
+ * lexical (BM25) and vector searches over chunks, and the chunks the graph paths reached.
+ * 0 leaves a list out.
+ */
+export interface ChannelWeights {
+  lexical: number;
+  vector: number;
+  local: number;
+  global: number;
+}
+
+/**
+ * Weights for an embedder that captures meaning (a provider's model) and for the offline
+ * hashing embedder, whose similarity is little more than shared tokens without IDF: there BM25
+ * leads and the vector list only breaks ties. Measured on the development eval (docs/QUALITY.md).
+ */
+export const MODEL_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 1, local: 0.5, global: 0.3 });
+export const HASHING_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 0.2, local: 0.5, global: 0.3 });
 
 export interface RetrievedChunk {
   chunkId: number;
@@ -46,8 +70,10 @@ export interface RetrievedChunk {
    * budgets use), so budgets need not tokenize the text again; counted afresh when absent.
    */
   tokenCount?: number;
-  /** Cosine similarity of the search that found it (naive), or of the entity/edge it supports. */
+  /** Cosine similarity of the search that found it (naive), or of the entity/edge it supports; 0 when only BM25 found it. */
   score: number;
+  /** BM25 score when the lexical search found it. */
+  lexicalScore?: number;
 }
 
 export interface RetrievedEntity {

@@ -3,7 +3,15 @@ import { Settings, SETTINGS } from '@loci/config';
 import type { Principal } from '@loci/auth';
 import { GraphsRepository, InferencesRepository, RequestLogsRepository } from '@loci/db';
 import { CallContext, CitableSource, Keywords, ModelGateway, OwnKeysService, StageRunner } from '@loci/llm';
-import { RetrievalMode, RetrievalService, RetrievedChunk, RetrievedContext } from '@loci/retrieval';
+import {
+  ChannelWeights,
+  HASHING_EMBEDDER_WEIGHTS,
+  MODEL_EMBEDDER_WEIGHTS,
+  RetrievalMode,
+  RetrievalService,
+  RetrievedChunk,
+  RetrievedContext,
+} from '@loci/retrieval';
 import { tenantIdOf } from '../tenant-scope';
 import { contextAsAnswerText, graphBlock, NO_DATA_ANSWER } from './context-rendering';
 import { daysAgo, freshnessOf } from './freshness';
@@ -100,7 +108,7 @@ export class QueryService {
       const embedded = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
       embedCostMicros = embedded.costMicros;
       const context = await timed('retrieve', () =>
-        this.retrieval.retrieve({ tenantId, graphId, mode, ...embedded.vectors }),
+        this.retrieval.retrieve({ tenantId, graphId, mode, questionText: body.query, weights: this.channelWeights(), ...embedded.vectors }),
       );
       if (foundNothing(context) && !checkFirst && !(await hasContent())) {
         response = this.noAnswer(mode, 'empty_graph');
@@ -157,11 +165,18 @@ export class QueryService {
 
   /**
    * Vector search always finds something; what it found is relevant only if its best match
-   * clears LOCI_QUERY_MIN_SIMILARITY. Below that, no model is asked (no_relevant_context).
+   * clears LOCI_QUERY_MIN_SIMILARITY, or if a chunk shares lexemes with the question (BM25
+   * found it). Otherwise no model is asked (no_relevant_context).
    */
   private relevant(context: RetrievedContext): boolean {
+    if (context.chunks.some((c) => (c.lexicalScore ?? 0) > 0)) return true;
     const best = Math.max(-1, ...context.chunks.map((c) => c.score), ...context.entities.map((e) => e.score));
     return best >= this.settings.query.minSimilarity;
+  }
+
+  /** The offline hashing embedder's similarity is weak evidence: BM25 leads over it. */
+  private channelWeights(): ChannelWeights {
+    return this.gateway.router.choose('embed').provider === 'local' ? HASHING_EMBEDDER_WEIGHTS : MODEL_EMBEDDER_WEIGHTS;
   }
 
   /** Keywords from the request when both lists are given (no model call); else the keywords stage (JWT only). */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, eq, inArray, isNull, SQL, sql } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
+import { lexemesOf } from '../lexical';
 import {
   EXACT_NAME_SEARCH_MAX,
   graphEntityCountSql,
@@ -13,6 +14,7 @@ import {
 import {
   ChunkRow,
   chunks,
+  chunkTerms,
   EdgeRow,
   edgeChunks,
   edgeDocuments,
@@ -23,7 +25,7 @@ import {
   entityDocuments,
 } from '../schema';
 
-export type NewChunk = Omit<typeof chunks.$inferInsert, 'id' | 'createdAt'>;
+export type NewChunk = Omit<typeof chunks.$inferInsert, 'id' | 'createdAt' | 'termCount'>;
 export type NewEntity = Omit<typeof entities.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
 export type NewEdge = Omit<typeof edges.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
 /** What merging needs of an existing entity. */
@@ -58,8 +60,17 @@ export class GraphWritesRepository {
     return new Set(rows.map((r) => r.index));
   }
 
-  async insertChunk(db: Db, chunk: NewChunk): Promise<ChunkRow> {
-    const [row] = await db.insert(chunks).values(chunk).returning();
+  /**
+   * Inserts a chunk and its lexical index (chunk_terms): `lexicalText` is what it is indexed
+   * under (chunkLexicalText). Two statements; the lexemes are PostgreSQL's, so what is indexed
+   * and what a question asks are analysed alike on both stores.
+   */
+  async insertChunk(db: Db, chunk: NewChunk, lexicalText: string): Promise<ChunkRow> {
+    const termCount = sql<number>`(SELECT coalesce(sum(frequency), 0)::integer FROM ${lexemesOf(lexicalText)} AS l)`;
+    const [row] = await db.insert(chunks).values({ ...chunk, termCount }).returning();
+    await db.execute(sql`INSERT INTO ${chunkTerms} (tenant_id, graph_id, lexeme, chunk_id, frequency, chunk_length)
+      SELECT ${row.tenantId}::uuid, ${row.graphId}::bigint, l.lexeme, ${row.id}::bigint, l.frequency, ${row.termCount}::integer
+      FROM ${lexemesOf(lexicalText)} AS l`);
     return row;
   }
 

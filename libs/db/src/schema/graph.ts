@@ -98,6 +98,8 @@ export const chunks = pgTable(
     embedding: embeddingColumn('embedding'),
     summaryEmbedding: embeddingColumn('summary_embedding'),
     embeddingModel: text('embedding_model'),
+    /** Lexemes (with repeats) of the chunk's lexical text: its length for BM25 (see chunk_terms). */
+    termCount: integer('term_count').notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [
@@ -111,6 +113,33 @@ export const chunks = pgTable(
     index('chunks_graph_idx').on(t.tenantId, t.graphId),
     index('chunks_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
     index('chunks_summary_embedding_hnsw').using('hnsw', t.summaryEmbedding.op('vector_cosine_ops')),
+  ],
+);
+
+/**
+ * The lexical index of chunks, for BM25: one row per (chunk, lexeme) of the chunk's lexical text
+ * (its document's name and its text, through PostgreSQL's `english` text search configuration),
+ * with the lexeme's frequency in the chunk and the chunk's length. The key leads with the tenant
+ * and graph, so a question reads only its own graph's postings of its own lexemes, and document
+ * frequencies are counts over the same key. Written in the statement that inserts the chunk.
+ */
+export const chunkTerms = pgTable(
+  'chunk_terms',
+  {
+    tenantId: tenantIdColumn(),
+    graphId: bigint('graph_id', { mode: 'number' }).notNull(),
+    lexeme: text('lexeme').notNull(),
+    chunkId: bigint('chunk_id', { mode: 'number' }).notNull(),
+    /** Occurrences of the lexeme in the chunk (tsvector positions, at most 256). */
+    frequency: integer('frequency').notNull(),
+    /** The chunk's term_count, repeated here so scoring never joins chunks for it. */
+    chunkLength: integer('chunk_length').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.graphId, t.lexeme, t.chunkId] }),
+    // Deleting a chunk (its document, its graph) finds its postings through this.
+    index('chunk_terms_chunk_idx').on(t.tenantId, t.chunkId),
+    foreignKey({ columns: [t.tenantId, t.chunkId], foreignColumns: [chunks.tenantId, chunks.id] }).onDelete('cascade'),
   ],
 );
 

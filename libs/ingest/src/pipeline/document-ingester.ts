@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import {
+  chunkLexicalText,
   Database,
   DATABASE,
   DocumentRow,
@@ -131,7 +132,7 @@ export class DocumentIngester {
               embedding: chunkVector,
               summaryEmbedding: summaryVector ?? null,
               embeddingModel,
-            });
+            }, chunkLexicalText(document, piece.text));
       const changes = await this.writer.write(tx, {
         tenantId: document.tenantId,
         graphId: document.graphId,

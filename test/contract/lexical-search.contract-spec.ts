@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import {
+  chunkLexicalText,
+  chunkTerms,
+  Database,
+  documents,
+  findMigrationsFolder,
+  graphs,
+  GraphWritesRepository,
+  openDatabase,
+  tenants,
+} from '@loci/db';
+import { countTokens } from '@loci/llm';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import { RetrievalRepository, RetrievalService } from '@loci/retrieval';
+import { createTestEnvironment, TestEnvironment } from '@loci/testing';
+
+/**
+ * BM25 over chunks (chunk_terms) on the real store, PGlite or PostgreSQL: chunks are written
+ * through the ingestion write path, so what is indexed is what ingestion indexes.
+ */
+const onPostgres = Boolean(process.env.DATABASE_URL);
+const embedder = new LocalHashingEmbedder();
+
+describe(`lexical search contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let environment: TestEnvironment;
+  let database: Database;
+  let repository: RetrievalRepository;
+  let retrieval: RetrievalService;
+  const writes = new GraphWritesRepository();
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    database = await openDatabase(environment.settings);
+    await database.migrate(findMigrationsFolder());
+    repository = new RetrievalRepository(database);
+    retrieval = new RetrievalService(database);
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await environment?.cleanup();
+  });
+
+  async function createGraph() {
+    const [tenant] = await database.db.insert(tenants).values({ name: `lexical ${randomUUID()}` }).returning();
+    const [graph] = await database.db.insert(graphs).values({ tenantId: tenant.id, kind: 'default', name: 'default' }).returning();
+    return { tenantId: tenant.id, graphId: graph.id };
+  }
+
+  /** A document with one chunk, written as ingestion writes it. */
+  async function addPassage(scope: { tenantId: string; graphId: number }, name: string, text: string, status: 'processed' | 'processing' = 'processed') {
+    const [document] = await database.db
+      .insert(documents)
+      .values({ ...scope, kind: 'document', name, contentHash: randomUUID(), text, status })
+      .returning();
+    const chunk = await writes.insertChunk(
+      database.db,
+      {
+        ...scope,
+        documentId: document.id,
+        index: 0,
+        text,
+        tokenCount: countTokens(text),
+        embedding: embedder.embedText(text),
+        embeddingModel: 'local:test',
+      },
+      chunkLexicalText(document, text),
+    );
+    return { documentId: document.id, chunkId: chunk.id, termCount: chunk.termCount };
+  }
+
+  const names = (hits: Array<{ documentName: string }>) => hits.map((h) => h.documentName);
+
+  it('indexes a chunk under its document name and text, stemmed, and counts its length', async () => {
+    const scope = await createGraph();
+    const { chunkId, termCount } = await addPassage(scope, 'Ed Wood', 'He was an American filmmaker, running a studio.');
+    const rows = await database.db
+      .select({ lexeme: chunkTerms.lexeme, frequency: chunkTerms.frequency, chunkLength: chunkTerms.chunkLength })
+      .from(chunkTerms)
+      .where(and(eq(chunkTerms.tenantId, scope.tenantId), eq(chunkTerms.chunkId, chunkId)));
+    const lexemes = rows.map((r) => r.lexeme).sort();
+    expect(lexemes).toEqual(expect.arrayContaining(['ed', 'wood', 'american', 'filmmak', 'run', 'studio']));
+    expect(lexemes).not.toContain('he'); // a stop word
+    expect(termCount).toBe(rows.reduce((sum, r) => sum + r.frequency, 0));
+    expect(rows.every((r) => r.chunkLength === termCount)).toBe(true);
+  });
+
+  it('ranks by BM25: a rare shared term outweighs a common one, and stems match', async () => {
+    const scope = await createGraph();
+    for (let i = 0; i < 8; i++) await addPassage(scope, `Film ${i}`, `A film released in ${1990 + i}, about a city.`);
+    await addPassage(scope, 'Scott Derrickson', 'Scott Derrickson is an American director of horror films.');
+    await addPassage(scope, 'Nosferatu', 'A silent film about a vampire.');
+    const hits = await repository.searchChunksLexically(scope, 'Which films did Derrickson direct?', 20);
+    expect(hits[0].documentName).toBe('Scott Derrickson');
+    expect(hits[0].lexicalScore).toBeGreaterThan(hits[1].lexicalScore!);
+    // "films" and "film" share a lexeme: the film passages match too, below the rare name.
+    expect(names(hits).slice(1).sort()).toEqual(['Film 0', 'Film 1', 'Film 2', 'Film 3', 'Film 4', 'Film 5', 'Film 6', 'Film 7', 'Nosferatu']);
+  });
+
+  it('favours the shorter of two passages with the same matches (length normalisation)', async () => {
+    const scope = await createGraph();
+    await addPassage(scope, 'Long', `The lighthouse keeper. ${'Waves broke on distant rocks all through the winter night. '.repeat(12)}`);
+    await addPassage(scope, 'Short', 'The lighthouse keeper slept.');
+    const hits = await repository.searchChunksLexically(scope, 'lighthouse keeper', 2);
+    expect(names(hits)).toEqual(['Short', 'Long']);
+  });
+
+  it('never returns another tenant\'s chunks nor chunks of documents not processed', async () => {
+    const mine = await createGraph();
+    const theirs = await createGraph();
+    await addPassage(theirs, 'Secret', 'The zanzibar protocol was signed at midnight.');
+    await addPassage(mine, 'Draft', 'The zanzibar protocol draft is still being written.', 'processing');
+    await addPassage(mine, 'Notes', 'Meeting notes about lunch.');
+    expect(await repository.searchChunksLexically(mine, 'zanzibar protocol', 10)).toEqual([]);
+    expect(names(await repository.searchChunksLexically(theirs, 'zanzibar protocol', 10))).toEqual(['Secret']);
+  });
+
+  it('finds nothing for a question of stop words only, and drops postings with their document', async () => {
+    const scope = await createGraph();
+    const { documentId, chunkId } = await addPassage(scope, 'Quokka', 'The quokka lives on Rottnest Island.');
+    expect(await repository.searchChunksLexically(scope, 'what is the', 5)).toEqual([]);
+    await database.db.delete(documents).where(and(eq(documents.tenantId, scope.tenantId), eq(documents.id, documentId)));
+    const left = await database.db.select().from(chunkTerms).where(and(eq(chunkTerms.tenantId, scope.tenantId), eq(chunkTerms.chunkId, chunkId)));
+    expect(left).toEqual([]);
+  });
+
+  it('naive mode fuses BM25 with the vector search and returns the BM25 match first', async () => {
+    const scope = await createGraph();
+    await addPassage(scope, 'Kiribati', 'Tarawa is the capital of Kiribati, an island nation in the Pacific.');
+    for (let i = 0; i < 5; i++) await addPassage(scope, `Capital ${i}`, `What is the capital of country number ${i}? Nobody knows the capital.`);
+    const question = 'What is the capital of Kiribati?';
+    const context = await retrieval.retrieve({
+      ...scope,
+      mode: 'naive',
+      questionText: question,
+      questionVector: embedder.embedText(question),
+      budgets: { chunkTokens: 100_000 },
+    });
+    expect(context.chunks[0].documentName).toBe('Kiribati');
+    expect(context.chunks[0].lexicalScore).toBeGreaterThan(0);
+  });
+});
