@@ -78,13 +78,32 @@ export class LociClient {
   }
 
   private async send<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${this.url}${path}`, {
-      method,
-      headers: { ...this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const response = await withRetry(() =>
+      fetch(`${this.url}${path}`, {
+        method,
+        headers: { ...this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
     const text = await response.text();
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
     return (text ? JSON.parse(text) : undefined) as T;
+  }
+}
+
+/**
+ * Retries a request that failed before any response (fetch's "fetch failed": a reused
+ * keep-alive socket reset by the server). While the in-process worker ingests, the API's event
+ * loop stalls for long stretches and such resets happen. Every call the eval makes is safe to
+ * repeat: uploads are deduplicated by content hash, queries and reads change nothing.
+ */
+async function withRetry(request: () => Promise<Response>, attempts = 5): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      if (!(error instanceof TypeError) || attempt >= attempts) throw error;
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
   }
 }

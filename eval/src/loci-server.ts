@@ -40,7 +40,11 @@ export async function startLociServer(options: LociServerOptions): Promise<LociS
   });
   const app: INestApplication = await createApp(settings);
   await app.listen(0, '127.0.0.1');
-  const address = app.getHttpServer().address() as { port: number };
+  const http = app.getHttpServer() as import('node:http').Server;
+  // Idle sockets stay open longer than the eval ever waits between requests (Node's default is
+  // 5 s), so the client rarely reuses a socket the server is closing.
+  http.keepAliveTimeout = 120_000;
+  const address = http.address() as { port: number };
   return { url: `http://127.0.0.1:${address.port}`, close: () => app.close() };
 }
 
