@@ -1,6 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 import { TEXT_SEARCH_CONFIG } from '@loci/db';
-import { PROCESSED, Scope } from './visibility.sql';
+import { entityVisible, PROCESSED, Scope } from './visibility.sql';
 
 /**
  * BM25 over a graph's chunks, from the chunk_terms postings (libs/db schema): Okapi BM25 with
@@ -51,3 +51,21 @@ export function chunkLexicalSearchSql(scope: Scope, text: string, k: number): SQ
     ORDER BY s.score DESC, s.chunk_id
     LIMIT ${k}`;
 }
+
+/** Visible entities of the graph whose normalised name is one of `names` (exact matches). */
+export function entitiesNamedSql(scope: Scope, names: string[]): SQL {
+  const { tenantId, graphId } = scope;
+  return sql`SELECT e.id, e.name, e.type, e.description, 1::float8 AS score
+    FROM entities e
+    WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId}
+      AND e.normalized_name = ANY(${`{${names.map(arrayElement).join(',')}}`}::text[])
+      AND ${entityVisible(scope, 'e')}
+    ORDER BY length(e.normalized_name) DESC, e.id
+    LIMIT ${MAX_NAMED_ENTITIES}`;
+}
+
+/** A question names at most this many entities worth seeding a walk with. */
+export const MAX_NAMED_ENTITIES = 16;
+
+/** A text[] literal element, quoted (names are free text). */
+const arrayElement = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;

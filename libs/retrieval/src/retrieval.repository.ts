@@ -15,7 +15,9 @@ import {
   SupportingChunk,
   supportingChunksSql,
 } from './retrieval.queries';
-import { chunkLexicalSearchSql } from './lexical.queries';
+import { chunkLexicalSearchSql, entitiesNamedSql } from './lexical.queries';
+import { chunksByIdsSql, walkMentionsSql } from './graph-walk.queries';
+import type { Mention } from './graph-walk';
 
 /**
  * Runs the statements of `retrieval.queries.ts` and maps their rows; one statement a method, one
@@ -44,6 +46,24 @@ export class RetrievalRepository {
   /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
   async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
     return this.rows(chunkLexicalSearchSql(scope, text, k), (r) => ({ ...chunkBase(r), score: 0, lexicalScore: num(r.score) }));
+  }
+
+  /** Visible entities whose normalised name is one of `names`. */
+  async entitiesNamed(scope: Scope, names: string[]): Promise<EntityHit[]> {
+    if (names.length === 0) return [];
+    return this.rows(entitiesNamedSql(scope, names), toEntityHit);
+  }
+
+  /** The entity–chunk mentions within two hops of the seeds (graph-walk.queries.ts). */
+  async walkMentions(scope: Scope, entityIds: number[], chunkIds: number[]): Promise<Mention[]> {
+    if (entityIds.length === 0 && chunkIds.length === 0) return [];
+    return this.rows(walkMentionsSql(scope, entityIds, chunkIds), (r) => ({ entityId: num(r.entity_id), chunkId: num(r.chunk_id) }));
+  }
+
+  /** Chunks of processed documents by id, in the order given. */
+  async chunksByIds(scope: Scope, ids: number[]): Promise<ChunkHit[]> {
+    if (ids.length === 0) return [];
+    return this.rows(chunksByIdsSql(scope, ids), toChunkHit);
   }
 
   async edgesAround(scope: Scope, entityIds: number[], limit: number): Promise<EdgeHit[]> {

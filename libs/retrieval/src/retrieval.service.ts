@@ -3,7 +3,9 @@ import { Database, DATABASE, EMBEDDING_DIMENSIONS } from '@loci/db';
 import { applyBudgets } from './context-budget';
 import { fuseByRank } from './fusion';
 import { keepBestScore, roundRobin } from './merge';
-import { EdgeHit, EntityHit, Scope, SupportingChunk } from './retrieval.queries';
+import { personalizedPageRank } from './graph-walk';
+import { candidateNames } from './question-names';
+import { ChunkHit, EdgeHit, EntityHit, Scope, SupportingChunk } from './retrieval.queries';
 import { RetrievalRepository } from './retrieval.repository';
 import {
   DEFAULT_RETRIEVAL_BUDGETS,
@@ -23,6 +25,9 @@ export const MAX_TOP_K = 200;
 
 /** One-hop expansion keeps at most topK × this many edges in all (then the budget cuts). */
 export const EDGES_PER_ENTITY_HIT = 2;
+
+/** The walk of the local path restarts at this many of BM25's best passages. */
+export const WALK_SEED_PASSAGES = 3;
 
 /** What the graph side of one path (local or global) found, each list ranked. */
 interface GraphFinds {
@@ -84,15 +89,20 @@ export class RetrievalService {
     const lowLevel = usesLocal ? searchVector(request.lowLevelVector, 'lowLevelVector') : undefined;
     const highLevel = usesGlobal ? searchVector(request.highLevelVector, 'highLevelVector') : undefined;
     const question = usesNaive ? searchVector(request.questionVector, 'questionVector') : undefined;
-    const questionText = usesNaive ? request.questionText?.trim() : undefined;
+    const questionText = (usesNaive || usesLocal) && request.questionText?.trim() ? request.questionText.trim() : undefined;
     const weights = { ...HASHING_EMBEDDER_WEIGHTS, ...definedOnly(request.weights ?? {}) };
 
-    const [local, global, naive, lexical] = await Promise.all([
-      lowLevel ? this.localPath(scope, lowLevel, topK, timed) : nothing(),
+    // BM25 ranks chunks for naive and mix, and seeds the local path's walk.
+    const lexicalSearch = questionText
+      ? timed('lexical.chunks', () => this.repository.searchChunksLexically(scope, questionText, topK))
+      : Promise.resolve([]);
+    const [local, global, naive, lexicalFinds] = await Promise.all([
+      usesLocal && (lowLevel || questionText) ? this.localPath(scope, { vector: lowLevel, questionText, lexicalSearch }, topK, timed) : nothing(),
       highLevel ? this.globalPath(scope, highLevel, topK, timed) : nothing(),
       question ? timed('naive.chunks', () => this.repository.searchChunks(scope, question, topK)) : [],
-      questionText ? timed('naive.lexical', () => this.repository.searchChunksLexically(scope, questionText, topK)) : [],
+      lexicalSearch,
     ]);
+    const lexical = usesNaive ? lexicalFinds : [];
 
     const byId = <T extends { id: number }>(item: T) => item.id;
     const byChunk = (chunk: RetrievedChunk) => chunk.chunkId;
@@ -117,25 +127,65 @@ export class RetrievalService {
     return { ...fitted, timings };
   }
 
-  /** Entities near the low-level vector → their live edges → chunks supporting either. */
-  private async localPath(scope: Scope, vector: number[], topK: number, timed: Timer): Promise<GraphFinds> {
-    const entities = await timed('local.entities', () => this.repository.searchEntities(scope, vector, topK));
-    if (entities.length === 0) return nothing();
+  /**
+   * The entities the question names (exact name matches) and those nearest to the low-level
+   * vector → their live edges (one hop), and the chunks a personalized PageRank walk reaches
+   * from those entities and the passages BM25 ranks first: the passages that mention them and,
+   * through the entities those passages name, the second hop.
+   */
+  private async localPath(
+    scope: Scope,
+    input: { vector?: number[]; questionText?: string; lexicalSearch: Promise<ChunkHit[]> },
+    topK: number,
+    timed: Timer,
+  ): Promise<GraphFinds> {
+    const [byName, byVector] = await Promise.all([
+      input.questionText ? timed('local.names', () => this.repository.entitiesNamed(scope, candidateNames(input.questionText!))) : [],
+      input.vector ? timed('local.entities', () => this.repository.searchEntities(scope, input.vector!, topK)) : [],
+    ]);
+    const entities = roundRobin([byName, byVector], (e) => e.id, keepBestScore).slice(0, topK);
+    const seedPassages = (await input.lexicalSearch).slice(0, WALK_SEED_PASSAGES);
+    if (entities.length === 0 && seedPassages.length === 0) return nothing();
     const entityIds = entities.map((e) => e.id);
-    const edges = await timed('local.edges', () =>
-      this.repository.edgesAround(scope, entityIds, topK * EDGES_PER_ENTITY_HIT),
+    const [edges, chunks] = await Promise.all([
+      entityIds.length > 0
+        ? timed('local.edges', () => this.repository.edgesAround(scope, entityIds, topK * EDGES_PER_ENTITY_HIT))
+        : [],
+      this.walk(scope, entities, seedPassages, topK, timed),
+    ]);
+    return { entities: entities.map(toEntity), relations: edges.map(toRelation), chunks };
+  }
+
+  /**
+   * Chunks ranked by a personalized PageRank walk (graph-walk.ts) restarting at the seed
+   * entities (by rank) and seed passages (by BM25 score), half the restart mass each when both
+   * are present. A chunk's score is the best similarity among the seeds it was reached from.
+   */
+  private async walk(scope: Scope, entities: EntityHit[], passages: ChunkHit[], topK: number, timed: Timer): Promise<RetrievedChunk[]> {
+    const mentions = await timed('local.walk', () =>
+      this.repository.walkMentions(scope, entities.map((e) => e.id), passages.map((p) => p.chunkId)),
     );
-    const chunks = await timed('local.chunks', () =>
-      this.repository.supportingChunks(scope, { entityIds, edgeIds: edges.map((e) => e.id), lead: 'entities', limit: topK }),
-    );
-    const entityScore = new Map(entities.map((e) => [e.id, e.score]));
-    // An expanded edge has no similarity of its own; it counts as much as its best endpoint hit.
-    const edgeScore = edges.map((e) => Math.max(entityScore.get(e.sourceId) ?? 0, entityScore.get(e.targetId) ?? 0));
-    return {
-      entities: entities.map(toEntity),
-      relations: edges.map(toRelation),
-      chunks: chunks.map((c) => toChunk(c, bestOf(c, entities.map((e) => e.score), edgeScore))),
+    const entityShare = passages.length === 0 ? 1 : entities.length === 0 ? 0 : 0.5;
+    const topPassage = Math.max(...passages.map((p) => p.lexicalScore ?? 0), Number.MIN_VALUE);
+    const rankWeights = entities.map((_, rank) => 1 / (rank + 1));
+    const rankTotal = rankWeights.reduce((a, b) => a + b, 0) || 1;
+    const passageTotal = passages.reduce((sum, p) => sum + (p.lexicalScore ?? 0) / topPassage, 0) || 1;
+    const seeds = {
+      entities: new Map(entities.map((e, rank) => [e.id, (entityShare * rankWeights[rank]) / rankTotal])),
+      chunks: new Map(passages.map((p) => [p.chunkId, ((1 - entityShare) * (p.lexicalScore ?? 0)) / topPassage / passageTotal])),
     };
+    const ranked = [...personalizedPageRank(mentions, seeds)]
+      .filter(([, score]) => score > 0)
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, topK)
+      .map(([id]) => id);
+    const found = await timed('local.chunks', () => this.repository.chunksByIds(scope, ranked));
+    const best = Math.max(0, ...entities.map((e) => e.score));
+    const seedScore = new Map(passages.map((p) => [p.chunkId, p.lexicalScore]));
+    return found.map((chunk) => {
+      const lexicalScore = seedScore.get(chunk.chunkId);
+      return lexicalScore === undefined ? { ...chunk, score: best } : { ...chunk, score: best, lexicalScore };
+    });
   }
 
   /** Live edges near the high-level vector → their endpoints, and chunks supporting either. */

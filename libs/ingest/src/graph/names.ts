@@ -1,16 +1,4 @@
-/**
- * The key an entity is matched on: case, accents, punctuation and spacing do not make two
- * names different ("ACME  Corp." = "acme corp"). Anything more lenient ("Acme" = "ACME Corp.")
- * is for the name vectors to decide.
- */
-export function normalizeEntityName(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-}
+export { normalizeEntityName } from '@loci/common';
 
 /** Relations are snake_case predicates: "Works At" → works_at. */
 export function normalizeRelation(relation: string): string {

@@ -1,0 +1,20 @@
+import { candidateNames } from './question-names';
+
+describe('candidateNames', () => {
+  it('lists normalised word runs, longest first', () => {
+    const names = candidateNames('Were Scott Derrickson and Ed Wood of the same nationality?');
+    expect(names).toEqual(expect.arrayContaining(['scott derrickson', 'ed wood', 'nationality']));
+    expect(names.indexOf('scott derrickson')).toBeLessThan(names.indexOf('scott'));
+    expect(names[0].split(' ')).toHaveLength(6);
+  });
+
+  it('normalises as entity names are normalised (accents, case, punctuation)', () => {
+    expect(candidateNames('Who founded Société Générale?')).toContain('societe generale');
+  });
+
+  it('is bounded for a long question', () => {
+    const long = Array.from({ length: 5000 }, (_, i) => `w${i}`).join(' ');
+    expect(candidateNames(long)).toHaveLength(400);
+    expect(candidateNames('')).toEqual([]);
+  });
+});
