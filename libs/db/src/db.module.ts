@@ -16,6 +16,9 @@ import { SpendLedgerRepository } from './repositories/spend-ledger.repository';
 import { UsageRepository } from './repositories/usage.repository';
 import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
+import { TableStatisticsKeeper } from './table-statistics.keeper';
+
+export { INGESTED_TABLES, TableStatisticsKeeper } from './table-statistics.keeper';
 
 export const MIGRATIONS_FOLDER = Symbol('MIGRATIONS_FOLDER');
 
@@ -68,8 +71,9 @@ const repositories = [
       },
     },
     DatabaseLifecycle,
+    TableStatisticsKeeper,
     ...repositories,
   ],
-  exports: [DATABASE, MIGRATIONS_FOLDER, ...repositories],
+  exports: [DATABASE, MIGRATIONS_FOLDER, TableStatisticsKeeper, ...repositories],
 })
 export class DbModule {}

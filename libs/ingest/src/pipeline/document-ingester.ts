@@ -8,6 +8,7 @@ import {
   DocumentRow,
   DocumentsRepository,
   GraphWritesRepository,
+  TableStatisticsKeeper,
   transactionRetryingConflicts,
 } from '@loci/db';
 import { CallContext, Extraction, ModelGateway, OwnKeysService, ReasoningLevel, StageRunner } from '@loci/llm';
@@ -45,6 +46,7 @@ export class DocumentIngester {
     private readonly stages: StageRunner,
     private readonly gateway: ModelGateway,
     private readonly ownKeys: OwnKeysService,
+    private readonly statistics: TableStatisticsKeeper,
   ) {}
 
   async ingest(tenantId: string, documentId: number, requestId: string, options: RememberStageOptions = {}): Promise<GraphChanges> {
@@ -66,6 +68,9 @@ export class DocumentIngester {
     for (const piece of pieces) {
       if (piece.index !== null && written.has(piece.index)) continue;
       mergeChanges(changes, await this.ingestPiece(ctx, document, piece, options));
+      // In the background: the planner needs statistics of what was just written (a fresh
+      // tenant's questions are planned badly without them), and the keeper analyzes rarely.
+      this.statistics.noteWrites();
     }
     await this.documents.setStatus(tenantId, documentId, 'processed', { processedAt: new Date(), statusReason: null });
     return changes;
