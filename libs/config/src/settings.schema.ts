@@ -128,6 +128,7 @@ export const settingsSchema = z.object({
   LOCI_CHUNK_OVERLAP_TOKENS: integerFromEnv(100, 0, 1000),
   LOCI_RUN_WORKER: booleanFromEnv(true),
   LOCI_WORKER_CONCURRENCY: integerFromEnv(2, 1, 64),
+  LOCI_CPU_THREADS: integerFromEnv(2, 1, 32),
   LOCI_PRICES_FILE: optionalString,
   LOCI_ENCRYPTION_KEY: z.preprocess(
     emptyAsUndefined,

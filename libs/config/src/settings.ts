@@ -54,6 +54,11 @@ export interface IngestSettings {
   /** Consume the job queue inside the API process (the embedded default); false with apps/worker. */
   runWorkerInProcess: boolean;
   workerConcurrency: number;
+  /**
+   * Worker threads for CPU-bound ingestion steps (chunking, local NLP, HTML/PDF text), so that
+   * they never hold the event loop that answers requests.
+   */
+  cpuThreads: number;
 }
 
 /**
@@ -147,6 +152,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       entityMatchThreshold: raw.LOCI_ENTITY_MATCH_THRESHOLD,
       runWorkerInProcess: raw.LOCI_RUN_WORKER,
       workerConcurrency: raw.LOCI_WORKER_CONCURRENCY,
+      cpuThreads: raw.LOCI_CPU_THREADS,
     },
     encryptionKey: raw.LOCI_ENCRYPTION_KEY
       ? Buffer.from(raw.LOCI_ENCRYPTION_KEY, 'base64')

@@ -1,4 +1,5 @@
 export * from './chunking';
+export * from './cpu';
 export * from './documents/documents.service';
 export * from './gb/remember.service';
 export * from './graph/graph-writer';

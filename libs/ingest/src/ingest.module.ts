@@ -1,4 +1,6 @@
 import { Global, Module } from '@nestjs/common';
+import { LOCAL_TEXT_WORK } from '@loci/llm';
+import { CpuPool } from './cpu/cpu-pool';
 import { DocumentsService } from './documents/documents.service';
 import { RememberService } from './gb/remember.service';
 import { GraphWriter } from './graph/graph-writer';
@@ -10,7 +12,18 @@ import { JobQueue } from './queue';
 /** Ingestion: documents and gb remember into the graph, through the durable job queue. */
 @Global()
 @Module({
-  providers: [JobQueue, GraphWriter, DocumentIngester, IngestJobHandler, IngestWorker, DocumentsService, RememberService],
-  exports: [JobQueue, DocumentIngester, IngestWorker, DocumentsService, RememberService],
+  providers: [
+    CpuPool,
+    // The model layer's offline stages run on the same threads (StageRunner takes it if present).
+    { provide: LOCAL_TEXT_WORK, useExisting: CpuPool },
+    JobQueue,
+    GraphWriter,
+    DocumentIngester,
+    IngestJobHandler,
+    IngestWorker,
+    DocumentsService,
+    RememberService,
+  ],
+  exports: [CpuPool, LOCAL_TEXT_WORK, JobQueue, DocumentIngester, IngestWorker, DocumentsService, RememberService],
 })
 export class IngestModule {}

@@ -5,6 +5,7 @@ export * from './gateway/model-router';
 export * from './gateway/spend-guard';
 export * from './llm.module';
 export * from './metering/prices';
+export * from './local/local-text-work';
 export * from './metering/token-counter';
 export * from './model-call.error';
 export * from './model.types';

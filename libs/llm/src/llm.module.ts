@@ -9,6 +9,7 @@ import { PriceTable } from './metering/prices';
 import { STAGES } from './model.types';
 import { OwnKeysService } from './own-keys/own-keys.service';
 import { StageRunner } from './stages/stage-runner';
+import { LOCAL_TEXT_WORK, type LocalTextWork } from './local/local-text-work';
 
 /**
  * The model layer. Building the router checks every configured stage model (well-formed,
@@ -40,7 +41,12 @@ import { StageRunner } from './stages/stage-runner';
         spendGuard?: SpendGuard,
       ) => new ModelGateway(router, registry, prices, ledger, s.llm, spendGuard),
     },
-    { provide: StageRunner, inject: [ModelGateway], useFactory: (gateway: ModelGateway) => new StageRunner(gateway) },
+    {
+      provide: StageRunner,
+      // The ingestion module runs the local stages on worker threads; other processes run them inline.
+      inject: [ModelGateway, { token: LOCAL_TEXT_WORK, optional: true }],
+      useFactory: (gateway: ModelGateway, localWork?: LocalTextWork) => new StageRunner(gateway, localWork),
+    },
     OwnKeysService,
   ],
   exports: [PriceTable, ModelRouter, ModelGateway, StageRunner, OwnKeysService],

@@ -6,3 +6,4 @@ export * from './routes';
 export * from './llm-double';
 export * from './gb-graph';
 export * from './limited-tenant';
+export * from './pdf';

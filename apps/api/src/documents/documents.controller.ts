@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { NotFoundError, toStorableText, ValidationError } from '@loci/common';
 import { openApiSchemaOf, ValidQuery, ZodValidationPipe } from '@loci/http';
-import { DocumentsService, extractUploadText } from '@loci/ingest';
+import { DocumentsService } from '@loci/ingest';
 import { pageQuery } from '../admin/admin.dto';
 import { tenantIdOf } from '../tenant-scope';
 import {
@@ -105,7 +105,7 @@ export class DocumentsController {
   private async fromUpload(file: UploadedDocumentFile, fields: unknown) {
     const parsed = new ZodValidationPipe(uploadFields).transform(fields ?? {}, { type: 'body' });
     const name = parsed.name ?? fileNameAsDocumentName(file.originalname);
-    const { text, mimeType } = await extractUploadText({ buffer: file.buffer, originalName: file.originalname, mimeType: file.mimetype });
+    const { text, mimeType } = await this.documents.readUpload({ buffer: file.buffer, originalName: file.originalname, mimeType: file.mimetype });
     // A file's text is free text: NULs (which some PDFs and binary-ish .txt files carry) are removed.
     return { name, text: toStorableText(text), mimeType, documentDate: parsed.document_date };
   }

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError } from '@loci/common';
 import { Database, DATABASE, Db, DocumentCounts, DocumentRow, DocumentsRepository, GraphsRepository } from '@loci/db';
+import { CpuPool } from '../cpu/cpu-pool';
 import { JobQueue } from '../queue';
+import { extractUploadText, UploadedFileInput, UploadText } from '../upload';
 import { IngestWorker } from '../pipeline/ingest-worker';
 import { INGEST_DOCUMENT_JOB, IngestDocumentPayload } from '../pipeline/ingest-job';
 
@@ -27,7 +29,13 @@ export class DocumentsService {
     private readonly documents: DocumentsRepository,
     private readonly queue: JobQueue,
     private readonly worker: IngestWorker,
+    private readonly cpu: CpuPool,
   ) {}
+
+  /** The text of an uploaded file; HTML and PDF are parsed on a worker thread. */
+  readUpload(file: UploadedFileInput): Promise<UploadText> {
+    return extractUploadText(file, this.cpu);
+  }
 
   /**
    * Stores the document and queues its ingestion in one transaction (no document without its

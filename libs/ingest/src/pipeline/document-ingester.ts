@@ -12,21 +12,15 @@ import {
   transactionRetryingConflicts,
 } from '@loci/db';
 import { CallContext, Extraction, ModelGateway, OwnKeysService, ReasoningLevel, StageRunner } from '@loci/llm';
-import { chunkText, needsChunking } from '../chunking';
+import { CpuPool } from '../cpu/cpu-pool';
 import { emptyChanges, EntityToWrite, GraphChanges, GraphWriter, RelationToWrite } from '../graph/graph-writer';
 import { normalizeEntityName } from '../graph/names';
+import { Piece } from './pieces';
 
 /** Per-request choices of the remember stages (the gb contract's `models` and `reasoning`). */
 export interface RememberStageOptions {
   models?: { extract?: string; summarize?: string };
   reasoning?: { extract?: ReasoningLevel; summarize?: ReasoningLevel };
-}
-
-interface Piece {
-  /** Chunk index; null for a gb text short enough to stay whole (no chunk row). */
-  index: number | null;
-  text: string;
-  tokenCount: number;
 }
 
 /**
@@ -46,6 +40,7 @@ export class DocumentIngester {
     private readonly stages: StageRunner,
     private readonly gateway: ModelGateway,
     private readonly ownKeys: OwnKeysService,
+    private readonly cpu: CpuPool,
     private readonly statistics: TableStatisticsKeeper,
   ) {}
 
@@ -58,7 +53,7 @@ export class DocumentIngester {
       document.kind === 'gb_text' ? 'remember' : 'ingest',
       documentId,
     );
-    const pieces = this.piecesOf(document);
+    const pieces = await this.piecesOf(document);
     await this.documents.setStatus(tenantId, documentId, 'processing', {
       chunksTotal: pieces.filter((p) => p.index !== null).length,
       statusReason: null,
@@ -76,18 +71,10 @@ export class DocumentIngester {
     return changes;
   }
 
-  private piecesOf(document: DocumentRow): Piece[] {
+  /** Chunking a megabyte takes seconds of CPU: on a worker thread, never the request thread. */
+  private piecesOf(document: DocumentRow): Promise<Piece[]> {
     const { chunkTokens, chunkOverlapTokens } = this.settings.ingest;
-    // gb: "texts that were not chunked have no passage"; documents always get chunks, so that
-    // vector search over chunks (naive, mix) finds short documents too.
-    if (document.kind === 'gb_text' && !needsChunking(document.text, chunkTokens)) {
-      return [{ index: null, text: document.text, tokenCount: 0 }];
-    }
-    return chunkText(document.text, { maxTokens: chunkTokens, overlapTokens: chunkOverlapTokens }).map((c) => ({
-      index: c.index,
-      text: c.text,
-      tokenCount: c.tokenCount,
-    }));
+    return this.cpu.run('pieces', document.text, { keepWholeIfFits: document.kind === 'gb_text', chunkTokens, chunkOverlapTokens });
   }
 
   private async ingestPiece(ctx: CallContext, document: DocumentRow, piece: Piece, options: RememberStageOptions): Promise<GraphChanges> {

@@ -1,5 +1,8 @@
 import { convert, type HtmlToTextOptions } from 'html-to-text';
 
+/** Levels of element nesting read; deeper content is dropped. */
+export const MAX_HTML_DEPTH = 256;
+
 /*
  * html-to-text (htmlparser2 underneath) already drops <head>, <script> and <style>, decodes
  * entities and puts block elements on lines of their own. The options below make the result read
@@ -9,6 +12,10 @@ import { convert, type HtmlToTextOptions } from 'html-to-text';
  */
 const OPTIONS: HtmlToTextOptions = {
   wordwrap: false,
+  // Its selector matching recurses once per level of nesting: 3,000 nested <div>s overflowed the
+  // stack (a 500 for a bad upload). Text nested deeper than this, which no real page has, is
+  // left out (an ellipsis marks where).
+  limits: { maxDepth: MAX_HTML_DEPTH },
   selectors: [
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
     { selector: 'a', options: { ignoreHref: true } },

@@ -1,4 +1,4 @@
-export { extractUploadText, type UploadedFileInput, type UploadText } from './upload-text';
+export { extractUploadText, type UploadedFileInput, type UploadParsers, type UploadText } from './upload-text';
 export {
   ACCEPTED_UPLOAD_EXTENSIONS,
   UnreadableFileError,

@@ -10,6 +10,17 @@ export interface UploadedFileInput {
   mimeType?: string;
 }
 
+/**
+ * The parsers of the formats that cost CPU in proportion to the file (HTML, PDF). The API passes
+ * ones that run on worker threads (CpuPool); these run on the calling thread.
+ */
+export interface UploadParsers {
+  htmlToText(html: string): Promise<string>;
+  pdfToText(buffer: Buffer, fileName: string): Promise<string>;
+}
+
+const ON_THIS_THREAD: UploadParsers = { htmlToText: async (html) => htmlToText(html), pdfToText };
+
 export interface UploadText {
   text: string;
   /** The type the file was read as (not necessarily what the client sent). */
@@ -47,9 +58,9 @@ const KIND_BY_MIME_TYPE: Record<string, Kind> = {
  * browsers and HTTP clients often send a generic or wrong Content-Type (application/octet-stream
  * for .md); the client's MIME type is the fallback for names without a known extension.
  */
-export async function extractUploadText(file: UploadedFileInput): Promise<UploadText> {
+export async function extractUploadText(file: UploadedFileInput, parsers: UploadParsers = ON_THIS_THREAD): Promise<UploadText> {
   const kind = kindOf(file);
-  const text = await readAs(kind, file);
+  const text = await readAs(kind, file, parsers);
   if (text.trim().length === 0) {
     // A PDF with pages but no text is almost always a scan: say what would help.
     throw new UnreadableFileError(file.originalName, 'no_text', kind === 'pdf' ? 'A scanned PDF needs OCR first.' : undefined);
@@ -66,14 +77,14 @@ function kindOf(file: UploadedFileInput): Kind {
   throw new UnsupportedMediaTypeError(file.originalName, file.mimeType);
 }
 
-async function readAs(kind: Kind, file: UploadedFileInput): Promise<string> {
+async function readAs(kind: Kind, file: UploadedFileInput, parsers: UploadParsers): Promise<string> {
   switch (kind) {
     case 'text':
     case 'markdown':
       return decodeText(file.buffer, file.originalName);
     case 'html':
-      return htmlToText(decodeText(file.buffer, file.originalName, declaredHtmlCharset(file.buffer)));
+      return parsers.htmlToText(decodeText(file.buffer, file.originalName, declaredHtmlCharset(file.buffer)));
     case 'pdf':
-      return pdfToText(file.buffer, file.originalName);
+      return parsers.pdfToText(file.buffer, file.originalName);
   }
 }

@@ -1,7 +1,6 @@
 import { answerLocally } from '../local/answerer';
-import { extractLocally } from '../local/extractor';
 import { keywordsLocally } from '../local/keywords';
-import { summarizeLocally } from '../local/summarizer';
+import { inlineLocalTextWork, type LocalTextWork } from '../local/local-text-work';
 import { countTokens } from '../metering/token-counter';
 import type { ReasoningLevel, Stage, TokenUsage } from '../model.types';
 import type { Answer, CitableSource, Extraction, Keywords } from '../tasks.types';
@@ -34,13 +33,16 @@ export const MAX_OUTPUT_TOKENS: Record<Exclude<Stage, 'embed'>, number> = {
  * metered through the gateway.
  */
 export class StageRunner {
-  constructor(private readonly gateway: ModelGateway) {}
+  constructor(
+    private readonly gateway: ModelGateway,
+    private readonly localWork: LocalTextWork = inlineLocalTextWork,
+  ) {}
 
   async extract(ctx: CallContext, text: string, options: StageOptions & { documentDate?: Date } = {}): Promise<Extraction> {
     const choice = this.gateway.router.choose('extract', options.model);
     if (choice.provider === 'local') {
-      return this.local(ctx, 'extract', choice, text, () => {
-        const extraction = extractLocally(text, { referenceDate: options.documentDate });
+      return this.localAsync(ctx, 'extract', choice, text, async () => {
+        const extraction = await this.localWork.extract(text, { referenceDate: options.documentDate });
         return { value: extraction, output: JSON.stringify(extraction) };
       });
     }
@@ -62,8 +64,8 @@ export class StageRunner {
   async summarize(ctx: CallContext, text: string, options: StageOptions = {}): Promise<string> {
     const choice = this.gateway.router.choose('summarize', options.model);
     if (choice.provider === 'local') {
-      return this.local(ctx, 'summarize', choice, text, () => {
-        const summary = summarizeLocally(text);
+      return this.localAsync(ctx, 'summarize', choice, text, async () => {
+        const summary = await this.localWork.summarize(text);
         return { value: summary, output: summary };
       });
     }

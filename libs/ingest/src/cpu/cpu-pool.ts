@@ -1,0 +1,68 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Piscina } from 'piscina';
+import { Settings, SETTINGS } from '@loci/config';
+import type { Extraction, LocalExtractOptions, LocalTextWork } from '@loci/llm';
+import { UnreadableFileError } from '../upload/upload-errors';
+import type { UploadParsers } from '../upload/upload-text';
+import type { CpuTaskName, CpuTaskRequest, CpuTasks } from './cpu-tasks';
+import { cpuWorkerEntry } from './cpu-worker-entry';
+
+/** Threads that have had no task for this long exit (each holds the NLP lexicon, ~35 MB). */
+const IDLE_THREAD_MS = 60_000;
+
+/**
+ * Worker threads for the CPU-bound steps over user text (chunking, offline extraction and
+ * summaries, HTML and PDF text), so that ingesting a megabyte in the API process never holds the
+ * event loop that answers every tenant's requests. Threads start on first use: a process that
+ * never ingests never pays for them. LOCI_CPU_THREADS bounds them; tasks beyond wait in order.
+ */
+@Injectable()
+export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutdown {
+  private pool?: Piscina;
+
+  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+
+  run<K extends CpuTaskName>(task: K, ...args: Parameters<CpuTasks[K]>): Promise<Awaited<ReturnType<CpuTasks[K]>>> {
+    const request: CpuTaskRequest = { task, args };
+    return this.threads().run(request);
+  }
+
+  extract(text: string, options: LocalExtractOptions): Promise<Extraction> {
+    return this.run('extract', text, options);
+  }
+
+  summarize(text: string): Promise<string> {
+    return this.run('summarize', text);
+  }
+
+  htmlToText(html: string): Promise<string> {
+    return this.run('htmlToText', html);
+  }
+
+  async pdfToText(buffer: Buffer, fileName: string): Promise<string> {
+    const result = await this.run('pdfText', buffer);
+    if ('unreadable' in result) throw new UnreadableFileError(fileName, result.unreadable);
+    return result.text;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    // Lets running tasks finish (an ingestion being stopped awaits them), then ends the threads.
+    await this.pool?.close();
+    this.pool = undefined;
+  }
+
+  private threads(): Piscina {
+    if (!this.pool) {
+      const entry = cpuWorkerEntry();
+      this.pool = new Piscina({
+        filename: entry.filename,
+        execArgv: entry.execArgv,
+        env: entry.env,
+        minThreads: 0,
+        maxThreads: this.settings.ingest.cpuThreads,
+        idleTimeout: IDLE_THREAD_MS,
+      });
+    }
+    return this.pool;
+  }
+}

@@ -1,0 +1,44 @@
+// Deep paths rather than `@loci/llm`: this module is loaded by every worker thread, which needs
+// the offline NLP and nothing of the model layer's SDKs, NestJS or database code.
+import { extractLocally, type LocalExtractOptions } from '../../../llm/src/local/extractor';
+import { summarizeLocally } from '../../../llm/src/local/summarizer';
+import { piecesOf } from '../pipeline/pieces';
+import { htmlToText } from '../upload/html-text';
+import { pdfToText } from '../upload/pdf-text';
+import { UnreadableFileError, type UnreadableReason } from '../upload/upload-errors';
+
+/** What a PDF yields in a thread: its text, or why it has none (errors lose their class in transit). */
+export type PdfTextResult = { text: string } | { unreadable: UnreadableReason };
+
+/**
+ * The CPU-bound steps over user text that run on worker threads (CpuPool). Arguments and results
+ * cross threads by structured clone: plain data only.
+ */
+export const CPU_TASKS = {
+  pieces: piecesOf,
+  extract: (text: string, options: LocalExtractOptions) => extractLocally(text, options),
+  summarize: (text: string) => summarizeLocally(text),
+  htmlToText: (html: string) => htmlToText(html),
+  pdfText: async (bytes: Uint8Array): Promise<PdfTextResult> => {
+    try {
+      return { text: await pdfToText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'upload.pdf') };
+    } catch (error) {
+      if (error instanceof UnreadableFileError) return { unreadable: (error.details as { reason: UnreadableReason }).reason };
+      throw error;
+    }
+  },
+};
+
+export type CpuTasks = typeof CPU_TASKS;
+export type CpuTaskName = keyof CpuTasks;
+
+export interface CpuTaskRequest {
+  task: CpuTaskName;
+  args: unknown[];
+}
+
+export function runCpuTask({ task, args }: CpuTaskRequest): unknown {
+  const run = CPU_TASKS[task] as (...args: unknown[]) => unknown;
+  if (typeof run !== 'function') throw new Error(`unknown CPU task "${String(task)}"`);
+  return run(...args);
+}

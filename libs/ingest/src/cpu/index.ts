@@ -1,0 +1,1 @@
+export { CpuPool } from './cpu-pool';
