@@ -1,5 +1,7 @@
 import { clearMergeCache, countTokens as countPlainTokens, decode, encode } from 'gpt-tokenizer';
-import { countTokens, countTokensWithin } from '@loci/llm';
+// The model layer's counter by path: the chunker runs in worker threads (CpuPool), which should
+// not load the model layer's SDKs and NestJS through `@loci/llm`.
+import { countTokens, countTokensWithin } from '../../../llm/src/metering/token-counter';
 import { isSafeCut, splitsCodePoint, TextRange } from './sentence-ranges';
 
 // Uploaded text may contain the literal strings of the tokenizer's special tokens
