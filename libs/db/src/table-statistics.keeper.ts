@@ -9,6 +9,7 @@ import { Database, DATABASE, Db, queryRows } from './database';
 export const INGESTED_TABLES: readonly string[] = [
   'documents',
   'chunks',
+  'chunk_terms',
   'entities',
   'edges',
   'entity_documents',

@@ -1,6 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 import { TEXT_SEARCH_CONFIG } from '@loci/db';
-import { entityVisible, PROCESSED, Scope } from './visibility.sql';
+import { bigintArray, edgeVisible, entityVisible, PROCESSED, Scope } from './visibility.sql';
 
 /**
  * BM25 over a graph's chunks, from the chunk_terms postings (libs/db schema): Okapi BM25 with
@@ -69,3 +69,53 @@ export const MAX_NAMED_ENTITIES = 16;
 
 /** A text[] literal element, quoted (names are free text). */
 const arrayElement = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+
+/**
+ * The live visible facts stated in `chunkIds` (the passages BM25 ranks first), ranked by BM25 of
+ * their own words (both endpoints' names, the relation, description and keywords) against
+ * `text`, with each lexeme's IDF taken from the graph's chunks: facts have too few words to be
+ * a corpus of their own, and a word rare among the passages is as telling in a fact. Ranking the
+ * facts of the best passages finds the fact that answers, at the grain of one statement.
+ */
+export function edgeLexicalSearchSql(scope: Scope, text: string, chunkIds: number[], k: number): SQL {
+  const { tenantId, graphId } = scope;
+  return sql`WITH asked AS MATERIALIZED (
+      SELECT DISTINCT t.lexeme FROM unnest(to_tsvector(${TEXT_SEARCH_CONFIG}, ${text})) AS t),
+    corpus AS MATERIALIZED (
+      SELECT count(*)::float8 AS n FROM chunks c WHERE c.tenant_id = ${tenantId} AND c.graph_id = ${graphId}),
+    weights AS MATERIALIZED (
+      SELECT a.lexeme, ln(1 + (corpus.n - f.df + 0.5) / (f.df + 0.5)) AS idf
+      FROM asked a CROSS JOIN corpus
+      CROSS JOIN LATERAL (
+        SELECT count(*)::float8 AS df FROM chunk_terms p
+        WHERE p.tenant_id = ${tenantId} AND p.graph_id = ${graphId} AND p.lexeme = a.lexeme) f),
+    candidates AS MATERIALIZED (
+      SELECT DISTINCT x.id, x.source_id, x.target_id, x.relation, x.description, x.keywords, x.weight, x.valid_at, x.invalid_at
+      FROM edge_chunks xc
+      JOIN edges x ON x.tenant_id = ${tenantId} AND x.id = xc.edge_id
+      WHERE xc.tenant_id = ${tenantId} AND xc.chunk_id = ANY(${bigintArray(chunkIds)})
+        AND x.graph_id = ${graphId} AND x.expired_at IS NULL AND ${edgeVisible(scope, 'x')}),
+    x AS MATERIALIZED (
+      SELECT c.*, s.name AS source, t.name AS target
+      FROM candidates c
+      JOIN entities s ON s.tenant_id = ${tenantId} AND s.graph_id = ${graphId} AND s.id = c.source_id
+      JOIN entities t ON t.tenant_id = ${tenantId} AND t.graph_id = ${graphId} AND t.id = c.target_id),
+    terms AS (
+      SELECT x.id, v.lexeme, coalesce(array_length(v.positions, 1), 1) AS frequency
+      FROM x CROSS JOIN LATERAL unnest(to_tsvector(${TEXT_SEARCH_CONFIG},
+        concat_ws(' ', x.source, replace(x.relation, '_', ' '), x.target, x.description, x.keywords))) AS v),
+    lengths AS (
+      SELECT id, sum(frequency)::float8 AS length FROM terms GROUP BY id),
+    mean AS (
+      SELECT greatest(avg(length), 1) AS length FROM lengths),
+    scored AS (
+      SELECT t.id, sum(w.idf * t.frequency * ${float(BM25_K1 + 1)}
+                 / (t.frequency + ${float(BM25_K1)} * (1 - ${float(BM25_B)} + ${float(BM25_B)} * l.length / mean.length))) AS score
+      FROM terms t JOIN weights w ON w.lexeme = t.lexeme JOIN lengths l ON l.id = t.id CROSS JOIN mean
+      GROUP BY t.id)
+    SELECT x.id, x.source_id, x.target_id, x.source, x.target, x.relation, x.description, x.keywords, x.weight,
+           x.valid_at, x.invalid_at, s.score
+    FROM scored s JOIN x ON x.id = s.id
+    ORDER BY s.score DESC, x.id
+    LIMIT ${k}`;
+}

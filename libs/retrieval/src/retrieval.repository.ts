@@ -15,7 +15,7 @@ import {
   SupportingChunk,
   supportingChunksSql,
 } from './retrieval.queries';
-import { chunkLexicalSearchSql, entitiesNamedSql } from './lexical.queries';
+import { chunkLexicalSearchSql, edgeLexicalSearchSql, entitiesNamedSql } from './lexical.queries';
 import { chunksByIdsSql, walkMentionsSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
 
@@ -46,6 +46,12 @@ export class RetrievalRepository {
   /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
   async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
     return this.rows(chunkLexicalSearchSql(scope, text, k), (r) => ({ ...chunkBase(r), score: 0, lexicalScore: num(r.score) }));
+  }
+
+  /** Live facts stated in `chunkIds`, best matching `text` by BM25 (score = BM25). */
+  async searchEdgesLexically(scope: Scope, text: string, chunkIds: number[], k: number): Promise<EdgeHit[]> {
+    if (chunkIds.length === 0) return [];
+    return this.rows(edgeLexicalSearchSql(scope, text, chunkIds, k), toEdgeHit);
   }
 
   /** Visible entities whose normalised name is one of `names`. */

@@ -89,16 +89,20 @@ export class RetrievalService {
     const lowLevel = usesLocal ? searchVector(request.lowLevelVector, 'lowLevelVector') : undefined;
     const highLevel = usesGlobal ? searchVector(request.highLevelVector, 'highLevelVector') : undefined;
     const question = usesNaive ? searchVector(request.questionVector, 'questionVector') : undefined;
-    const questionText = (usesNaive || usesLocal) && request.questionText?.trim() ? request.questionText.trim() : undefined;
+    const questionText = request.questionText?.trim() || undefined;
+    const globalText = usesGlobal ? [questionText, ...(request.highLevelKeywords ?? [])].filter(Boolean).join('\n') || undefined : undefined;
     const weights = { ...HASHING_EMBEDDER_WEIGHTS, ...definedOnly(request.weights ?? {}) };
 
-    // BM25 ranks chunks for naive and mix, and seeds the local path's walk.
+    // BM25 ranks chunks for naive and mix, seeds the local path's walk and gives the global
+    // path the passages whose facts it ranks.
     const lexicalSearch = questionText
       ? timed('lexical.chunks', () => this.repository.searchChunksLexically(scope, questionText, topK))
       : Promise.resolve([]);
     const [local, global, naive, lexicalFinds] = await Promise.all([
       usesLocal && (lowLevel || questionText) ? this.localPath(scope, { vector: lowLevel, questionText, lexicalSearch }, topK, timed) : nothing(),
-      highLevel ? this.globalPath(scope, highLevel, topK, timed) : nothing(),
+      usesGlobal && (highLevel || globalText)
+        ? this.globalPath(scope, { vector: highLevel, text: globalText, lexicalSearch, vectorWeight: weights.vector }, topK, timed)
+        : nothing(),
       question ? timed('naive.chunks', () => this.repository.searchChunks(scope, question, topK)) : [],
       lexicalSearch,
     ]);
@@ -188,9 +192,38 @@ export class RetrievalService {
     });
   }
 
-  /** Live edges near the high-level vector → their endpoints, and chunks supporting either. */
-  private async globalPath(scope: Scope, vector: number[], topK: number, timed: Timer): Promise<GraphFinds> {
-    const edges = await timed('global.edges', () => this.repository.searchEdges(scope, vector, topK));
+  /**
+   * Live facts that match the question and its high-level keywords word for word, among those
+   * stated in BM25's best passages, fused with the facts nearest to the high-level vector →
+   * their endpoints, and the chunks supporting either.
+   */
+  private async globalPath(
+    scope: Scope,
+    input: { vector?: number[]; text?: string; lexicalSearch: Promise<ChunkHit[]>; vectorWeight: number },
+    topK: number,
+    timed: Timer,
+  ): Promise<GraphFinds> {
+    const [byVector, passages] = await Promise.all([
+      input.vector ? timed('global.edges', () => this.repository.searchEdges(scope, input.vector!, topK)) : [],
+      input.lexicalSearch,
+    ]);
+    const byWords =
+      input.text && passages.length > 0
+        ? await timed('global.lexical', () =>
+            this.repository.searchEdgesLexically(scope, input.text!, passages.map((p) => p.chunkId), topK),
+          )
+        : [];
+    // A fact found by its words has no similarity; its endpoints count as a perfect match would.
+    const edges = fuseByRank(
+      [
+        { items: byWords.map((e) => ({ ...e, score: 1 })), weight: 1 },
+        { items: byVector, weight: input.vectorWeight },
+      ],
+      (e) => e.id,
+      (kept, duplicate) => ((duplicate.score ?? 0) > (kept.score ?? 0) ? { ...kept, score: duplicate.score } : kept),
+    )
+      .map((fused) => fused.item)
+      .slice(0, topK);
     if (edges.length === 0) return nothing();
     const endpointScore = new Map<number, number>();
     for (const edge of edges) {
@@ -207,10 +240,15 @@ export class RetrievalService {
       ),
     ]);
     const edgeScores = edges.map((e) => e.score ?? 0);
+    const lexicalScore = new Map(passages.map((p) => [p.chunkId, p.lexicalScore]));
     return {
       entities: endpoints.map((e) => toEntity({ ...e, score: endpointScore.get(e.id) ?? 0 })),
       relations: edges.map(toRelation),
-      chunks: chunks.map((c) => toChunk(c, bestOf(c, endpointIds.map((id) => endpointScore.get(id) ?? 0), edgeScores))),
+      chunks: chunks.map((c) => {
+        const chunk = toChunk(c, bestOf(c, endpointIds.map((id) => endpointScore.get(id) ?? 0), edgeScores));
+        const bm25 = lexicalScore.get(c.chunkId);
+        return bm25 === undefined ? chunk : { ...chunk, lexicalScore: bm25 };
+      }),
     };
   }
 }

@@ -29,8 +29,14 @@ export interface RetrievalRequest {
   lowLevelVector?: number[];
   /** global, hybrid, mix: the vector of the high-level keywords joined. */
   highLevelVector?: number[];
-  /** naive and mix: the question's text, searched lexically (BM25) beside its vector. */
+  /**
+   * The question's text: searched lexically (BM25) beside its vector (naive, mix), matched
+   * against entity names (local), and matched against the facts of the passages BM25 ranks
+   * first (global).
+   */
   questionText?: string;
+  /** global: the high-level keywords, matched against facts with the question. */
+  highLevelKeywords?: string[];
   budgets?: Partial<RetrievalBudgets>;
   /** Rows per search; default 20. */
   topK?: number;

@@ -108,7 +108,15 @@ export class QueryService {
       const embedded = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
       embedCostMicros = embedded.costMicros;
       const context = await timed('retrieve', () =>
-        this.retrieval.retrieve({ tenantId, graphId, mode, questionText: body.query, weights: this.channelWeights(), ...embedded.vectors }),
+        this.retrieval.retrieve({
+          tenantId,
+          graphId,
+          mode,
+          questionText: body.query,
+          highLevelKeywords: keywords.high_level,
+          weights: this.channelWeights(),
+          ...embedded.vectors,
+        }),
       );
       if (foundNothing(context) && !checkFirst && !(await hasContent())) {
         response = this.noAnswer(mode, 'empty_graph');
