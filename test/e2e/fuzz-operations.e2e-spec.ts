@@ -14,6 +14,8 @@ import { createTenant, createTenantWithPeople, createUser, listRoutes, RouteInfo
  */
 const SEED = Number(process.env.LOCI_FUZZ_SEED ?? 20_13_02);
 const RUNS_PER_OPERATION = Number(process.env.LOCI_FUZZ_RUNS ?? 30);
+/** A bound on the walk (about 30-50 s at 30 runs on two busy cores), not a timing assertion. */
+const WALK_TIMEOUT_MS = Math.max(240_000, RUNS_PER_OPERATION * 8_000);
 
 /** Past the 64 KiB limit of the question routes; within the 1 MiB of the others, past every maxLength. */
 const HUGE = 'x'.repeat(70 * 1024);
@@ -347,7 +349,7 @@ describe('fuzzing every operation of /openapi.json', () => {
       console.log([...counts].map(([k, n]) => `${k} ×${n}`).join('\n'));
     }
     expect(failures).toEqual([]);
-  });
+  }, WALK_TIMEOUT_MS);
 
   it('left no polluted prototype behind', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
