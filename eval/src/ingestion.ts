@@ -40,7 +40,18 @@ export async function ingestPassages(client: LociClient, passages: Passage[], op
   const started = Date.now();
   // A few uploads in flight: uploading is cheap next to ingesting, and order does not matter.
   const limit = pLimit(4);
-  await Promise.all(passages.map((p) => limit(() => client.uploadDocument(p.title, passageText(p)))));
+  let uploaded = 0;
+  let reported = started;
+  const upload = async (p: Passage) => {
+    await client.uploadDocument(p.title, passageText(p));
+    uploaded++;
+    // The worker ingests while uploads go on and the API answers them slowly meanwhile.
+    if (Date.now() - reported > 60_000) {
+      reported = Date.now();
+      options.log(`uploading: ${uploaded}/${passages.length} documents after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
+  };
+  await Promise.all(passages.map((p) => limit(() => upload(p))));
   options.log(`uploaded ${passages.length} documents in ${((Date.now() - started) / 1000).toFixed(1)} s; ingesting`);
   const deadline = started + (options.timeoutMs ?? 6 * 60 * 60_000);
   let lastLogged = 0;
