@@ -115,41 +115,42 @@ function passingFor(schema: JsonSchema, huge: boolean, depth: number): fc.Arbitr
   }
 }
 
+/** Edge values of the field's own type (and any JSON at all, now and then). */
 function hostileFor(schema: JsonSchema, huge: boolean, depth: number): fc.Arbitrary<unknown> {
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives) return fc.oneof(...alternatives.map((s) => valueFor(s, huge, depth + 1)), hostileJson);
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  const plausible: fc.Arbitrary<unknown>[] = [];
-  if (schema.enum) plausible.push(fc.constantFrom(...schema.enum));
+  const edges: fc.Arbitrary<unknown>[] = [];
+  if (schema.enum) edges.push(fc.constantFrom(...schema.enum));
   for (const type of types) {
     switch (type) {
       case 'string':
         if (schema.format === 'date-time' || schema.format === 'date') {
-          plausible.push(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
+          edges.push(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
         }
-        if (schema.format === 'email') plausible.push(fc.emailAddress(), hostileString(false).map((s) => `a${s}@example.test`));
+        if (schema.format === 'email') edges.push(fc.emailAddress(), hostileString(false).map((s) => `a${s}@example.test`));
         // Huge strings only where they are refused cheaply (a maxLength, or the 64 KiB limit):
         // a huge free text is real work (chunking, extraction), not a fuzz case.
-        plausible.push(hostileString(huge || schema.maxLength !== undefined));
+        edges.push(hostileString(huge || schema.maxLength !== undefined));
         break;
       case 'integer':
       case 'number':
-        plausible.push(fc.integer({ min: -5, max: 300 }), fc.double(), fc.constantFrom(0, -1, 1e308, 2 ** 53 + 1));
+        edges.push(fc.integer({ min: -5, max: 300 }), fc.double(), fc.constantFrom(0, -1, 1e308, 2 ** 53 + 1));
         break;
       case 'boolean':
-        plausible.push(fc.boolean());
+        edges.push(fc.boolean());
         break;
       case 'array':
-        plausible.push(fc.array(valueFor(schema.items, huge, depth + 1), { maxLength: 4 }));
+        edges.push(fc.array(valueFor(schema.items, huge, depth + 1), { maxLength: 4 }));
         break;
       case 'object':
-        plausible.push(objectFor(schema, huge, depth));
+        edges.push(objectFor(schema, huge, depth));
         break;
     }
   }
-  if (schema.nullable) plausible.push(fc.constant(null));
-  if (plausible.length === 0) return hostileJson;
-  return fc.oneof({ weight: 4, arbitrary: fc.oneof(...plausible) }, { weight: 1, arbitrary: hostileJson });
+  if (schema.nullable) edges.push(fc.constant(null));
+  if (edges.length === 0) return hostileJson;
+  return fc.oneof({ weight: 4, arbitrary: fc.oneof(...edges) }, { weight: 1, arbitrary: hostileJson });
 }
 
 function objectFor(schema: JsonSchema, huge: boolean, depth: number): fc.Arbitrary<Record<string, unknown>> {
