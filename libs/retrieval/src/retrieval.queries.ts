@@ -1,6 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 import { Db, vectorLiteral } from '@loci/db';
-import { bigintArray, chunkVisible, edgeVisible, entityVisible, PROCESSED, Scope } from './visibility.sql';
+import { bigintArray, chunkVisible, edgeVisible, entityVisible, PROCESSED, sameEmbedder, Scope } from './visibility.sql';
 import type { RetrievedRelation } from './retrieval.types';
 
 export type { Scope } from './visibility.sql';
@@ -72,7 +72,7 @@ export function entitySearchSql(scope: Scope, vector: number[], k: number): SQL 
   return sql`WITH nearest AS MATERIALIZED (
       SELECT e.id, e.name, e.type, e.description, e.embedding <=> ${vectorLiteral(vector)} AS distance
       FROM entities e
-      WHERE e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND e.embedding IS NOT NULL
+      WHERE e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND e.embedding IS NOT NULL${sameEmbedder(scope, 'e')}
         AND ${entityVisible(scope, 'e')}
       ORDER BY distance
       LIMIT ${k})
@@ -85,7 +85,7 @@ export function edgeSearchSql(scope: Scope, vector: number[], k: number): SQL {
              x.invalid_at, x.embedding <=> ${vectorLiteral(vector)} AS distance
       FROM edges x
       WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND x.expired_at IS NULL
-        AND x.embedding IS NOT NULL AND ${edgeVisible(scope, 'x')}
+        AND x.embedding IS NOT NULL${sameEmbedder(scope, 'x')} AND ${edgeVisible(scope, 'x')}
       ORDER BY distance
       LIMIT ${k})
     SELECT ${edgeColumns}, 1 - x.distance AS score
@@ -103,7 +103,7 @@ export function chunkSearchSql(scope: Scope, vector: number[], k: number): SQL {
   const nearestBy = (column: string) => sql`
       SELECT c.id, c.document_id, c.text, c.token_count, c.${sql.raw(column)} <=> ${literal} AS distance
       FROM chunks c
-      WHERE c.tenant_id = ${scope.tenantId} AND c.graph_id = ${scope.graphId} AND c.${sql.raw(column)} IS NOT NULL
+      WHERE c.tenant_id = ${scope.tenantId} AND c.graph_id = ${scope.graphId} AND c.${sql.raw(column)} IS NOT NULL${sameEmbedder(scope, 'c')}
         AND ${chunkVisible(scope, 'c')}
       ORDER BY distance
       LIMIT ${k}`;

@@ -69,7 +69,7 @@ export class RetrievalService {
   async retrieve(request: RetrievalRequest): Promise<RetrievedContext> {
     const started = performance.now();
     if (!RETRIEVAL_MODES.includes(request.mode)) throw new RangeError(`unknown retrieval mode: ${String(request.mode)}`);
-    const scope: Scope = { tenantId: request.tenantId, graphId: request.graphId };
+    const scope: Scope = { tenantId: request.tenantId, graphId: request.graphId, embeddingModel: request.embeddingModel };
     const topK = checkTopK(request.topK ?? DEFAULT_TOP_K);
     const budgets = checkBudgets({ ...DEFAULT_RETRIEVAL_BUDGETS, ...definedOnly(request.budgets ?? {}) });
     const { mode } = request;

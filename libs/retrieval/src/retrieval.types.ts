@@ -35,6 +35,8 @@ export interface RetrievalRequest {
    * first (global).
    */
   questionText?: string;
+  /** The embedder (`provider:model`) of the vectors: only rows it embedded are compared with them. */
+  embeddingModel?: string;
   /** global: the high-level keywords, matched against facts with the question. */
   highLevelKeywords?: string[];
   budgets?: Partial<RetrievalBudgets>;

@@ -4,7 +4,16 @@ import { SQL, sql } from 'drizzle-orm';
 export interface Scope {
   tenantId: string;
   graphId: number;
+  /**
+   * The embedder of the question's vectors: vector searches compare only with rows it wrote
+   * (`embedding_model`), since vectors of different embedders are not comparable. Unset: any.
+   */
+  embeddingModel?: string;
 }
+
+/** `AND <alias>.embedding_model = …` when the scope names the embedder, else nothing. */
+export const sameEmbedder = ({ embeddingModel }: Scope, alias: string): SQL =>
+  embeddingModel === undefined ? sql`` : sql` AND ${sql.raw(alias)}.embedding_model = ${embeddingModel}`;
 
 export const PROCESSED = sql.raw(`'processed'`);
 

@@ -201,8 +201,9 @@ export class QueryService {
     if (mode !== 'naive' && keywords.low_level.length > 0) wanted.push(['lowLevelVector', keywords.low_level.join(', ')]);
     if (mode !== 'naive' && keywords.high_level.length > 0) wanted.push(['highLevelVector', keywords.high_level.join(', ')]);
     if (wanted.length === 0) return { vectors: {}, costMicros: 0 };
-    const { vectors, costMicros } = await this.gateway.embed(ctx, wanted.map(([, text]) => text));
-    return { vectors: Object.fromEntries(wanted.map(([key], i) => [key, vectors[i]])), costMicros };
+    const { vectors, costMicros, choice } = await this.gateway.embed(ctx, wanted.map(([, text]) => text));
+    // Rows record the embedder that wrote them (the same spec): only those are compared.
+    return { vectors: { ...Object.fromEntries(wanted.map(([key], i) => [key, vectors[i]])), embeddingModel: choice.spec }, costMicros };
   }
 
   private async answer(ctx: CallContext, body: QueryBody, mode: RetrievalMode, context: RetrievedContext): Promise<QueryResponse> {
