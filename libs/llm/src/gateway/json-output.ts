@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { coerceToSchema } from './json-coercion';
 
 export type JsonParseResult<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /**
  * Reads a model's JSON reply. Models wrap JSON in code fences or a sentence of prose now and
- * then; both are tolerated (the gb contract says so). The value must then match `schema`.
+ * then; both are tolerated (the gb contract says so). The value must then match `schema`,
+ * after its near-misses are mended (`coerceToSchema`).
  */
 export function parseModelJson<S extends z.ZodType>(text: string, schema: S): JsonParseResult<z.output<S>> {
   const candidate = extractJsonText(text);
@@ -15,7 +17,7 @@ export function parseModelJson<S extends z.ZodType>(text: string, schema: S): Js
   } catch (error) {
     return { ok: false, problem: `the reply is not valid JSON (${(error as Error).message})` };
   }
-  const result = schema.safeParse(parsed);
+  const result = coerceToSchema(parsed, schema);
   if (!result.success) {
     return {
       ok: false,

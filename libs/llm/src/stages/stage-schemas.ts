@@ -34,7 +34,9 @@ export const extractionSchema = z.object({
         invalid_at: isoInstantOrNull,
       }),
     )
-    .max(300),
+    .max(300)
+    // A text that states no fact: models leave the list out as often as they send it empty.
+    .default([]),
 });
 
 export const keywordsSchema = z.object({

@@ -1,0 +1,79 @@
+import { CallContext, StageRunner } from '@loci/llm';
+import { createTenant, LlmDouble, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * What the model stages make of real providers' JSON replies: the real SDKs against the
+ * loopback double, the real store for the ledger.
+ */
+describe('model JSON replies', () => {
+  let double: LlmDouble;
+  let t: TestApp;
+  let runner: StageRunner;
+  let tenantId: string;
+
+  beforeAll(async () => {
+    double = await startLlmDouble();
+    t = await startTestApp({
+      ANTHROPIC_API_KEY: 'platform-anthropic-key',
+      ANTHROPIC_BASE_URL: double.anthropicBaseUrl,
+      OPENAI_API_KEY: 'platform-openai-key',
+      OPENAI_BASE_URL: double.openaiBaseUrl,
+      LOCI_LLM_MAX_RETRIES: '0',
+    });
+    runner = t.app.get(StageRunner);
+    tenantId = (await createTenant(t.app)).id;
+  });
+  afterAll(async () => {
+    await t.close();
+    await double.close();
+  });
+  beforeEach(() => double.reset());
+
+  const context = () => new CallContext(tenantId, `req-${randomUUID()}`, 'ingest');
+  const text = 'Alice Martin works at Acme Corporation.';
+  // The prompt lists "keywords" among the relation's fields without saying it is a list: models
+  // answer a single keyword as a string.
+  const nearMiss = {
+    entities: [
+      { name: 'Alice Martin', type: 'person', description: null },
+      { name: 'Acme Corporation', type: 'organization' },
+    ],
+    relations: [{ source: 'Alice Martin', target: 'Acme Corporation', relation: 'works_at', keywords: 'employment; job' }],
+  };
+  const expected = {
+    entities: [
+      { name: 'Alice Martin', type: 'person', description: '' },
+      { name: 'Acme Corporation', type: 'organization', description: '' },
+    ],
+    relations: [
+      {
+        source: 'Alice Martin',
+        target: 'Acme Corporation',
+        relation: 'works_at',
+        description: '',
+        keywords: ['employment', 'job'],
+        valid_at: null,
+        invalid_at: null,
+      },
+    ],
+  };
+
+  it('extracts from an Anthropic reply whose keywords are a string, in one call', async () => {
+    double.anthropic.reply({ text: JSON.stringify(nearMiss) });
+    await expect(runner.extract(context(), text)).resolves.toEqual(expected);
+    expect(double.anthropic.requests).toHaveLength(1);
+  });
+
+  it('extracts from an OpenAI reply whose keywords are a string, in one call', async () => {
+    double.openai.chat.reply({ text: JSON.stringify(nearMiss) });
+    await expect(runner.extract(context(), text, { model: 'openai:gpt-4.1-mini' })).resolves.toEqual(expected);
+    expect(double.openai.chat.requests).toHaveLength(1);
+  });
+
+  it('still fails after the repair on a reply that is not the shape at all', async () => {
+    double.anthropic.reply({ text: JSON.stringify({ entities: 'Alice Martin', relations: { works_at: 'Acme' } }) });
+    await expect(runner.extract(context(), text)).rejects.toMatchObject({ failure: 'bad_output' });
+    expect(double.anthropic.requests).toHaveLength(2);
+  });
+});
