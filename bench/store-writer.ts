@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { indexStoredChunksSql } from '../libs/db/src/lexical';
 import { countTokens } from '../libs/llm/src/metering/token-counter';
 import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
 import { LOCAL_EMBEDDING_MODEL, LOCAL_PROVIDER } from '../libs/llm/src/local/models';
@@ -21,6 +23,8 @@ export const BENCH_EMBEDDING_MODEL = `${LOCAL_PROVIDER}:${LOCAL_EMBEDDING_MODEL}
 const embedder = new LocalHashingEmbedder();
 const vector = (text: string) => JSON.stringify(embedder.embedText(text));
 const contentHash = (text: string) => createHash('sha256').update(text.trim()).digest('hex');
+
+const dialect = new PgDialect();
 
 /** Rows per INSERT: below the 65 535-parameter limit, and small enough that vector text stays a few MB. */
 const MAX_ROWS = 200;
@@ -81,6 +85,9 @@ export async function writeBatch(client: PoolClient, scope: WriteScope, batch: G
     );
     chunks.forEach(({ chunk }, i) => (chunk.dbId = chunkIds[i]));
     counts.chunks = chunks.length;
+    // The lexical index (BM25's postings), as ingestion writes it with each chunk.
+    const lexical = dialect.sqlToQuery(indexStoredChunksSql(tenantId, chunkIds));
+    await client.query(lexical.sql, lexical.params);
 
     const facts = chunks.flatMap(({ document, chunk }) => chunk.facts.map((fact) => ({ document, fact })));
     const edgeIds = await insertRows(

@@ -22,3 +22,28 @@ export function lexemesOf(text: string | SQL): SQL {
   return sql`(SELECT t.lexeme, coalesce(array_length(t.positions, 1), 1) AS frequency
     FROM unnest(to_tsvector(${TEXT_SEARCH_CONFIG}, ${text})) AS t)`;
 }
+
+/**
+ * Indexes stored chunks lexically in one statement (their chunk_terms postings and term_count),
+ * from their text and their document's name as chunkLexicalText puts them together: for loaders
+ * that write chunks in bulk (the benchmark seeder) rather than through insertChunk.
+ */
+export function indexStoredChunksSql(tenantId: string, chunkIds: number[]): SQL {
+  const ids = `{${chunkIds.map((id) => Math.trunc(id)).join(',')}}`;
+  return sql`WITH lexical AS (
+      SELECT c.tenant_id, c.graph_id, c.id AS chunk_id,
+             CASE WHEN d.kind = 'document' THEN d.name || E'\\n' ELSE '' END || c.text AS text
+      FROM chunks c JOIN documents d ON d.tenant_id = c.tenant_id AND d.id = c.document_id
+      WHERE c.tenant_id = ${tenantId} AND c.id = ANY(${ids}::bigint[])),
+    terms AS (
+      SELECT l.tenant_id, l.graph_id, l.chunk_id, t.lexeme, t.frequency
+      FROM lexical l CROSS JOIN LATERAL ${lexemesOf(sql`l.text`)} AS t),
+    lengths AS (
+      SELECT chunk_id, sum(frequency)::integer AS term_count FROM terms GROUP BY chunk_id),
+    counted AS (
+      UPDATE chunks c SET term_count = lengths.term_count FROM lengths
+      WHERE c.tenant_id = ${tenantId} AND c.id = lengths.chunk_id)
+    INSERT INTO chunk_terms (tenant_id, graph_id, lexeme, chunk_id, frequency, chunk_length)
+    SELECT terms.tenant_id, terms.graph_id, terms.lexeme, terms.chunk_id, terms.frequency, lengths.term_count
+    FROM terms JOIN lengths ON lengths.chunk_id = terms.chunk_id`;
+}
