@@ -40,6 +40,16 @@ describe('POST /v1/query (embedded default)', () => {
     }
   });
 
+  it('reaches a "works at" fact in global mode from the high-level keyword "employment"', async () => {
+    const response = await ask(
+      { query: 'What about employment?', mode: 'global', context_only: true, hl_keywords: ['employment'], ll_keywords: [] },
+      a.apiKey.key,
+    ).expect(200);
+    const relations = response.body.context.relations as Array<{ source: string; target: string; keywords: string | null }>;
+    expect(relations.map((r) => `${r.source} -> ${r.target}`)).toContain('Alice Johnson -> Acme Corporation');
+    expect(response.body.context.chunks[0].document_name).toBe('staff.txt');
+  });
+
   it('falls back to naive search for an API key without keyword lists', async () => {
     const response = await ask({ query: 'Where does Bob Smith live?', mode: 'local', context_only: true }, a.apiKey.key).expect(200);
     expect(response.body.metadata.mode).toBe('naive');

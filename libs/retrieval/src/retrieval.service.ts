@@ -4,6 +4,7 @@ import { applyBudgets } from './context-budget';
 import { fuseByRank } from './fusion';
 import { keepBestScore, roundRobin } from './merge';
 import { personalizedPageRank } from './graph-walk';
+import { relationWordsFor } from './fact-topics';
 import { candidateNames } from './question-names';
 import { ChunkHit, EdgeHit, EntityHit, Scope, SupportingChunk } from './retrieval.queries';
 import { RetrievalRepository } from './retrieval.repository';
@@ -90,7 +91,12 @@ export class RetrievalService {
     const highLevel = usesGlobal ? searchVector(request.highLevelVector, 'highLevelVector') : undefined;
     const question = usesNaive ? searchVector(request.questionVector, 'questionVector') : undefined;
     const questionText = request.questionText?.trim() || undefined;
-    const globalText = usesGlobal ? [questionText, ...(request.highLevelKeywords ?? [])].filter(Boolean).join('\n') || undefined : undefined;
+    const highLevelWords = request.highLevelKeywords ?? [];
+    // The global path matches facts with the question, its high-level keywords and the relation
+    // words of the topics they name ("employment" → "works at"; fact-topics.ts).
+    const globalText = usesGlobal
+      ? [questionText, ...highLevelWords, relationWordsFor([...highLevelWords, questionText ?? ''])].filter(Boolean).join('\n') || undefined
+      : undefined;
     const weights = { ...HASHING_EMBEDDER_WEIGHTS, ...definedOnly(request.weights ?? {}) };
 
     // BM25 ranks chunks for naive and mix, seeds the local path's walk and gives the global
@@ -101,7 +107,21 @@ export class RetrievalService {
     const [local, global, naive, lexicalFinds] = await Promise.all([
       usesLocal && (lowLevel || questionText) ? this.localPath(scope, { vector: lowLevel, questionText, lexicalSearch }, topK, timed) : nothing(),
       usesGlobal && (highLevel || globalText)
-        ? this.globalPath(scope, { vector: highLevel, text: globalText, lexicalSearch, vectorWeight: weights.vector }, topK, timed)
+        ? this.globalPath(
+            scope,
+            {
+              vector: highLevel,
+              text: globalText,
+              // Its passages are BM25's for its own words when they add to the question's.
+              lexicalSearch:
+                globalText && globalText !== questionText
+                  ? timed('global.passages', () => this.repository.searchChunksLexically(scope, globalText, topK))
+                  : lexicalSearch,
+              vectorWeight: weights.vector,
+            },
+            topK,
+            timed,
+          )
         : nothing(),
       question ? timed('naive.chunks', () => this.repository.searchChunks(scope, question, topK)) : [],
       lexicalSearch,
