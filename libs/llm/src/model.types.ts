@@ -35,9 +35,24 @@ export interface ChatRequest {
   reasoning: ReasoningLevel;
   /** Ask for a JSON reply (providers use their JSON mode where they have one). */
   json: boolean;
+  /**
+   * The shape the JSON reply must have. Providers that can hold a model to a schema are given
+   * it (Anthropic: a forced tool; OpenAI: `json_schema` response format); the reply's text is
+   * then that JSON.
+   */
+  outputSchema?: OutputSchema;
   timeoutMs: number;
   /** Provider API key to use instead of the platform's (a tenant billed `own_key`). */
   apiKey?: string;
+}
+
+/** A stage's reply shape as JSON Schema, with the name providers file it under. */
+export interface OutputSchema {
+  /** `[a-zA-Z0-9_-]{1,64}`: a tool name for Anthropic, a schema name for OpenAI. */
+  name: string;
+  description: string;
+  /** A JSON Schema of type object. */
+  schema: Record<string, unknown>;
 }
 
 /** Why generation stopped: `max_tokens` means the output was cut and must not be used. */

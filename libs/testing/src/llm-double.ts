@@ -9,6 +9,7 @@ import {
   openAiEmbeddings,
   OpenAiEmbeddingsReply,
   openAiErrorBody,
+  OPENAI_JSON_SCHEMA_REFUSAL,
 } from './llm-double.wire';
 
 export { embeddingFor, estimateTokens, float32Base64 } from './llm-double.wire';
@@ -155,6 +156,9 @@ export async function startLlmDouble(options: LlmDoubleOptions = {}): Promise<Ll
       ...(step.retryAfterMs === undefined ? {} : { 'retry-after-ms': String(step.retryAfterMs) }),
     };
     const isAnthropic = endpoint === 'anthropic.messages';
+    if ((step as OpenAiChatReply).refuseJsonSchema && request.body?.response_format?.type === 'json_schema') {
+      return send(res, 400, OPENAI_JSON_SCHEMA_REFUSAL);
+    }
     if (step.status && step.status >= 400) {
       const errorBody = isAnthropic ? anthropicErrorBody(step.status) : openAiErrorBody(step.status);
       return send(res, step.status, step.body ?? errorBody, retryHeaders);

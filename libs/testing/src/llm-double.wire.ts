@@ -16,6 +16,11 @@ export interface AnthropicReply {
   thinking?: string;
   /** Raw content blocks (e.g. `tool_use`), sent instead of the text and thinking blocks. */
   content?: unknown[];
+  /**
+   * The input of the `tool_use` block sent when the request forces a tool (`tool_choice` of type
+   * `tool`), as the API always answers then; by default `text` parsed as JSON.
+   */
+  toolInput?: unknown;
   stopReason?: string;
   model?: string;
   usage?: Record<string, unknown>;
@@ -27,6 +32,11 @@ export interface OpenAiChatReply {
   text?: string | null;
   toolCalls?: Array<{ name: string; arguments: string }>;
   refusal?: string;
+  /**
+   * Answer a request for a `json_schema` response format with the 400 of an endpoint that does
+   * not support it (DeepSeek's words); other requests get the reply.
+   */
+  refuseJsonSchema?: boolean;
   finishReason?: string;
   /** Sent as `usage.completion_tokens_details.reasoning_tokens` (and counted in completion_tokens). */
   reasoningTokens?: number;
@@ -61,7 +71,33 @@ function cutToMaxTokens(text: string, maxTokens: unknown): { text: string; cut: 
   return { text: text.slice(0, Math.max(0, maxTokens) * 4), cut: true };
 }
 
+/** The tool a request forces the model to call (`tool_choice: {type: "tool", name}`), if any. */
+function forcedTool(body: any): string | undefined {
+  return body.tool_choice?.type === 'tool' && typeof body.tool_choice.name === 'string' ? body.tool_choice.name : undefined;
+}
+
+/**
+ * A scripted text as a forced tool's input: the JSON object it holds (tests script replies in
+ * prose or code fences for the text path; through a tool the model would send just the object),
+ * else the text in an object, since a tool's input always is one.
+ */
+function parsedOrText(text: string): unknown {
+  const fenced = text.match(/```(?:json)?\s*([\s\S]*?)```/i)?.[1];
+  const braced = text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1);
+  for (const candidate of [text, fenced, braced]) {
+    try {
+      const value = candidate ? JSON.parse(candidate) : undefined;
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value;
+    } catch {
+      // not this one
+    }
+  }
+  return { text };
+}
+
 export function anthropicMessage(body: any, reply: AnthropicReply, truncated: boolean) {
+  const tool = forcedTool(body);
+  if (tool !== undefined && reply.content === undefined && !truncated) return anthropicToolUse(body, reply, tool);
   const requested = reply.text ?? `echo: ${lastUserText(body.messages)}`;
   const { text, cut } = truncated ? { text: requested.slice(0, requested.length / 2), cut: true } : cutToMaxTokens(requested, body.max_tokens);
   const thinking = reply.thinking ?? (body.thinking?.type === 'enabled' ? `thinking about: ${lastUserText(body.messages)}` : undefined);
@@ -90,8 +126,35 @@ export function anthropicMessage(body: any, reply: AnthropicReply, truncated: bo
   };
 }
 
+/** A forced tool's answer: one `tool_use` block, stop reason `tool_use`. */
+function anthropicToolUse(body: any, reply: AnthropicReply, tool: string) {
+  const input = reply.toolInput ?? parsedOrText(reply.text ?? JSON.stringify({ echo: lastUserText(body.messages) }));
+  const promptText = systemText(body.system) + JSON.stringify(body.tools ?? []) + (body.messages ?? []).map((m: any) => JSON.stringify(m.content)).join('');
+  return {
+    id: `msg_double_${Date.now()}`,
+    type: 'message',
+    role: 'assistant',
+    model: reply.model ?? body.model,
+    content: [{ type: 'tool_use', id: `toolu_double_${Date.now()}`, name: tool, input }],
+    stop_reason: reply.stopReason ?? 'tool_use',
+    stop_sequence: null,
+    usage: {
+      input_tokens: estimateTokens(promptText),
+      output_tokens: estimateTokens(JSON.stringify(input)),
+      cache_creation_input_tokens: null,
+      cache_read_input_tokens: null,
+      ...reply.usage,
+    },
+  };
+}
+
+/** DeepSeek's answer to a `json_schema` response format, which it does not support. */
+export const OPENAI_JSON_SCHEMA_REFUSAL = {
+  error: { message: 'This response_format type is unavailable now', type: 'invalid_request_error', param: null, code: 'invalid_request_error' },
+};
+
 export function openAiChatCompletion(body: any, reply: OpenAiChatReply, truncated: boolean) {
-  const asJson = body.response_format?.type === 'json_object';
+  const asJson = body.response_format?.type === 'json_object' || body.response_format?.type === 'json_schema';
   const echoed = lastUserText(body.messages);
   const requested = reply.text === undefined ? (asJson ? JSON.stringify({ echo: echoed }) : `echo: ${echoed}`) : reply.text;
   const limit = body.max_completion_tokens ?? body.max_tokens;

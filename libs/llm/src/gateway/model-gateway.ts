@@ -6,11 +6,12 @@ import { z } from 'zod';
 import { costMicros, PriceTable } from '../metering/prices';
 import { estimateChatInputTokens, estimateEmbeddingTokens } from '../metering/token-counter';
 import { ModelCallError } from '../model-call.error';
-import type { ChatCompletion, ChatMessage, ReasoningLevel, Stage, TokenUsage } from '../model.types';
+import type { ChatCompletion, ChatMessage, OutputSchema, ReasoningLevel, Stage, TokenUsage } from '../model.types';
 import { THINKING_BUDGET_TOKENS } from '../providers/anthropic.chat-model';
 import type { CallContext } from './call-context';
 import { parseModelJson } from './json-output';
 import { ModelChoice, ModelRouter } from './model-router';
+import { outputSchemaFor } from './output-schema';
 import { ProviderRegistry } from './provider-registry';
 import type { SpendGuard } from './spend-guard';
 
@@ -52,8 +53,11 @@ export class ModelGateway {
     this.inFlight = pLimit(settings.concurrency);
   }
 
-  /** A chat call whose text is used as is. Truncated or empty output is a typed error. */
-  async chat(ctx: CallContext, stage: Stage, call: ChatCall, json = false): Promise<MeteredCompletion> {
+  /**
+   * A chat call whose text is used as is. Truncated or empty output is a typed error. `json`
+   * asks for a JSON reply, of `outputSchema`'s shape when given.
+   */
+  async chat(ctx: CallContext, stage: Stage, call: ChatCall, json = false, outputSchema?: OutputSchema): Promise<MeteredCompletion> {
     const choice = this.router.choose(stage, call.model);
     if (choice.provider === 'local') {
       throw new Error(`stage ${stage} is served by the local provider; use the stage runner`);
@@ -61,7 +65,7 @@ export class ModelGateway {
     const reasoning = call.reasoning ?? 'none';
     const thinkingBudget = reasoning === 'none' ? 0 : THINKING_BUDGET_TOKENS[reasoning];
     const estimate = this.cost(choice, {
-      inputTokens: estimateChatInputTokens(choice.provider, call.system, call.messages),
+      inputTokens: estimateChatInputTokens(choice.provider, call.system, call.messages) + outputSchemaTokens(choice.provider, outputSchema),
       outputTokens: call.maxOutputTokens + thinkingBudget,
       thinkingTokens: 0,
     });
@@ -73,6 +77,7 @@ export class ModelGateway {
         maxOutputTokens: call.maxOutputTokens,
         reasoning,
         json,
+        outputSchema,
         timeoutMs: stage === 'extract' ? this.settings.timeoutsMs.extract : this.settings.timeoutsMs.chat,
         apiKey,
       });
@@ -83,8 +88,9 @@ export class ModelGateway {
   }
 
   /**
-   * A chat call whose reply must be JSON matching `schema`. A reply that is not is sent back
-   * once with what was wrong; a second failure is a `bad_output` error.
+   * A chat call whose reply must be JSON matching `schema`. The provider is asked for
+   * structured output of that schema; near-misses are mended (`parseModelJson`); a reply still
+   * unusable is sent back once with what was wrong; a second failure is a `bad_output` error.
    */
   async chatJson<S extends z.ZodType>(
     ctx: CallContext,
@@ -92,7 +98,8 @@ export class ModelGateway {
     call: ChatCall,
     schema: S,
   ): Promise<{ value: z.output<S>; completions: MeteredCompletion[] }> {
-    const first = await this.chat(ctx, stage, call, true);
+    const shape = outputSchemaFor(stage, schema);
+    const first = await this.chat(ctx, stage, call, true, shape);
     const parsed = parseModelJson(first.text, schema);
     if (parsed.ok) return { value: parsed.value, completions: [first] };
     const repair: ChatCall = {
@@ -106,7 +113,7 @@ export class ModelGateway {
         },
       ],
     };
-    const second = await this.chat(ctx, stage, repair, true);
+    const second = await this.chat(ctx, stage, repair, true, shape);
     const reparsed = parseModelJson(second.text, schema);
     if (reparsed.ok) return { value: reparsed.value, completions: [first, second] };
     throw new ModelCallError(
@@ -276,6 +283,19 @@ export class ModelGateway {
     if (!price) throw new Error(`no price for ${choice.spec}`); // the router only returns priced models
     return costMicros(price, usage);
   }
+}
+
+/**
+ * A reply schema is input too (a tool definition, a response format), and Anthropic adds its
+ * tool-use system prompt (up to 346 tokens on current models) when tools are given: both are in
+ * the worst case reserved against the caps.
+ */
+const ANTHROPIC_TOOL_USE_SYSTEM_TOKENS = 346;
+
+function outputSchemaTokens(provider: string, schema: OutputSchema | undefined): number {
+  if (!schema) return 0;
+  const definition = estimateChatInputTokens(provider, JSON.stringify(schema), []);
+  return definition + (provider === 'anthropic' ? ANTHROPIC_TOOL_USE_SYSTEM_TOKENS : 0);
 }
 
 /** Zero-pads a vector to the store's width; cosine similarity is unchanged by padding. */

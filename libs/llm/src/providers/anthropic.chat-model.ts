@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ModelCallError } from '../model-call.error';
-import type { ChatCompletion, ChatModel, ChatRequest, ReasoningLevel, StopReason, TokenUsage } from '../model.types';
+import type { ChatCompletion, ChatModel, ChatRequest, OutputSchema, ReasoningLevel, StopReason, TokenUsage } from '../model.types';
 import { ClientCache } from './client-cache';
 import { SdkErrorClasses, toModelCallError } from './sdk-errors';
 
@@ -54,8 +54,8 @@ export class AnthropicChatModel implements ChatModel {
           max_tokens: request.maxOutputTokens + budget,
           ...(request.system ? { system: request.system } : {}),
           messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-          // No JSON mode here: the prompt asks for JSON and the caller parses (and repairs) it.
           ...(budget > 0 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
+          ...(request.outputSchema ? structuredOutput(request.outputSchema, budget > 0) : {}),
         },
         // Passing `timeout` also spares the SDK's guess from max_tokens, which refuses large
         // non-streaming calls ("Streaming is required") before sending them.
@@ -64,10 +64,10 @@ export class AnthropicChatModel implements ChatModel {
     } catch (error) {
       throw toModelCallError(error, ANTHROPIC_ERRORS, context);
     }
-    return this.toCompletion(message, request.stage);
+    return this.toCompletion(message, request.stage, request.outputSchema?.name);
   }
 
-  private toCompletion(message: Anthropic.Message, stage: string): ChatCompletion {
+  private toCompletion(message: Anthropic.Message, stage: string, tool: string | undefined): ChatCompletion {
     const usage = message?.usage ? toUsage(message.usage) : undefined;
     // A cut or empty reply was still billed: the error carries its usage for the ledger.
     const fail = (failure: 'bad_output' | 'truncated', why: string) =>
@@ -76,12 +76,29 @@ export class AnthropicChatModel implements ChatModel {
 
     const stopReason = toStopReason(message.stop_reason);
     if (stopReason === 'max_tokens') throw fail('truncated', `generation stopped at ${message.stop_reason}; a cut answer is not used`);
-    // Thinking blocks are the model's scratch work, not the answer.
-    const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+    // The forced tool's input is the structured reply; without it, the text blocks are (thinking
+    // blocks are the model's scratch work, not the answer).
+    const toolUse = message.content.find((block) => block.type === 'tool_use' && block.name === tool);
+    const text =
+      toolUse?.type === 'tool_use'
+        ? JSON.stringify(toolUse.input)
+        : message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
     if (text.trim() === '') throw fail('bad_output', `empty reply (stop reason ${message.stop_reason})`);
 
     return { text, stopReason, model: message.model ?? this.model, usage };
   }
+}
+
+/**
+ * Anthropic's structured output: the stage's schema as the one tool, whose input is the reply.
+ * Forced (`tool_choice: tool`) unless thinking is on, which the API allows only with `auto`;
+ * then the model may still answer in text, which is parsed as before.
+ */
+function structuredOutput(schema: OutputSchema, thinking: boolean): Pick<Anthropic.MessageCreateParamsNonStreaming, 'tools' | 'tool_choice'> {
+  return {
+    tools: [{ name: schema.name, description: schema.description, input_schema: schema.schema as Anthropic.Tool.InputSchema }],
+    tool_choice: thinking ? { type: 'auto' } : { type: 'tool', name: schema.name },
+  };
 }
 
 function toUsage(usage: Anthropic.Usage): TokenUsage {
@@ -99,6 +116,7 @@ function toStopReason(reason: Anthropic.StopReason | null): StopReason {
   switch (reason) {
     case 'end_turn':
     case 'stop_sequence':
+    case 'tool_use':
       return 'end';
     // Both cut the answer: one at max_tokens, the other at the context window.
     case 'max_tokens':

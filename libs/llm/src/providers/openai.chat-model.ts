@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { ModelCallError } from '../model-call.error';
-import type { ChatCompletion, ChatModel, ChatRequest, StopReason, TokenUsage } from '../model.types';
+import type { ChatCompletion, ChatModel, ChatRequest, OutputSchema, StopReason, TokenUsage } from '../model.types';
 import { THINKING_BUDGET_TOKENS } from './anthropic.chat-model';
 import { ClientCache } from './client-cache';
 import { SdkErrorClasses, toModelCallError } from './sdk-errors';
@@ -41,6 +41,11 @@ export const OPENAI_ERRORS: SdkErrorClasses = {
 export class OpenAiChatModel implements ChatModel {
   readonly provider = 'openai' as const;
   readonly model: string;
+  /**
+   * Set once the endpoint has refused a `json_schema` response format (DeepSeek, older vLLM and
+   * Ollama): from then on this model is asked for `json_object`, without the wasted call.
+   */
+  private jsonSchemaRefused = false;
 
   constructor(private readonly options: OpenAiChatModelOptions) {
     this.model = options.model;
@@ -59,9 +64,8 @@ export class OpenAiChatModel implements ChatModel {
     const cap = request.maxOutputTokens + headroom;
     const capParam = this.options.maxTokensParam ?? (supportsEffort ? 'max_completion_tokens' : 'max_tokens');
 
-    let completion: OpenAI.ChatCompletion;
-    try {
-      completion = await openAiClient(this.options.baseURL, apiKey).chat.completions.create(
+    const create = (responseFormat: ResponseFormat | undefined) =>
+      openAiClient(this.options.baseURL, apiKey).chat.completions.create(
         {
           model: this.model,
           messages: [
@@ -69,11 +73,20 @@ export class OpenAiChatModel implements ChatModel {
             ...request.messages.map((m) => ({ role: m.role, content: m.content })),
           ],
           ...(capParam === 'max_tokens' ? { max_tokens: cap } : { max_completion_tokens: cap }),
-          ...(request.json ? { response_format: { type: 'json_object' as const } } : {}),
+          ...(responseFormat ? { response_format: responseFormat } : {}),
           ...(effort ? { reasoning_effort: effort } : {}),
         },
         { timeout: request.timeoutMs, maxRetries: this.options.maxRetries ?? 2 },
       );
+
+    const schema = request.json && !this.jsonSchemaRefused ? request.outputSchema : undefined;
+    let completion: OpenAI.ChatCompletion;
+    try {
+      completion = await create(schema ? jsonSchemaFormat(schema) : request.json ? JSON_OBJECT : undefined).catch((error: unknown) => {
+        if (!schema || !refusesResponseFormat(error)) throw error;
+        this.jsonSchemaRefused = true;
+        return create(JSON_OBJECT);
+      });
     } catch (error) {
       throw toModelCallError(error, OPENAI_ERRORS, context);
     }
@@ -103,6 +116,25 @@ export class OpenAiChatModel implements ChatModel {
 
     return { text, stopReason, model: completion.model ?? this.model, usage };
   }
+}
+
+type ResponseFormat = NonNullable<OpenAI.ChatCompletionCreateParams['response_format']>;
+
+const JSON_OBJECT: ResponseFormat = { type: 'json_object' };
+
+/**
+ * Not `strict`: strict mode wants every property required and no `default`, while the stages'
+ * schemas have optional fields; the schema still steers the model, and near-misses are mended.
+ */
+function jsonSchemaFormat(schema: OutputSchema): ResponseFormat {
+  return { type: 'json_schema', json_schema: { name: schema.name, description: schema.description, schema: schema.schema, strict: false } };
+}
+
+/** A 400 about the response format: the endpoint does not know `json_schema`. */
+function refusesResponseFormat(error: unknown): boolean {
+  if (!(error instanceof OpenAI.APIError) || error.status !== 400) return false;
+  const param = (error.error as { param?: unknown } | undefined)?.param;
+  return param === 'response_format' || /response_format|json_schema/i.test(error.message);
 }
 
 function toStopReason(reason: string | null | undefined, refusal: string | null | undefined): StopReason {
