@@ -119,9 +119,12 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
       }
     }
     // "Left Acme": the live employment fact with Acme ended then; it is history, not superseded.
+    // So does a fact stated as over in the same slot ("a former employee of Acme" ends "works at
+    // Acme"), when it ended.
+    const endsSameTarget = invalidAt ? [...ends, ...replaces] : ends;
     for (const edge of current) {
-      if (!ends.includes(edge.relation) || edge.targetId !== targetId || edge.invalidAt) continue;
-      edge.invalidAt = validAt;
+      if (!endsSameTarget.includes(edge.relation) || edge === stated || edge.targetId !== targetId || edge.invalidAt) continue;
+      edge.invalidAt = ends.includes(edge.relation) ? validAt : invalidAt;
       touch(edge);
       plan.changes.push({ kind: 'ended', node: edge });
     }

@@ -7,7 +7,7 @@
  * facts in the present (`works_at`) and events in the past (`joined`, `moved_to`).
  */
 const SLOTS: Record<string, readonly string[]> = {
-  employment: ['works_at', 'joined', 'employed_by', 'hired_by'],
+  employment: ['works_at', 'joined', 'employed_by', 'hired_by', 'switched_to', 'employee_of'],
   residence: ['lives_in', 'moved_to', 'relocated_to', 'resides_in'],
   marriage: ['married_to', 'married'],
   headquarters: ['headquartered_in', 'based_in'],
@@ -20,6 +20,7 @@ const ENDINGS: Record<string, string> = {
   resigned_from: 'employment',
   retired_from: 'employment',
   fired_from: 'employment',
+  switched_from: 'employment',
   moved_out_of: 'residence',
   moved_from: 'residence',
   divorced: 'marriage',

@@ -1,4 +1,4 @@
-import { BE_FORMS, RELATION_PREPOSITIONS, RELATIVE_PRONOUNS } from './lexicon';
+import { BE_FORMS, EVENT_VERBS, RELATION_PREPOSITIONS, RELATIVE_PRONOUNS, STATE_VERBS } from './lexicon';
 import type { Mention } from './mentions';
 import { verbLemma, type Token } from './nlp';
 
@@ -77,20 +77,37 @@ function describeGroup(toks: Token[], start: number, end: number): VerbGroup | n
   const before = toks.slice(Math.max(0, start - 3), start).map((t) => t.normal).join(' ');
   const after = toks.slice(end).map((t) => t.normal).join(' ');
   const usedTo = normals.some((w, i) => w === 'used' && normals[i + 1] === 'to');
+  // "stopped working at Acme": the fact is the gerund's, and it ended.
+  const stoppedDoing = main.tags.has('Gerund') && span.some((t, i) => i < mainIndex && STOPPING_VERBS.has(t.normal));
   const ended =
-    usedTo || /\bno longer\b|\bformerly\b|\bpreviously\b/.test(before) || /\b(?:anymore|any longer)\b/.test(after);
+    usedTo ||
+    stoppedDoing ||
+    /\bno longer\b|\bformerly\b|\bpreviously\b/.test(before) ||
+    /\b(?:anymore|any longer)\b/.test(after) ||
+    // "is no longer the CEO": after a copula the phrase follows the verb.
+    /^(?:no longer|not any longer)\b/.test(after);
   const negative = span.some(isNegative) || /\bnever\b/.test(before);
   return {
     start,
     end,
     main,
-    lemma: copula ? 'be' : verbLemma(main),
+    lemma: copula ? 'be' : stoppedDoing ? gerundLemma(main.normal) : verbLemma(main),
     particle: particles.length ? particles.join(' ') : null,
     copula,
     passive,
     negative,
     ended,
   };
+}
+
+const STOPPING_VERBS = new Set(['stopped', 'stop', 'stops', 'quit', 'quits', 'ceased', 'cease', 'ceases']);
+
+/** "working" → "work", "living" → "live" (the lexicon's verbs decide between the two). */
+function gerundLemma(gerund: string): string {
+  const stem = gerund.replace(/ing$/, '');
+  if (STATE_VERBS.has(stem) || EVENT_VERBS.has(stem)) return stem;
+  if (STATE_VERBS.has(`${stem}e`) || EVENT_VERBS.has(`${stem}e`)) return `${stem}e`;
+  return stem;
 }
 
 /** ", who lives in Paris," — local `[from, to)` of relative clauses set off by commas. */

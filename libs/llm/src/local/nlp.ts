@@ -90,9 +90,28 @@ export function parseText(text: string, sentenceOffset = 0): ParsedText {
       tokens[index] = token;
       sentenceTokens.push(token);
     }
+    retagCoordinatedPastVerbs(sentenceTokens);
     sentences.push({ index: sentenceOffset + s, text: sentenceJson.text.trim(), tokens: sentenceTokens });
   });
   return { doc, sentences, tokens };
+}
+
+const COORDINATORS = new Set(['and', 'then', 'but', 'later']);
+
+/**
+ * compromise reads the second verb of "left Acme and joined Globex" as an adjective ("joined
+ * Globex" like "joined hands"), which lost every second event of a sentence. A past-looking
+ * word after a coordinator and before a name is the verb of a new clause.
+ */
+function retagCoordinatedPastVerbs(tokens: Token[]): void {
+  for (let k = 1; k + 1 < tokens.length; k++) {
+    const tags = tokens[k].tags as Set<string>;
+    if (tags.has('Verb') || !tags.has('Adjective') || !/ed$/.test(tokens[k].normal)) continue;
+    if (!COORDINATORS.has(tokens[k - 1].normal) || !tokens[k + 1].tags.has('ProperNoun')) continue;
+    tags.delete('Adjective');
+    tags.add('Verb');
+    tags.add('PastTense');
+  }
 }
 
 /** Term index ranges `[start, end)` of each match of a view. */

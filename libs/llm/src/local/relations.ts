@@ -18,6 +18,7 @@ import {
 import type { Mention } from './mentions';
 import { findSubjects, findVerbGroups, isAdverb, isNegative, isVerbish, type VerbGroup } from './clauses';
 import { verbForms, type ParsedSentence, type Token } from './nlp';
+import { roleFacts } from './roles';
 
 /**
  * Subject–verb–object relations inside one sentence, from the tags of the NLP library:
@@ -69,8 +70,13 @@ interface ObjectHit {
   prep: string | null;
   /** The noun or adjective that names a copula predicate ("capital" in "is the capital of"). */
   copulaWord: string | null;
+  /** "is the former CEO of": the role is over. */
+  former: boolean;
 }
 
+const FORMER_WORDS = new Set(['former', 'ex', 'previous', 'erstwhile', 'one-time']);
+/** Passives whose subject keeps the fact: "was hired by Globex" is Alice's employment. */
+const SUBJECT_KEEPING_PASSIVES = new Set(['hire', 'employ']);
 const TRANSPARENT_VERBS = new Set(['called', 'named', 'known', 'titled', 'dubbed']);
 const WEEKDAY = /\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b/i;
 const COORDINATORS = new Set(['and', 'then', 'but', 'later', 'also', 'or']);
@@ -106,28 +112,49 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
   const concepts: Mention[] = [];
   const usedDates = new Set<DateSpan>();
   let previousSubjects: Mention[] = [];
+  let previousDate: DateSpan | null = null;
 
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g];
     let subjects = findSubjects(toks, group.start, mentionEndingAt);
-    if (subjects.length === 0 && group.start > 0 && COORDINATORS.has(toks[group.start - 1].normal)) {
-      subjects = previousSubjects;
-    }
+    const coordinated = subjects.length === 0 && group.start > 0 && COORDINATORS.has(toks[group.start - 1].normal);
+    if (coordinated) subjects = previousSubjects;
     const scan = scanObjects(toks, group, n, mentionAt, dateAt, covered, base);
     previousSubjects = subjects;
     for (const c of scan.concepts) concepts.push(c);
-    if (subjects.length === 0 || scan.objects.length === 0) continue;
+    const roles = subjects.length > 0 && !group.negative ? roleFacts(toks, group, mentionAt, base) : [];
+    if (subjects.length === 0 || (scan.objects.length === 0 && roles.length === 0)) continue;
     if (group.negative && !group.ended) continue;
-    if (LIGHT_VERBS.has(group.lemma) && !group.copula) continue;
 
     let date = scan.date;
     if (!date) date = nearestDateBefore(input.dates, toks[group.start].index, usedDates);
+    // "In June 2025 Alice left Acme and joined Globex": both events happened then.
+    if (!date && coordinated) date = previousDate;
     if (date) usedDates.add(date);
-    const validity = validityOf(date, group, input.referenceDate);
-    // "Alice no longer works at Acme" with no date to close it would read as a live fact.
-    if (group.ended && !validity.invalidAt) continue;
+    previousDate = date;
+
+    for (const role of roles) {
+      const validity = validityOf(date, { ...group, ended: group.ended || role.ended }, input.referenceDate);
+      if (role.ended && !validity.invalidAt) continue;
+      for (const holder of role.holder ? [role.holder] : subjects) {
+        if (holder === role.organization) continue;
+        relations.push({
+          source: holder,
+          target: role.organization,
+          relation: role.relation,
+          keywords: [role.relation.replace(/_/g, ' '), 'leadership'],
+          ...validity,
+          sentence: input.sentence.index,
+        });
+      }
+    }
+    if (roles.length > 0) continue;
+    if (LIGHT_VERBS.has(group.lemma) && !group.copula) continue;
 
     for (const hit of scan.objects) {
+      const validity = validityOf(date, hit.former ? { ...group, ended: true } : group, input.referenceDate);
+      // "Alice no longer works at Acme" with no date to close it would read as a live fact.
+      if ((group.ended || hit.former) && !validity.invalidAt) continue;
       const built = predicateFor(group, hit);
       if (!built) continue;
       const pairs: Array<[Mention, Mention]> = [];
@@ -177,6 +204,7 @@ function scanObjects(
   let directTaken = false;
   let nounSinceVerb = false;
   let copulaWord: string | null = null;
+  let former = false;
   // Right after an object, "and"/"," continue a list of objects of the same kind.
   let listOpen = false;
   let k = group.end;
@@ -202,7 +230,7 @@ function scanObjects(
       const commaAfter = /,/.test(toks[mention.end - 1 - base].post);
       // "... and Bob works at ...": the name is the subject of the next clause.
       if (verbFollows && !commaAfter) break;
-      if (!blocked && (prep !== null || !directTaken || continuesList)) objects.push({ mention, prep, copulaWord });
+      if (!blocked && (prep !== null || !directTaken || continuesList)) objects.push({ mention, prep, copulaWord, former });
       // "Alice, who lives in Paris, joined ...": the relative clause ends here.
       if (verbFollows) break;
       // "... to David Kim, the CTO of Nimbus": what follows the comma describes the name.
@@ -247,6 +275,7 @@ function scanObjects(
       if (group.copula && !blocked) {
         // "is the CEO of X and the founder of Y": each noun names the predicate after it.
         copulaWord = singularNoun(head.normal);
+        former = phrase.some((p) => FORMER_WORDS.has(p.normal));
         prep = null;
       }
       const conceptOk =
@@ -267,7 +296,7 @@ function scanObjects(
           common: true,
         };
         concepts.push(concept);
-        objects.push({ mention: concept, prep, copulaWord });
+        objects.push({ mention: concept, prep, copulaWord, former });
       }
       if (prep === null) directTaken = true;
       nounSinceVerb = true;
@@ -291,16 +320,21 @@ function predicateFor(group: VerbGroup, hit: ObjectHit): { relation: string; age
   if (group.copula) {
     if (prep === null) return null;
     if (hit.copulaWord) return { relation: snakeCase(`${hit.copulaWord} ${prep}`), agent: false };
+    // "Alice is now at Globex": a person at an organization works there.
+    if (prep === 'at' && hit.mention.type === 'organization') return { relation: 'works_at', agent: false };
     if (prep === 'in' || prep === 'at' || prep === 'inside') return { relation: 'located_in', agent: false };
     if (prep === 'from') return { relation: 'from', agent: false };
     return null;
   }
   if (group.passive) {
+    if (prep === 'by' && SUBJECT_KEEPING_PASSIVES.has(group.lemma)) return { relation: `${verbForms(group.lemma).past}_by`, agent: false };
     if (prep === 'by') return { relation: activeName(group), agent: true };
     if (prep === null) return null;
     return { relation: snakeCase(`${group.main.normal} ${prep}`), agent: false };
   }
   const verb = activeName(group);
+  // "left Acme for Globex": the move's destination is the new employer.
+  if (group.lemma === 'leave' && prep === 'for') return { relation: 'joined', agent: false };
   return { relation: prep ? snakeCase(`${verb} ${prep}`) : verb, agent: false };
 }
 
