@@ -74,4 +74,32 @@ describe('answerLocally', () => {
     ];
     expect(await answerLocally('Where does Alice work?', twice, embedder)).toEqual({ answer: 'Alice works at Acme.', cited: ['a'] });
   });
+
+  it('answers about the person the question names, not someone else in the context', async () => {
+    // Fay's sentence shares "live" with the question; Alice's says "moved".
+    const context = [
+      { id: 'f1', text: 'Fay Lin lives in Lisbon.' },
+      { id: 'c1', text: 'Fay Lin lives in Lisbon with her sister. Alice Martin moved to Porto in 2024.' },
+      { id: 'c2', text: 'Alice Martin works at Globex Industries.' },
+    ];
+    const answer = await answerLocally('Where does Alice live now?', context, embedder);
+    expect(answer.answer).toContain('Alice Martin moved to Porto in 2024.');
+    expect(answer.answer).not.toMatch(/Fay Lin/);
+    expect(answer.cited).not.toContain('f1');
+  });
+
+  it('falls back to the closest sentences when no retrieved sentence names the person asked about', async () => {
+    const answer = await answerLocally('Where does Zoe live?', [{ id: 'f1', text: 'Fay Lin lives in Lisbon.' }], embedder);
+    expect(answer).toEqual({ answer: 'Fay Lin lives in Lisbon.', cited: ['f1'] });
+  });
+
+  it('never repeats a sentence, however the sources spell or punctuate it', async () => {
+    // The graph's fact, its entity's description and the chunk all state the same sentence.
+    const context = [
+      { id: 'r1', text: 'Alice Martin lives in Berlin' },
+      { id: 'e1', text: 'Alice  Martin lives in Berlin.' },
+      { id: 'c1', text: 'alice martin lives in berlin!' },
+    ];
+    expect(await answerLocally('Where does Alice Martin live?', context, embedder)).toEqual({ answer: 'Alice Martin lives in Berlin.', cited: ['r1'] });
+  });
 });

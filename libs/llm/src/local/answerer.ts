@@ -1,5 +1,6 @@
 import type { Embedder } from '../model.types';
 import type { Answer, CitableSource } from '../tasks.types';
+import { namesAny, namesInQuestion, sentenceKey } from './question-names';
 import { splitSentences } from './sentences';
 
 /**
@@ -7,8 +8,11 @@ import { splitSentences } from './sentences';
  * question and the sentences are embedded with the given embedder, and the sentences closest
  * to the question (cosine similarity) are the answer, in the order the sources were given
  * (retrieval order) and, within a source, in text order; a picked sentence that opens with a
- * pronoun brings the sentence before it along. `cited` lists the sources those sentences came
- * from, each once, in order of first use.
+ * pronoun brings the sentence before it along. When the question names someone or something
+ * and some sentence names it too, only such sentences may answer: word overlap alone answered
+ * "Where does Alice live now?" with "Fay Lin lives in Lisbon.". A sentence is used once, however
+ * often the sources repeat it (a fact, its entity and its chunk often state the same sentence).
+ * `cited` lists the sources those sentences came from, each once, in order of first use.
  */
 
 /** The answer when nothing in the sources is close enough to the question (the gb contract's wording). */
@@ -48,7 +52,7 @@ export async function answerLocally(question: string, sources: CitableSource[], 
   const seen = new Set<string>();
   sources.forEach((source, sourceIndex) => {
     splitSentences(source.text, { maxChars: SENTENCE_MAX_CHARS }).forEach((text, sentenceIndex) => {
-      const key = text.toLowerCase();
+      const key = sentenceKey(text);
       if (seen.has(key) || candidates.length >= ANSWER_MAX_CANDIDATES) return;
       seen.add(key);
       candidates.push({ sourceIndex, sentenceIndex, sourceId: source.id, text, score: 0 });
@@ -62,7 +66,10 @@ export async function answerLocally(question: string, sources: CitableSource[], 
     c.score = cosine(questionVector, sentenceVectors[i]);
   });
 
-  const ranked = candidates
+  const names = namesInQuestion(question);
+  const naming = candidates.filter((c) => namesAny(c.text, names) || namesAny(antecedentOf(c, candidates)?.text ?? '', names));
+  const eligible = naming.length > 0 ? naming : candidates;
+  const ranked = eligible
     .filter((c) => c.score >= ANSWER_SIMILARITY_FLOOR)
     .sort((a, b) => b.score - a.score || a.sourceIndex - b.sourceIndex || a.sentenceIndex - b.sentenceIndex);
   if (ranked.length === 0) return noInformation;
@@ -87,13 +94,17 @@ const LEADING_PRONOUN = /^(?:he|she|they|it|his|her|their|its|this|these|those|t
 function addAntecedents(picked: Candidate[], all: Candidate[]): Candidate[] {
   const out: Candidate[] = [];
   for (const c of picked) {
-    if (LEADING_PRONOUN.test(c.text) && c.sentenceIndex > 0) {
-      const previous = all.find((p) => p.sourceIndex === c.sourceIndex && p.sentenceIndex === c.sentenceIndex - 1);
-      if (previous && !out.includes(previous) && !picked.includes(previous)) out.push(previous);
-    }
+    const previous = antecedentOf(c, all);
+    if (previous && !out.includes(previous) && !picked.includes(previous)) out.push(previous);
     out.push(c);
   }
   return out;
+}
+
+/** The sentence a pronoun-led sentence leans on: the one before it in its source. */
+function antecedentOf(c: Candidate, all: Candidate[]): Candidate | undefined {
+  if (!LEADING_PRONOUN.test(c.text) || c.sentenceIndex === 0) return undefined;
+  return all.find((p) => p.sourceIndex === c.sourceIndex && p.sentenceIndex === c.sentenceIndex - 1);
 }
 
 function ensureStop(sentence: string): string {
