@@ -5,6 +5,7 @@ import {
   chunkTerms,
   Database,
   documents,
+  DocumentsRepository,
   findMigrationsFolder,
   graphs,
   GraphWritesRepository,
@@ -49,11 +50,20 @@ describe(`lexical search contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     return { tenantId: tenant.id, graphId: graph.id };
   }
 
-  /** A document with one chunk, written as ingestion writes it. */
+  /** A document with one chunk, written as upload and ingestion write them. */
   async function addPassage(scope: { tenantId: string; graphId: number }, name: string, text: string, status: 'processed' | 'processing' = 'processed') {
+    const { document: created } = await new DocumentsRepository(database).createOrGet({
+      ...scope,
+      kind: 'document',
+      name,
+      mimeType: 'text/plain',
+      contentHash: randomUUID(),
+      text,
+    });
     const [document] = await database.db
-      .insert(documents)
-      .values({ ...scope, kind: 'document', name, contentHash: randomUUID(), text, status })
+      .update(documents)
+      .set({ status })
+      .where(and(eq(documents.tenantId, scope.tenantId), eq(documents.id, created.id)))
       .returning();
     const chunk = await writes.insertChunk(
       database.db,
@@ -124,6 +134,18 @@ describe(`lexical search contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     await database.db.delete(documents).where(and(eq(documents.tenantId, scope.tenantId), eq(documents.id, documentId)));
     const left = await database.db.select().from(chunkTerms).where(and(eq(chunkTerms.tenantId, scope.tenantId), eq(chunkTerms.chunkId, chunkId)));
     expect(left).toEqual([]);
+  });
+
+  it('local mode follows a passage to the document it names, which shares no word with the question', async () => {
+    const scope = await createGraph();
+    await addPassage(scope, 'Leland, North Carolina', 'Leland is a town in Brunswick County. Maximum Overdrive was shot in Leland in 1986.');
+    await addPassage(scope, 'Maximum Overdrive (film)', 'A horror picture written and directed by Stephen King, with Emilio Estevez.');
+    for (let i = 0; i < 4; i++) await addPassage(scope, `Town ${i}`, `Town number ${i} has a harbour and a school.`);
+    const question = 'Who made the movie that was shot in Leland?';
+    const lexical = await repository.searchChunksLexically(scope, question, 10);
+    expect(names(lexical)).not.toContain('Maximum Overdrive (film)');
+    const context = await retrieval.retrieve({ ...scope, mode: 'local', questionText: question, budgets: { chunkTokens: 100_000 } });
+    expect(names(context.chunks).slice(0, 2)).toEqual(['Leland, North Carolina', 'Maximum Overdrive (film)']);
   });
 
   it('naive mode fuses BM25 with the vector search and returns the BM25 match first', async () => {

@@ -12,3 +12,16 @@ export function normalizeEntityName(name: string): string {
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
 }
+
+/**
+ * What a document's name says it is about, as an entity name would be matched: without a file
+ * extension ("acme-history.md") or a trailing qualifier in parentheses ("Lilu (mythology)"),
+ * normalised like entity names. A passage that names it (retrieval's walk) points to the
+ * document, as a link would. Undefined when nothing is left.
+ */
+export function documentNameKey(name: string): string | undefined {
+  const bare = name
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .replace(/\s*\([^()]*\)\s*$/, '');
+  return normalizeEntityName(bare) || undefined;
+}

@@ -4,8 +4,14 @@
  * the channels' scores are not comparable (BM25 is unbounded, cosine is not); the weights let a
  * strong channel lead and keep a weak one from dragging it down (with equal votes, a weak
  * embedder's list pulled BM25's recall@2 on HotpotQA-100 from 0.605 to 0.475).
+ *
+ * RRF_K is small, not the customary 60: with k = 60, ranks 1 to 5 of a list score within 7% of
+ * each other, so any second list's vote reorders the first list's top, however small its weight
+ * (a weight-0.2 list of the facts' chunks pulled the global path's recall@2 from 0.63 to 0.42 on
+ * the development eval). With k = 2 the lead list keeps its top and the others break its ties
+ * and bring in what it missed. Measured on the eval (docs/QUALITY.md) for k = 2, 5, 10, 20, 60.
  */
-export const RRF_K = 60;
+export const RRF_K = 2;
 
 export interface RankedList<T> {
   items: T[];

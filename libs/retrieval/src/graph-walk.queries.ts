@@ -40,3 +40,24 @@ export function chunksByIdsSql(scope: Scope, ids: number[]): SQL {
     WHERE d.status = ${PROCESSED}
     ORDER BY wanted.position`;
 }
+
+/** A linked document's chunks that join the walk: its newest this many (as for an entity). */
+export const CHUNKS_PER_LINKED_DOCUMENT = SUPPORTING_CHUNKS_PER_ENTITY;
+
+/**
+ * The chunks of processed documents whose name key (documents.name_key) is one of `keys`: the
+ * documents a passage or a question names.
+ */
+export function chunksOfDocumentsNamedSql(scope: Scope, keys: string[]): SQL {
+  const { tenantId, graphId } = scope;
+  const literal = `{${keys.map((k) => `"${k.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+  return sql`SELECT d.id AS document_id, d.name_key, c.id AS chunk_id
+    FROM documents d
+    CROSS JOIN LATERAL (
+      SELECT c.id FROM chunks c
+      WHERE c.tenant_id = ${tenantId} AND c.document_id = d.id
+      ORDER BY c.id DESC
+      LIMIT ${CHUNKS_PER_LINKED_DOCUMENT}) c
+    WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.name_key = ANY(${literal}::text[])
+      AND d.status = ${PROCESSED}`;
+}

@@ -53,15 +53,15 @@ export function chunkLexicalSearchSql(scope: Scope, text: string, k: number): SQ
 }
 
 /** Visible entities of the graph whose normalised name is one of `names` (exact matches). */
-export function entitiesNamedSql(scope: Scope, names: string[]): SQL {
+export function entitiesNamedSql(scope: Scope, names: string[], limit = MAX_NAMED_ENTITIES): SQL {
   const { tenantId, graphId } = scope;
-  return sql`SELECT e.id, e.name, e.type, e.description, 1::float8 AS score
+  return sql`SELECT e.id, e.name, e.normalized_name, e.type, e.description, 1::float8 AS score
     FROM entities e
     WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId}
       AND e.normalized_name = ANY(${`{${names.map(arrayElement).join(',')}}`}::text[])
       AND ${entityVisible(scope, 'e')}
     ORDER BY length(e.normalized_name) DESC, e.id
-    LIMIT ${MAX_NAMED_ENTITIES}`;
+    LIMIT ${limit}`;
 }
 
 /** A question names at most this many entities worth seeding a walk with. */

@@ -21,3 +21,27 @@ export function candidateNames(question: string): string[] {
   }
   return [...names];
 }
+
+/** Words as a name is written: letters and digits, with inner apostrophes, dots and hyphens. */
+const WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}'’.-]*[\p{L}\p{N}])?/gu;
+const CAPITALISED = /^[\p{Lu}\p{N}]/u;
+
+/**
+ * The word runs of a passage that look like names: 1 to MAX_NAME_WORDS words whose first and
+ * last words are capitalised ("Maximum Overdrive", "Bank of England"), normalised, at most
+ * MAX_CANDIDATES. Matched against the graph's entity names, they link a passage to the
+ * entities it names even where extraction missed the mention. Linear in the text's length.
+ */
+export function namedInPassage(text: string): string[] {
+  const words = text.match(WORD) ?? [];
+  const names = new Set<string>();
+  for (let i = 0; i < words.length && names.size < MAX_CANDIDATES; i++) {
+    if (!CAPITALISED.test(words[i])) continue;
+    for (let n = 1; n <= MAX_NAME_WORDS && i + n <= words.length && names.size < MAX_CANDIDATES; n++) {
+      if (!CAPITALISED.test(words[i + n - 1])) continue;
+      const name = normalizeEntityName(words.slice(i, i + n).join(' '));
+      if (name) names.add(name);
+    }
+  }
+  return [...names];
+}

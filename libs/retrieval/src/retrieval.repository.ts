@@ -16,7 +16,7 @@ import {
   supportingChunksSql,
 } from './retrieval.queries';
 import { chunkLexicalSearchSql, edgeLexicalSearchSql, entitiesNamedSql } from './lexical.queries';
-import { chunksByIdsSql, walkMentionsSql } from './graph-walk.queries';
+import { chunksByIdsSql, chunksOfDocumentsNamedSql, walkMentionsSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
 
 /**
@@ -58,6 +58,20 @@ export class RetrievalRepository {
   async entitiesNamed(scope: Scope, names: string[]): Promise<EntityHit[]> {
     if (names.length === 0) return [];
     return this.rows(entitiesNamedSql(scope, names), toEntityHit);
+  }
+
+  /** Visible entities named exactly by one of `names`: id → normalised name. */
+  async entityIdsNamed(scope: Scope, names: string[], limit: number): Promise<Map<number, string>> {
+    if (names.length === 0) return new Map();
+    const rows = await queryRows<Raw>(this.database.db, entitiesNamedSql(scope, names, limit));
+    return new Map(rows.map((r) => [num(r.id), String(r.normalized_name)]));
+  }
+
+  /** Chunks of the processed documents whose name key is one of `keys`. */
+  async chunksOfDocumentsNamed(scope: Scope, keys: string[]): Promise<Array<{ documentId: number; nameKey: string; chunkId: number }>> {
+    if (keys.length === 0) return [];
+    const rows = await queryRows<Raw>(this.database.db, chunksOfDocumentsNamedSql(scope, keys));
+    return rows.map((r) => ({ documentId: num(r.document_id), nameKey: String(r.name_key), chunkId: num(r.chunk_id) }));
   }
 
   /** The entity–chunk mentions within two hops of the seeds (graph-walk.queries.ts). */

@@ -63,8 +63,8 @@ export interface ChannelWeights {
  * hashing embedder, whose similarity is little more than shared tokens without IDF: there BM25
  * leads and the vector list only breaks ties. Measured on the development eval (docs/QUALITY.md).
  */
-export const MODEL_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 1, local: 0.5, global: 0.3 });
-export const HASHING_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 0.2, local: 0.5, global: 0.3 });
+export const MODEL_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 1, local: 0.5, global: 0.2 });
+export const HASHING_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 0.2, local: 0.5, global: 0.2 });
 
 export interface RetrievedChunk {
   chunkId: number;

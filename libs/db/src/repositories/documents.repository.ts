@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { documentNameKey } from '@loci/common';
 import { Database, DATABASE, Db, queryRows } from '../database';
 import { DocumentRow, documents, edgeDocuments, edges, entities, entityDocuments } from '../schema';
 
@@ -25,7 +26,8 @@ export class DocumentsRepository {
    * (`created: false`): an upload sent twice is stored once.
    */
   async createOrGet(document: NewDocument, db: Db = this.database.db): Promise<{ document: DocumentRow; created: boolean }> {
-    const [inserted] = await db.insert(documents).values(document).onConflictDoNothing().returning();
+    const nameKey = document.kind === 'document' ? (documentNameKey(document.name) ?? null) : null;
+    const [inserted] = await db.insert(documents).values({ ...document, nameKey }).onConflictDoNothing().returning();
     if (inserted) return { document: inserted, created: true };
     const [existing] = await db
       .select()

@@ -59,6 +59,11 @@ export const documents = pgTable(
     graphId: bigint('graph_id', { mode: 'number' }).notNull(),
     kind: documentKind('kind').notNull(),
     name: text('name').notNull(),
+    /**
+     * What the name says the document is about (documentNameKey in @loci/common), for uploaded
+     * documents: retrieval follows a passage that names it, as a link. Null for gb texts.
+     */
+    nameKey: text('name_key'),
     mimeType: text('mime_type').notNull().default('text/plain'),
     contentHash: text('content_hash').notNull(),
     text: text('text').notNull(),
@@ -80,6 +85,7 @@ export const documents = pgTable(
     graphRef(t),
     uniqueIndex('documents_content_key').on(t.tenantId, t.graphId, t.contentHash),
     index('documents_graph_created_idx').on(t.tenantId, t.graphId, t.createdAt),
+    index('documents_graph_name_key_idx').on(t.tenantId, t.graphId, t.nameKey),
   ],
 );
 
