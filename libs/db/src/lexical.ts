@@ -11,10 +11,12 @@ export const TEXT_SEARCH_CONFIG = sql.raw(`'english'::regconfig`);
  * What a chunk is indexed under: its text, led by its document's name when the document has one
  * a person chose (an uploaded document; a gb text's generated name says nothing). A passage
  * rarely repeats the title that says what it is about ("He was born in…"), so the name is
- * context the text needs, as in contextual chunk headers.
+ * context the text needs, as in contextual chunk headers; a text that already opens with its
+ * name is not given it twice.
  */
 export function chunkLexicalText(document: { kind: string; name: string }, text: string): string {
-  return document.kind === 'document' ? `${document.name}\n${text}` : text;
+  if (document.kind !== 'document' || text.trimStart().startsWith(document.name)) return text;
+  return `${document.name}\n${text}`;
 }
 
 /** The lexemes of `text` with their frequencies (tsvector positions), one row each. */
@@ -32,7 +34,8 @@ export function indexStoredChunksSql(tenantId: string, chunkIds: number[]): SQL 
   const ids = `{${chunkIds.map((id) => Math.trunc(id)).join(',')}}`;
   return sql`WITH lexical AS (
       SELECT c.tenant_id, c.graph_id, c.id AS chunk_id,
-             CASE WHEN d.kind = 'document' THEN d.name || E'\\n' ELSE '' END || c.text AS text
+             CASE WHEN d.kind = 'document' AND NOT starts_with(ltrim(c.text), d.name) THEN d.name || E'\\n' ELSE '' END
+               || c.text AS text
       FROM chunks c JOIN documents d ON d.tenant_id = c.tenant_id AND d.id = c.document_id
       WHERE c.tenant_id = ${tenantId} AND c.id = ANY(${ids}::bigint[])),
     terms AS (
