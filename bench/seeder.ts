@@ -55,7 +55,7 @@ export interface SeedResult {
 
 export const DEFAULT_GB_USER = 'bench-user';
 
-const GRAPH_TABLES = ['documents', 'chunks', 'entities', 'edges', 'entity_documents', 'edge_documents', 'entity_chunks', 'edge_chunks'];
+const GRAPH_TABLES = ['documents', 'chunks', 'chunk_terms', 'entities', 'edges', 'entity_documents', 'edge_documents', 'entity_chunks', 'edge_chunks'];
 const HNSW_TABLES = ['chunks', 'entities', 'edges'];
 
 interface SeedScope extends WriteScope {

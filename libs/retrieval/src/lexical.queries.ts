@@ -11,6 +11,22 @@ import { bigintArray, edgeVisible, entityVisible, PROCESSED, Scope } from './vis
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 
+/** A graph's chunk count and mean chunk length (lexemes): BM25's N and avgdl. */
+export interface CorpusStats {
+  chunks: number;
+  meanLength: number;
+}
+
+/**
+ * N and avgdl: given (remembered from an earlier question: they drift slowly) or counted over the
+ * graph's chunks, which costs a scan of the graph's chunk rows.
+ */
+function corpusSql({ tenantId, graphId }: Scope, corpus?: CorpusStats): SQL {
+  if (corpus) return sql`SELECT ${float(corpus.chunks)} AS n, ${float(Math.max(1, corpus.meanLength))} AS mean_length`;
+  return sql`SELECT count(*)::float8 AS n, greatest(avg(c.term_count), 1)::float8 AS mean_length
+      FROM chunks c WHERE c.tenant_id = ${tenantId} AND c.graph_id = ${graphId}`;
+}
+
 /** The constants as float literals (parameters would be typed by where they first appear). */
 const float = (value: number) => sql.raw(`${Number(value)}::float8`);
 
@@ -23,18 +39,21 @@ const float = (value: number) => sql.raw(`${Number(value)}::float8`);
  * joined to chunk and document, so the joins stop once `k` chunks of processed documents are found. Its cost grows with
  * the postings of the question's lexemes in the graph, not with the store.
  */
-export function chunkLexicalSearchSql(scope: Scope, text: string, k: number): SQL {
+export function chunkLexicalSearchSql(scope: Scope, text: string, k: number, corpus?: CorpusStats): SQL {
   const { tenantId, graphId } = scope;
   return sql`WITH asked AS MATERIALIZED (
       SELECT DISTINCT t.lexeme FROM unnest(to_tsvector(${TEXT_SEARCH_CONFIG}, ${text})) AS t),
-    corpus AS MATERIALIZED (
-      SELECT count(*)::float8 AS n, greatest(avg(c.term_count), 1)::float8 AS mean_length
-      FROM chunks c WHERE c.tenant_id = ${tenantId} AND c.graph_id = ${graphId}),
+    corpus AS MATERIALIZED (${corpusSql(scope, corpus)}),
+    -- Per lexeme, an index range of the primary key (tenant, graph, lexeme); OFFSET 0 keeps it a
+    -- loop: pulled up into a join, the planner read the graph's every posting when its estimates
+    -- were off (a table not yet analyzed).
     postings AS MATERIALIZED (
       SELECT p.lexeme, p.chunk_id, p.frequency, p.chunk_length
-      FROM asked JOIN chunk_terms p ON p.tenant_id = ${tenantId} AND p.graph_id = ${graphId} AND p.lexeme = asked.lexeme),
-    weights AS (
-      SELECT p.lexeme, ln(1 + (corpus.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf
+      FROM asked CROSS JOIN LATERAL (
+        SELECT q.lexeme, q.chunk_id, q.frequency, q.chunk_length FROM chunk_terms q
+        WHERE q.tenant_id = ${tenantId} AND q.graph_id = ${graphId} AND q.lexeme = asked.lexeme OFFSET 0) p),
+    weights AS MATERIALIZED (
+      SELECT p.lexeme, ln(1 + (greatest(corpus.n, count(*)) - count(*) + 0.5) / (count(*) + 0.5)) AS idf
       FROM postings p CROSS JOIN corpus GROUP BY p.lexeme, corpus.n),
     scored AS (
       SELECT p.chunk_id,
@@ -43,8 +62,9 @@ export function chunkLexicalSearchSql(scope: Scope, text: string, k: number): SQ
       FROM postings p JOIN weights w ON w.lexeme = p.lexeme CROSS JOIN corpus
       GROUP BY p.chunk_id)
     SELECT c.id AS chunk_id, c.document_id, d.name AS document_name, d.document_date, d.loaded_at, c.text,
-           c.token_count, s.score
+           c.token_count, s.score, corpus.n AS corpus_chunks, corpus.mean_length AS corpus_mean_length
     FROM (SELECT * FROM scored ORDER BY score DESC, chunk_id) s
+    CROSS JOIN corpus
     JOIN chunks c ON c.tenant_id = ${tenantId} AND c.graph_id = ${graphId} AND c.id = s.chunk_id
     JOIN documents d ON d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.id = c.document_id
     WHERE d.status = ${PROCESSED}
@@ -77,14 +97,13 @@ const arrayElement = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${
  * a corpus of their own, and a word rare among the passages is as telling in a fact. Ranking the
  * facts of the best passages finds the fact that answers, at the grain of one statement.
  */
-export function edgeLexicalSearchSql(scope: Scope, text: string, chunkIds: number[], k: number): SQL {
+export function edgeLexicalSearchSql(scope: Scope, text: string, chunkIds: number[], k: number, corpus?: CorpusStats): SQL {
   const { tenantId, graphId } = scope;
   return sql`WITH asked AS MATERIALIZED (
       SELECT DISTINCT t.lexeme FROM unnest(to_tsvector(${TEXT_SEARCH_CONFIG}, ${text})) AS t),
-    corpus AS MATERIALIZED (
-      SELECT count(*)::float8 AS n FROM chunks c WHERE c.tenant_id = ${tenantId} AND c.graph_id = ${graphId}),
+    corpus AS MATERIALIZED (${corpusSql(scope, corpus)}),
     weights AS MATERIALIZED (
-      SELECT a.lexeme, ln(1 + (corpus.n - f.df + 0.5) / (f.df + 0.5)) AS idf
+      SELECT a.lexeme, ln(1 + (greatest(corpus.n, f.df) - f.df + 0.5) / (f.df + 0.5)) AS idf
       FROM asked a CROSS JOIN corpus
       CROSS JOIN LATERAL (
         SELECT count(*)::float8 AS df FROM chunk_terms p

@@ -16,6 +16,7 @@ import {
   supportingChunksSql,
 } from './retrieval.queries';
 import { chunkLexicalSearchSql, edgeLexicalSearchSql, entitiesNamedSql } from './lexical.queries';
+import { CorpusStatsMemo } from './corpus-stats.memo';
 import { chunksByIdsSql, chunksOfDocumentsNamedSql, walkMentionsSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
 
@@ -26,6 +27,9 @@ import type { Mention } from './graph-walk';
  */
 @Injectable()
 export class RetrievalRepository {
+  /** BM25's N and avgdl of large graphs, remembered between questions. */
+  private readonly corpus = new CorpusStatsMemo();
+
   constructor(@Inject(DATABASE) private readonly database: Database) {}
 
   /** Entities nearest to `vector` by their name + description vector. */
@@ -45,13 +49,15 @@ export class RetrievalRepository {
 
   /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
   async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
-    return this.rows(chunkLexicalSearchSql(scope, text, k), (r) => ({ ...chunkBase(r), score: 0, lexicalScore: num(r.score) }));
+    const rows = await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope)));
+    if (rows.length > 0) this.corpus.remember(scope, { chunks: num(rows[0].corpus_chunks), meanLength: num(rows[0].corpus_mean_length) });
+    return rows.map((r) => ({ ...chunkBase(r), score: 0, lexicalScore: num(r.score) }));
   }
 
   /** Live facts stated in `chunkIds`, best matching `text` by BM25 (score = BM25). */
   async searchEdgesLexically(scope: Scope, text: string, chunkIds: number[], k: number): Promise<EdgeHit[]> {
     if (chunkIds.length === 0) return [];
-    return this.rows(edgeLexicalSearchSql(scope, text, chunkIds, k), toEdgeHit);
+    return this.rows(edgeLexicalSearchSql(scope, text, chunkIds, k, this.corpus.get(scope)), toEdgeHit);
   }
 
   /** Visible entities whose normalised name is one of `names`. */

@@ -119,11 +119,12 @@ export class RetrievalService {
               vector: highLevel,
               text: globalText,
               lexicalSearch,
-              // Facts are also drawn from BM25's passages for its own words, when they add to the question's.
+              // When BM25 finds no passage for the question, facts are drawn from its passages for
+              // the global words (keywords and their topics' relation words), if they add any.
               topicSearch:
                 globalText && globalText !== questionText
-                  ? timed('global.passages', () => this.repository.searchChunksLexically(scope, globalText, topK))
-                  : Promise.resolve([]),
+                  ? () => timed('global.passages', () => this.repository.searchChunksLexically(scope, globalText, topK))
+                  : undefined,
               vectorWeight: weights.vector,
             },
             topK,
@@ -247,15 +248,15 @@ export class RetrievalService {
    */
   private async globalPath(
     scope: Scope,
-    input: { vector?: number[]; text?: string; lexicalSearch: Promise<ChunkHit[]>; topicSearch: Promise<ChunkHit[]>; vectorWeight: number },
+    input: { vector?: number[]; text?: string; lexicalSearch: Promise<ChunkHit[]>; topicSearch?: () => Promise<ChunkHit[]>; vectorWeight: number },
     topK: number,
     timed: Timer,
   ): Promise<GraphFinds> {
-    const [byVector, passages, topicPassages] = await Promise.all([
+    const [byVector, passages] = await Promise.all([
       input.vector ? timed('global.edges', () => this.repository.searchEdges(scope, input.vector!, topK)) : [],
       input.lexicalSearch,
-      input.topicSearch,
     ]);
+    const topicPassages = passages.length === 0 && input.topicSearch ? await input.topicSearch() : [];
     const sourceIds = [...new Set([...passages, ...topicPassages].map((p) => p.chunkId))];
     const byWords =
       input.text && sourceIds.length > 0
