@@ -23,6 +23,7 @@ export class PgliteDatabase implements Database {
     if (dataDir) mkdirSync(dataDir, { recursive: true });
     const client = await PGlite.create({ dataDir, extensions: { vector } });
     for (const [name, value] of Object.entries(SESSION_SETTINGS)) await client.query(`SET ${name} = ${value}`);
+    yieldBetweenMessages(client);
     return new PgliteDatabase(client);
   }
 
@@ -54,4 +55,19 @@ export class PgliteDatabase implements Database {
   async close(): Promise<void> {
     if (!this.client.closed) await this.client.close();
   }
+}
+
+/**
+ * PGlite runs SQL synchronously on the calling thread, and a transaction's statements chain
+ * through promises that settle at once, so the event loop never turned between them: a chunk's
+ * write (dozens of statements, inserting into HNSW indexes up to 2 s each in WebAssembly) held
+ * every request, /healthz included, for 20 s. Each wire message now waits for the loop's next
+ * turn, so requests are served between statements and the longest hold is one statement.
+ */
+function yieldBetweenMessages(client: PGlite): void {
+  const run = client.execProtocolStream.bind(client);
+  client.execProtocolStream = async (...args: Parameters<PGlite['execProtocolStream']>) => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return run(...args);
+  };
 }

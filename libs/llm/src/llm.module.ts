@@ -28,7 +28,11 @@ import { LOCAL_TEXT_WORK, type LocalTextWork } from './local/local-text-work';
         return router;
       },
     },
-    { provide: ProviderRegistry, inject: [SETTINGS], useFactory: (s: Settings) => new ProviderRegistry(s.llm) },
+    {
+      provide: ProviderRegistry,
+      inject: [SETTINGS, { token: LOCAL_TEXT_WORK, optional: true }],
+      useFactory: (s: Settings, localWork?: LocalTextWork) => new ProviderRegistry(s.llm, localWork),
+    },
     {
       provide: ModelGateway,
       inject: [ModelRouter, ProviderRegistry, PriceTable, InferencesRepository, SETTINGS, { token: SPEND_GUARD, optional: true }],
@@ -43,9 +47,10 @@ import { LOCAL_TEXT_WORK, type LocalTextWork } from './local/local-text-work';
     },
     {
       provide: StageRunner,
-      // The ingestion module runs the local stages on worker threads; other processes run them inline.
-      inject: [ModelGateway, { token: LOCAL_TEXT_WORK, optional: true }],
-      useFactory: (gateway: ModelGateway, localWork?: LocalTextWork) => new StageRunner(gateway, localWork),
+      // The ingestion module runs the local stages on worker threads; without it they run inline.
+      inject: [ModelGateway, SETTINGS, { token: LOCAL_TEXT_WORK, optional: true }],
+      useFactory: (gateway: ModelGateway, s: Settings, localWork?: LocalTextWork) =>
+        new StageRunner(gateway, localWork, s.llm.localEmbeddingDimensions),
     },
     OwnKeysService,
   ],

@@ -1,4 +1,5 @@
 import type { Settings } from '@loci/config';
+import { inlineLocalTextWork } from '@loci/llm';
 import { textPdf } from '@loci/testing';
 import { UnreadableFileError } from '../upload/upload-errors';
 import { CpuPool } from './cpu-pool';
@@ -13,6 +14,15 @@ describe('CpuPool', () => {
     const extraction = await pool.extract('Alice Johnson works at Acme Corporation.', {});
     expect(extraction.relations).toEqual([expect.objectContaining({ source: 'Alice Johnson', relation: 'works_at', target: 'Acme Corporation' })]);
     await expect(pool.summarize('Alice works at Acme.')).resolves.toBe('Alice works at Acme.');
+  });
+
+  it('finds query keywords, answers, embeds and compares names there, as inline', async () => {
+    const question = 'Where does Alice Johnson work?';
+    await expect(pool.keywords(question)).resolves.toEqual(await inlineLocalTextWork.keywords(question));
+    const sources = [{ id: 's1', text: 'Alice Johnson works at Acme. Bob lives in Berlin.' }];
+    await expect(pool.answerWithHashing(question, sources, 256)).resolves.toEqual(await inlineLocalTextWork.answerWithHashing(question, sources, 256));
+    await expect(pool.hashEmbed(['Alice Johnson', 'Acme'], 64)).resolves.toEqual(await inlineLocalTextWork.hashEmbed(['Alice Johnson', 'Acme'], 64));
+    await expect(pool.run('similarEarlierNames', [[1, 0], [1, 0.1], [0, 1]], 0.9)).resolves.toEqual([[], [{ index: 0, similarity: expect.any(Number) }], []]);
   });
 
   it('reads PDFs there, and says why one is unreadable with the same error as inline', async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Piscina } from 'piscina';
 import { Settings, SETTINGS } from '@loci/config';
-import type { Extraction, LocalExtractOptions, LocalTextWork } from '@loci/llm';
+import type { CitableSource, Extraction, HashedAnswer, Keywords, LocalExtractOptions, LocalTextWork } from '@loci/llm';
 import { UnreadableFileError } from '../upload/upload-errors';
 import type { UploadParsers } from '../upload/upload-text';
 import type { CpuTaskName, CpuTaskRequest, CpuTasks } from './cpu-tasks';
@@ -11,10 +11,10 @@ import { cpuWorkerEntry } from './cpu-worker-entry';
 const IDLE_THREAD_MS = 60_000;
 
 /**
- * Worker threads for the CPU-bound steps over user text (chunking, offline extraction and
- * summaries, HTML and PDF text), so that ingesting a megabyte in the API process never holds the
+ * Worker threads for the CPU-bound steps over user text (chunking, offline extraction,
+ * summaries, query keywords and answers, comparing an extraction's names, HTML and PDF text), so that ingesting a megabyte in the API process never holds the
  * event loop that answers every tenant's requests. Threads start on first use: a process that
- * never ingests never pays for them. LOCI_CPU_THREADS bounds them; tasks beyond wait in order.
+ * never needs them never pays for them. LOCI_CPU_THREADS bounds them; tasks beyond wait in order.
  */
 @Injectable()
 export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutdown {
@@ -33,6 +33,18 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
 
   summarize(text: string): Promise<string> {
     return this.run('summarize', text);
+  }
+
+  keywords(question: string): Promise<Keywords> {
+    return this.run('keywords', question);
+  }
+
+  hashEmbed(texts: string[], dimensions: number): Promise<{ vectors: number[][]; usage: { inputTokens: number } }> {
+    return this.run('hashEmbed', texts, dimensions);
+  }
+
+  answerWithHashing(question: string, sources: CitableSource[], dimensions: number): Promise<HashedAnswer> {
+    return this.run('answerWithHashing', question, sources, dimensions);
   }
 
   htmlToText(html: string): Promise<string> {

@@ -1,7 +1,11 @@
 // Deep paths rather than `@loci/llm`: this module is loaded by every worker thread, which needs
 // the offline NLP and nothing of the model layer's SDKs, NestJS or database code.
 import { extractLocally, type LocalExtractOptions } from '../../../llm/src/local/extractor';
+import { answerWithHashingEmbedder } from '../../../llm/src/local/hashed-answer';
+import { LocalHashingEmbedder } from '../../../llm/src/local/hashing.embedder';
+import { keywordsLocally } from '../../../llm/src/local/keywords';
 import { summarizeLocally } from '../../../llm/src/local/summarizer';
+import { similarEarlierNames } from '../graph/similar-names';
 import { piecesOf } from '../pipeline/pieces';
 import { htmlToText } from '../upload/html-text';
 import { pdfToText } from '../upload/pdf-text';
@@ -18,6 +22,10 @@ export const CPU_TASKS = {
   pieces: piecesOf,
   extract: (text: string, options: LocalExtractOptions) => extractLocally(text, options),
   summarize: (text: string) => summarizeLocally(text),
+  keywords: (question: string) => keywordsLocally(question),
+  answerWithHashing: answerWithHashingEmbedder,
+  hashEmbed: (texts: string[], dimensions: number) => new LocalHashingEmbedder(dimensions).embedHere(texts),
+  similarEarlierNames,
   htmlToText: (html: string) => htmlToText(html),
   pdfText: async (bytes: Uint8Array): Promise<PdfTextResult> => {
     try {

@@ -1,5 +1,6 @@
 import type { LockedEntity } from '@loci/db';
 import { mergeDescriptions } from './names';
+import { similarEarlierNames, type SimilarName } from './similar-names';
 import type { EntityToWrite } from './write-types';
 
 /** An entity a text names: an existing row, or a new one, with the state to write. */
@@ -35,6 +36,11 @@ export interface EntityPlanInput {
   /** The existing entities above, as locked (one missing was deleted meanwhile). */
   rows: Map<number, LockedEntity>;
   threshold: number;
+  /**
+   * similarEarlierNames of the names' vectors at `threshold`, when the caller computed it (off the
+   * request thread: it is quadratic in the names); computed here otherwise.
+   */
+  similarEarlier?: SimilarName[][];
 }
 
 /**
@@ -56,9 +62,13 @@ export function planEntities(input: EntityPlanInput): EntityPlan {
     return node;
   };
 
+  const similarEarlier =
+    input.similarEarlier ?? similarEarlierNames(input.named.map((n) => n.entity.nameVector), input.threshold);
+  // The node each name of the text created, by its position (for the names that did).
+  const createdAt: Array<EntityNode | undefined> = [];
   const plan: EntityPlan = { byKey: new Map(), created: [], changes: [] };
-  for (const { key, entity } of input.named) {
-    const target = nodeOf(input.exact.get(key)) ?? closest(input, plan.created, key, entity.nameVector, nodeOf);
+  for (const [position, { key, entity }] of input.named.entries()) {
+    const target = nodeOf(input.exact.get(key)) ?? closest(input, similarEarlier[position], createdAt, key, nodeOf);
     if (target) {
       const description = mergeDescriptions(target.description, entity.description);
       const type = target.type ?? entity.type;
@@ -80,6 +90,7 @@ export function planEntities(input: EntityPlanInput): EntityPlan {
       changed: false,
     };
     plan.created.push(created);
+    createdAt[position] = created;
     plan.changes.push({ kind: 'created', node: created });
     plan.byKey.set(key, created);
   }
@@ -88,18 +99,19 @@ export function planEntities(input: EntityPlanInput): EntityPlan {
 
 function closest(
   input: EntityPlanInput,
-  created: EntityNode[],
+  similarEarlier: SimilarName[],
+  createdAt: Array<EntityNode | undefined>,
   key: string,
-  nameVector: number[],
   nodeOf: (id: number | undefined) => EntityNode | undefined,
 ): EntityNode | undefined {
   let best: { node: EntityNode; similarity: number } | undefined;
   const nearest = input.nearest.get(key);
   const stored = nodeOf(nearest?.id);
   if (stored && Number.isFinite(nearest!.similarity)) best = { node: stored, similarity: nearest!.similarity };
-  for (const node of created) {
-    const similarity = cosineSimilarity(nameVector, node.insert!.nameVector);
-    if (Number.isFinite(similarity) && (!best || similarity > best.similarity)) best = { node, similarity };
+  // Only earlier names at or above the threshold are listed: below it none could be the answer.
+  for (const { index, similarity } of similarEarlier) {
+    const node = createdAt[index];
+    if (node && (!best || similarity > best.similarity)) best = { node, similarity };
   }
   return best && best.similarity >= input.threshold ? best.node : undefined;
 }

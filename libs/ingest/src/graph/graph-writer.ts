@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Db, GraphWritesRepository } from '@loci/db';
+import { CpuPool } from '../cpu/cpu-pool';
 import { EdgeNode, planEdges, relationsConsulted, ResolvedFact } from './edge-plan';
 import { EntityNode, planEntities } from './entity-plan';
 import { normalizeEntityName, normalizeRelation } from './names';
+import { similarEarlierNames, type SimilarName } from './similar-names';
 import { emptyChanges, EntityToWrite, ExtractionWrite, GraphChanges, pushOnce } from './write-types';
 
 export * from './write-types';
+
+/** Up to this many names of one text are compared on the calling thread (see similarEarlier). */
+const NAMES_COMPARED_INLINE = 64;
 
 /**
  * Writes one text's extraction into a graph, inside the caller's transaction: resolves
@@ -20,7 +25,10 @@ export * from './write-types';
  */
 @Injectable()
 export class GraphWriter {
-  constructor(private readonly writes: GraphWritesRepository) {}
+  constructor(
+    private readonly writes: GraphWritesRepository,
+    private readonly cpu: CpuPool,
+  ) {}
 
   async write(db: Db, input: ExtractionWrite): Promise<GraphChanges> {
     const { tenantId, graphId } = input;
@@ -48,6 +56,7 @@ export class GraphWriter {
       nearest,
       rows: new Map(rows.map((row) => [row.id, row])),
       threshold: input.resolutionThreshold,
+      similarEarlier: await this.similarEarlier(named, input.resolutionThreshold),
     });
     const inserted = await this.writes.insertEntities(
       db,
@@ -127,6 +136,18 @@ export class GraphWriter {
       edgeIds: edges.stated.map((node) => node.id!),
     });
     return changes;
+  }
+
+  /**
+   * Which of the text's names are close to which earlier ones: quadratic in the names (over a
+   * thousand in one chunk took seconds), so on a worker thread unless they are few, where the
+   * thread's round trip would cost more than the work (64 names: ~2,000 pairs, about a millisecond).
+   */
+  private similarEarlier(named: Array<{ entity: EntityToWrite }>, threshold: number): Promise<SimilarName[][]> | SimilarName[][] {
+    const vectors = named.map((n) => n.entity.nameVector);
+    return vectors.length <= NAMES_COMPARED_INLINE
+      ? similarEarlierNames(vectors, threshold)
+      : this.cpu.run('similarEarlierNames', vectors, threshold);
   }
 }
 

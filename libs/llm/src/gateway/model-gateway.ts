@@ -135,11 +135,12 @@ export class ModelGateway {
     model?: string,
   ): Promise<{ vectors: number[][]; choice: ModelChoice; costMicros: number }> {
     const choice = this.router.choose('embed', model);
-    const estimate = this.cost(choice, {
-      inputTokens: estimateEmbeddingTokens(choice.provider, texts),
-      outputTokens: 0,
-      thinkingTokens: 0,
-    });
+    // The offline embedder costs nothing: no estimate, whose token count of a chunk's texts (a
+    // thousand entity descriptions) would hold this thread for a quarter of a second.
+    const estimate =
+      choice.provider === 'local'
+        ? 0
+        : this.cost(choice, { inputTokens: estimateEmbeddingTokens(choice.provider, texts), outputTokens: 0, thinkingTokens: 0 });
     const { result, cost } = await this.metered(ctx, 'embed', choice, null, estimate, async (apiKey) => {
       const embedded = await this.registry.embedder(choice).embed({ texts, timeoutMs: this.settings.timeoutsMs.embed, apiKey });
       return { usage: { ...NO_USAGE, inputTokens: embedded.usage.inputTokens }, model: embedded.model, result: embedded };

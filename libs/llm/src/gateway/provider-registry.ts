@@ -1,6 +1,7 @@
 import type { LlmSettings } from '@loci/config';
 import { EMBEDDING_DIMENSIONS } from '@loci/db';
 import { LocalHashingEmbedder } from '../local/hashing.embedder';
+import type { LocalTextWork } from '../local/local-text-work';
 import type { ChatModel, Embedder } from '../model.types';
 import { AnthropicChatModel } from '../providers/anthropic.chat-model';
 import { OpenAiChatModel } from '../providers/openai.chat-model';
@@ -15,7 +16,11 @@ export class ProviderRegistry {
   private readonly chatModels = new Map<string, ChatModel>();
   private readonly embedders = new Map<string, Embedder>();
 
-  constructor(private readonly settings: LlmSettings) {}
+  constructor(
+    private readonly settings: LlmSettings,
+    /** Where the offline embedder's large batches run (LOCAL_TEXT_WORK), if not on the calling thread. */
+    private readonly localWork?: Pick<LocalTextWork, 'hashEmbed'>,
+  ) {}
 
   chatModel(choice: ModelChoice): ChatModel {
     let model = this.chatModels.get(choice.spec);
@@ -67,7 +72,7 @@ export class ProviderRegistry {
           padToDimensions: true,
         });
       case 'local':
-        return new LocalHashingEmbedder(localEmbeddingDimensions);
+        return new LocalHashingEmbedder(localEmbeddingDimensions, this.localWork);
       case 'anthropic':
         throw new Error(`Anthropic has no embeddings API (${choice.spec})`);
     }

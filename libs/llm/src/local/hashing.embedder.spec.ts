@@ -100,4 +100,16 @@ describe('LocalHashingEmbedder', () => {
   it('handles an empty batch', async () => {
     expect(await embedder.embed({ texts: [], timeoutMs: 1000 })).toEqual({ vectors: [], usage: { inputTokens: 0 }, model: 'local-hash-v1' });
   });
+
+  it('hands batches over 16 KiB to its work (worker threads in the app), with the same result', async () => {
+    const batches: number[] = [];
+    const work = { hashEmbed: async (texts: string[], dimensions: number) => (batches.push(texts.length), new LocalHashingEmbedder(dimensions).embedHere(texts)) };
+    const offThread = new LocalHashingEmbedder(64, work);
+    const small = ['Alice works at Acme.'];
+    const large = Array.from({ length: 100 }, (_, i) => `Person ${i} lives in Berlin and works at Company ${i}, a firm of many people. `.repeat(3));
+    expect(await offThread.embed({ texts: small, timeoutMs: 1000 })).toEqual(await new LocalHashingEmbedder(64).embed({ texts: small, timeoutMs: 1000 }));
+    expect(batches).toEqual([]);
+    expect(await offThread.embed({ texts: large, timeoutMs: 1000 })).toEqual(await new LocalHashingEmbedder(64).embed({ texts: large, timeoutMs: 1000 }));
+    expect(batches).toEqual([100]);
+  });
 });

@@ -1,5 +1,5 @@
 import { answerLocally } from '../local/answerer';
-import { keywordsLocally } from '../local/keywords';
+import { LOCAL_EMBEDDING_DEFAULT_DIMENSIONS } from '../local/hashing.embedder';
 import { inlineLocalTextWork, type LocalTextWork } from '../local/local-text-work';
 import { countTokens } from '../metering/token-counter';
 import type { ReasoningLevel, Stage, TokenUsage } from '../model.types';
@@ -36,6 +36,8 @@ export class StageRunner {
   constructor(
     private readonly gateway: ModelGateway,
     private readonly localWork: LocalTextWork = inlineLocalTextWork,
+    /** The offline hashing embedder's width (LOCI_LOCAL_EMBEDDING_DIM), for answers embedded where they run. */
+    private readonly localEmbeddingDimensions: number = LOCAL_EMBEDDING_DEFAULT_DIMENSIONS,
   ) {}
 
   async extract(ctx: CallContext, text: string, options: StageOptions & { documentDate?: Date } = {}): Promise<Extraction> {
@@ -87,8 +89,8 @@ export class StageRunner {
   async keywords(ctx: CallContext, question: string, options: StageOptions = {}): Promise<Keywords> {
     const choice = this.gateway.router.choose('keywords', options.model);
     if (choice.provider === 'local') {
-      return this.local(ctx, 'keywords', choice, question, () => {
-        const keywords = keywordsLocally(question);
+      return this.localAsync(ctx, 'keywords', choice, question, async () => {
+        const keywords = await this.localWork.keywords(question);
         return { value: keywords, output: [...keywords.high_level, ...keywords.low_level].join(' ') };
       });
     }
@@ -118,6 +120,19 @@ export class StageRunner {
     const choice = this.gateway.router.choose(stage, options.model);
     if (choice.provider === 'local') {
       const embedChoice = this.gateway.router.choose('embed');
+      if (embedChoice.provider === 'local') {
+        // All of it where localWork runs it (sentence splitting takes ~0.3 s over a 64 KB context);
+        // the embedding call it made is put on record here, as gateway.embed would have.
+        return this.localAsync(ctx, stage, choice, question + sources.map((s) => s.text).join('\n'), async () => {
+          const { answer, embedInputTokens } = await this.localWork.answerWithHashing(question, sources, this.localEmbeddingDimensions);
+          await this.gateway.local(ctx, 'embed', embedChoice, async () => ({
+            value: undefined,
+            usage: { inputTokens: embedInputTokens, outputTokens: 0, thinkingTokens: 0 },
+          }));
+          return { value: answer, output: answer.answer };
+        });
+      }
+      // A provider's embedder is reached through the gateway, so the answer runs on this thread.
       const embedder = {
         provider: embedChoice.provider,
         model: embedChoice.model,
@@ -149,10 +164,6 @@ export class StageRunner {
     // Ids the model made up are dropped: a citation always points at a real source.
     const unresolved = new Set(value.cited.filter((id) => !known.has(id)));
     return { answer: value.answer, cited: [...new Set(value.cited.filter((id) => known.has(id)))], unresolvedCitations: unresolved.size };
-  }
-
-  private local<T>(ctx: CallContext, stage: Stage, choice: ModelChoice, input: string, work: () => { value: T; output: string }) {
-    return this.localAsync(ctx, stage, choice, input, async () => work());
   }
 
   private localAsync<T>(

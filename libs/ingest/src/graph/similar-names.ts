@@ -1,0 +1,40 @@
+/** An earlier name of the same text whose name vector is close enough to resolve to. */
+export interface SimilarName {
+  /** Its position in the text's names. */
+  index: number;
+  similarity: number;
+}
+
+/**
+ * For each name vector, the earlier ones at cosine ≥ `threshold`, computed as the store computes
+ * cosine (cosineSimilarity in entity-plan: components rounded to 4-byte floats, NaN for a zero
+ * vector, never close). It compares every pair, so it is quadratic in the names of one text:
+ * 200 names take ~0.1 s, and a chunk of 8000 tokens (or an LLM's long reply) can name over a
+ * thousand, seconds of CPU. GraphWriter runs it on a worker thread beyond a few dozen names.
+ */
+export function similarEarlierNames(vectors: number[][], threshold: number): SimilarName[][] {
+  // Rounded once, not once per pair; the sums are taken in the same order as cosineSimilarity's.
+  const rounded = vectors.map((vector) => Float64Array.from(vector, Math.fround));
+  const norms = rounded.map((v) => dot(v, v, v.length));
+  return rounded.map((a, i) => {
+    const similar: SimilarName[] = [];
+    for (let j = 0; j < i; j++) {
+      const b = rounded[j];
+      const length = Math.min(a.length, b.length);
+      const similarity = dot(a, b, length) / Math.sqrt(normOver(a, norms[i], length) * normOver(b, norms[j], length));
+      if (similarity >= threshold) similar.push({ index: j, similarity });
+    }
+    return similar;
+  });
+}
+
+function dot(a: Float64Array, b: Float64Array, length: number): number {
+  let sum = 0;
+  for (let k = 0; k < length; k++) sum += a[k] * b[k];
+  return sum;
+}
+
+/** The squared norm over the first `length` components (the whole vector's unless lengths differ). */
+function normOver(v: Float64Array, whole: number, length: number): number {
+  return length === v.length ? whole : dot(v, v, length);
+}
