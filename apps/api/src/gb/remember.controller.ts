@@ -2,7 +2,7 @@ import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
-import type { EdgeRow, EntityRow } from '@loci/db';
+import type { EdgeFacts, EntityFacts } from '@loci/db';
 import { openApiSchemaOf, RequestWithId, ValidBody } from '@loci/http';
 import { RememberResult, RememberService } from '@loci/ingest';
 import { SpendControl } from '@loci/quota';
@@ -95,7 +95,7 @@ function toRememberResponse(result: RememberResult): z.infer<typeof rememberResp
   };
 }
 
-const entityFields = (row: EntityRow) => ({
+const entityFields = (row: EntityFacts) => ({
   id: row.id,
   name: row.name,
   ...(row.type ? { type: row.type } : {}),
@@ -103,7 +103,7 @@ const entityFields = (row: EntityRow) => ({
 });
 
 /** The gb contract's edge fields: ids, relation, artifact, and the four temporal fields (null ones omitted). */
-export const edgeFields = (row: EdgeRow) => ({
+export const edgeFields = (row: EdgeFacts) => ({
   id: row.id,
   source_id: row.sourceId,
   target_id: row.targetId,

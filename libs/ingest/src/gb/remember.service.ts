@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ValidationError } from '@loci/common';
-import { Database, DATABASE, DocumentsRepository, EdgeRow, EntityRow, GraphReadsRepository, GraphsRepository } from '@loci/db';
+import { Database, DATABASE, DocumentsRepository, EdgeFacts, EntityFacts, GraphReadsRepository, GraphsRepository } from '@loci/db';
 import { ModelRouter, ReasoningLevel, UnknownModelError } from '@loci/llm';
 import { contentHash } from '../documents/documents.service';
 import { emptyChanges, GraphChanges } from '../graph/graph-writer';
@@ -22,8 +22,8 @@ export interface RememberResult {
   sessionId?: string;
   /** True when this exact text was already remembered in the dataset: nothing new was written. */
   duplicate: boolean;
-  entities: Array<{ row: EntityRow; change: 'created' | 'updated' | 'matched' }>;
-  edges: Array<{ row: EdgeRow; change: 'created' | 'updated' | 'superseded' | 'ended' }>;
+  entities: Array<{ row: EntityFacts; change: 'created' | 'updated' | 'matched' }>;
+  edges: Array<{ row: EdgeFacts; change: 'created' | 'updated' | 'superseded' | 'ended' }>;
 }
 
 /**
