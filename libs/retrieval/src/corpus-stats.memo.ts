@@ -2,7 +2,7 @@ import type { CorpusStats } from './lexical.queries';
 import type { Scope } from './visibility.sql';
 
 /** Below this many chunks a graph's N and avgdl are counted afresh: it is cheap, and they move fast. */
-export const REMEMBER_CORPUS_FROM_CHUNKS = 2000;
+export const REMEMBER_CORPUS_FROM_CHUNKS = 200;
 /** How long remembered stats are used before they are counted again. */
 export const CORPUS_STATS_TTL_MS = 60_000;
 const MAX_GRAPHS = 10_000;

@@ -30,6 +30,12 @@ export const EDGES_PER_ENTITY_HIT = 2;
 /** The walk of the local path restarts at this many of BM25's best passages. */
 export const WALK_SEED_PASSAGES = 3;
 
+/**
+ * The global path ranks the facts of BM25's this many best passages: reading every fact's words
+ * is the costliest step of a global question (~180 facts in 20 passages at the 10k bench).
+ */
+export const FACT_SOURCE_PASSAGES = 10;
+
 /** In the global path, the weight of the facts' chunks beside the passages they came from. */
 export const GLOBAL_FACT_CHUNKS_WEIGHT = 0.2;
 
@@ -257,7 +263,7 @@ export class RetrievalService {
       input.lexicalSearch,
     ]);
     const topicPassages = passages.length === 0 && input.topicSearch ? await input.topicSearch() : [];
-    const sourceIds = [...new Set([...passages, ...topicPassages].map((p) => p.chunkId))];
+    const sourceIds = [...new Set([...passages, ...topicPassages].slice(0, FACT_SOURCE_PASSAGES).map((p) => p.chunkId))];
     const byWords =
       input.text && sourceIds.length > 0
         ? await timed('global.lexical', () =>
