@@ -32,15 +32,5 @@ export function keywordTerms(question: string, options: { maxTerms: number; minT
   return terms;
 }
 
-/**
- * The key entities are matched on (the same as ingestion's `normalized_name`): case, accents,
- * punctuation and spacing removed.
- */
-export function normalizeName(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-}
+/** The key entities are matched on: ingestion's `normalized_name`. */
+export { normalizeEntityName as normalizeName } from '@loci/common';
