@@ -5,6 +5,7 @@ import { createdAt, microDollars, tenantIdColumn, updatedAt } from './columns';
 export const tenantTier = pgEnum('tenant_tier', ['free', 'pro', 'enterprise']);
 export const tenantBilling = pgEnum('tenant_billing', ['platform', 'own_key']);
 export const userRole = pgEnum('user_role', ['operator', 'admin', 'member']);
+export const apiKeyScope = pgEnum('api_key_scope', ['read', 'write']);
 
 /**
  * Tenants, and the limits operators tune for each (null = unlimited). Global table: on Citus
@@ -22,6 +23,8 @@ export const tenants = pgTable('tenants', {
   monthlyCostCapMicros: microDollars('monthly_cost_cap_micros'),
   dailyQueryQuota: integer('daily_query_quota'),
   maxConcurrentQueries: integer('max_concurrent_queries'),
+  /** Set by an operator: every request of the tenant is refused and its ingestion paused. */
+  suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -38,6 +41,13 @@ export const users = pgTable(
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
     role: userRole('role').notNull(),
+    /** A disabled user can neither log in nor use a token issued before. */
+    disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * Carried in every access token and compared on each request: bumped on disable, delete
+     * and password change, it ends every token issued before, on every instance.
+     */
+    tokenVersion: integer('token_version').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -60,6 +70,10 @@ export const apiKeys = pgTable(
     prefix: text('prefix').notNull(),
     secretHash: text('secret_hash').notNull(),
     createdByUserId: uuid('created_by_user_id'),
+    /** What the key may do: `read` (questions, context), `write` (documents, remember). */
+    scopes: apiKeyScope('scopes').array().notNull().default(sql`'{read,write}'::api_key_scope[]`),
+    /** After this instant the key is refused as if revoked; null = never expires. */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
@@ -92,4 +106,5 @@ export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type TenantTier = (typeof tenantTier.enumValues)[number];
 export type TenantBilling = (typeof tenantBilling.enumValues)[number];
 export type UserRole = (typeof userRole.enumValues)[number];
+export type ApiKeyScope = (typeof apiKeyScope.enumValues)[number];
 
