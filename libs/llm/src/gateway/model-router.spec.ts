@@ -22,6 +22,14 @@ describe('ModelRouter', () => {
     expect(router.choose('embed').spec).toBe('local:local-hash-v1');
   });
 
+  it('names the offline embedder by its width, so vectors of two widths are never compared', () => {
+    const router = new ModelRouter(settings({ localEmbeddingDimensions: 256 }), prices);
+    expect(router.choose('embed').spec).toBe('local:local-hash-v1-256d');
+    const configured = new ModelRouter(settings({ localEmbeddingDimensions: 512, stageModels: { embed: 'local:local-hash-v1' } }), prices);
+    expect(configured.choose('embed')).toEqual({ provider: 'local', model: 'local-hash-v1-512d', spec: 'local:local-hash-v1-512d' });
+    expect(() => router.choose('embed', 'local:local-hash-v1-512d')).toThrow(/cannot serve the embed stage/);
+  });
+
   it('prefers Anthropic for chat and OpenAI for embeddings when their keys are set', () => {
     const router = new ModelRouter(settings({ anthropic: { apiKey: 'a' }, openai: { apiKey: 'o', sendEmbeddingDimensions: true, reasoningEffort: false } }), prices);
     expect(router.choose('query').spec).toBe('anthropic:claude-haiku-4-5');

@@ -1,7 +1,7 @@
 import { MODEL_SPEC_PATTERN, type LlmSettings } from '@loci/config';
 import type { ProviderName, Stage } from '../model.types';
 import { STAGES } from '../model.types';
-import { LOCAL_EMBEDDING_MODEL, LOCAL_TEXT_MODEL } from '../local/models';
+import { LOCAL_EMBEDDING_MODEL, LOCAL_TEXT_MODEL, localEmbeddingModel } from '../local/models';
 import type { PriceTable } from '../metering/prices';
 
 export interface ModelChoice {
@@ -79,16 +79,26 @@ export class ModelRouter {
    * stage (an embedding model for `embed`, a chat model otherwise) and its provider usable.
    */
   check(stage: Stage, spec: string): ModelChoice {
-    const choice = parseModelSpec(spec);
+    const choice = this.localEmbedderAtItsWidth(stage, parseModelSpec(spec));
     if (!this.rightKind(stage, choice)) throw new UnknownModelError(spec, 'wrong_kind', stage);
     if (!this.prices.has(spec)) throw new UnknownModelError(spec, 'unpriced');
     if (!this.providerConfigured(choice.provider)) throw new UnknownModelError(spec, 'no_provider');
     return choice;
   }
 
+  /**
+   * `local:local-hash-v1` names the offline embedder at whatever width LOCI_LOCAL_EMBEDDING_DIM
+   * sets; what rows record is its name at that width, so a changed width is a changed model.
+   */
+  private localEmbedderAtItsWidth(stage: Stage, choice: ModelChoice): ModelChoice {
+    if (stage !== 'embed' || choice.provider !== 'local' || choice.model !== LOCAL_EMBEDDING_MODEL) return choice;
+    const model = localEmbeddingModel(this.settings.localEmbeddingDimensions);
+    return { provider: 'local', model, spec: `local:${model}` };
+  }
+
   private rightKind(stage: Stage, choice: ModelChoice): boolean {
     if (choice.provider === 'local') {
-      return choice.model === (stage === 'embed' ? LOCAL_EMBEDDING_MODEL : LOCAL_TEXT_MODEL);
+      return choice.model === (stage === 'embed' ? localEmbeddingModel(this.settings.localEmbeddingDimensions) : LOCAL_TEXT_MODEL);
     }
     // Anthropic has no embeddings API; OpenAI-compatible names cannot be told apart here.
     return !(stage === 'embed' && choice.provider === 'anthropic');

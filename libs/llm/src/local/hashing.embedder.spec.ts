@@ -48,6 +48,11 @@ describe('LocalHashingEmbedder', () => {
     }
   });
 
+  it('carries its width in its model name unless it is the full 1024', () => {
+    expect(new LocalHashingEmbedder(1024).model).toBe('local-hash-v1');
+    expect(new LocalHashingEmbedder(256).model).toBe('local-hash-v1-256d');
+  });
+
   it('rejects a dimension that is not a positive integer', () => {
     expect(() => new LocalHashingEmbedder(0)).toThrow(RangeError);
     expect(() => new LocalHashingEmbedder(12.5)).toThrow(RangeError);

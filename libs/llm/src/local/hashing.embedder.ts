@@ -1,7 +1,7 @@
 import type { Embedder, EmbeddingRequest, EmbeddingResult, ProviderName } from '../model.types';
 import { countWords, hashEmbed } from './hashing.features';
 import type { LocalTextWork } from './local-text-work';
-import { LOCAL_EMBEDDING_MODEL } from './models';
+import { localEmbeddingModel } from './models';
 
 /** Texts up to this many characters in all are embedded on the calling thread (a few milliseconds). */
 const INLINE_MAX_CHARS = 16 * 1024;
@@ -23,7 +23,8 @@ export const LOCAL_EMBEDDING_DEFAULT_DIMENSIONS = 1024;
  */
 export class LocalHashingEmbedder implements Embedder {
   readonly provider: ProviderName = 'local';
-  readonly model = LOCAL_EMBEDDING_MODEL;
+  /** `local-hash-v1`, with the width appended when it is not 1024 (see localEmbeddingModel). */
+  readonly model: string;
 
   /**
    * @param work where embeddings of more than INLINE_MAX_CHARS run (worker threads in the API
@@ -36,6 +37,7 @@ export class LocalHashingEmbedder implements Embedder {
     if (!Number.isInteger(dimensions) || dimensions < 1) {
       throw new RangeError(`local embedder dimensions must be a positive integer, got ${dimensions}`);
     }
+    this.model = localEmbeddingModel(dimensions);
   }
 
   /** `timeoutMs` and `apiKey` do not apply: the work is local. */

@@ -1,4 +1,4 @@
-export { LOCAL_EMBEDDING_MODEL, LOCAL_PROVIDER, LOCAL_TEXT_MODEL } from './models';
+export { LOCAL_EMBEDDING_MODEL, LOCAL_PROVIDER, LOCAL_TEXT_MODEL, localEmbeddingModel } from './models';
 export { LocalHashingEmbedder, LOCAL_EMBEDDING_DEFAULT_DIMENSIONS } from './hashing.embedder';
 export { extractLocally, type LocalExtractOptions } from './extractor';
 export { keywordsLocally } from './keywords';

@@ -11,5 +11,17 @@ export const LOCAL_PROVIDER = 'local' as const;
  */
 export const LOCAL_EMBEDDING_MODEL = 'local-hash-v1';
 
+/** The width the store's columns hold and the offline embedder's default. */
+const LOCAL_EMBEDDING_FULL_WIDTH = 1024;
+
+/**
+ * The name of the offline embedder at `dimensions`: `local-hash-v1` at the full width, with the
+ * width appended otherwise (`local-hash-v1-256d`). Features are hashed modulo the width, so
+ * vectors of two widths are not comparable and must not share a name (rows are searched by it).
+ */
+export function localEmbeddingModel(dimensions: number): string {
+  return dimensions === LOCAL_EMBEDDING_FULL_WIDTH ? LOCAL_EMBEDDING_MODEL : `${LOCAL_EMBEDDING_MODEL}-${dimensions}d`;
+}
+
 /** Extraction, keywords, summaries and answers: NLP library + extractive text, no generation. */
 export const LOCAL_TEXT_MODEL = 'local-nlp-v1';
