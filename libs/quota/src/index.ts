@@ -1,3 +1,5 @@
+export * from './attempts/attempt-counter';
+export * from './attempts/attempt-keys';
 export * from './limit-keys';
 export * from './limit-store';
 export * from './memory.limit-store';

@@ -1,3 +1,5 @@
+import type { AttemptCounter } from './attempts/attempt-counter';
+
 /**
  * Spend control's atomic core: cost reservations against several caps at once, concurrency
  * slots as leases, and the daily question quota. Redis in production, an in-process store in
@@ -58,6 +60,8 @@ export type AdmissionResult =
 
 export interface LimitStore {
   readonly kind: 'redis' | 'memory';
+  /** Failed-attempt counters (login throttling), in the same store and on the same connection. */
+  readonly attempts: AttemptCounter;
   /** Server time in ms (Redis TIME; the clock for the memory store). Windows are computed from it. */
   now(): Promise<number>;
   /**

@@ -1,3 +1,5 @@
+import { AttemptCounter } from './attempts/attempt-counter';
+import { MemoryAttemptCounter } from './attempts/memory.attempt-counter';
 import {
   AdmissionRequest,
   AdmissionResult,
@@ -44,6 +46,8 @@ export class MemoryLimitStore implements LimitStore {
   private readonly seededUntil = new Map<string, number>(); // scope key → seeded for its window until
 
   constructor(private readonly clock: () => number = Date.now) {}
+
+  readonly attempts: AttemptCounter = new MemoryAttemptCounter(() => this.clock());
 
   async now(): Promise<number> {
     return this.clock();

@@ -1,5 +1,7 @@
 import { RedisReadiness } from '@loci/kv';
 import Redis from 'ioredis';
+import { AttemptCounter } from './attempts/attempt-counter';
+import { RedisAttemptCounter } from './attempts/redis.attempt-counter';
 import {
   ACQUIRE_SLOT,
   ADMIT,
@@ -42,6 +44,7 @@ const scopeKeys = (key: string) => [key, `${key}:res:exp`, `${key}:res:amt`, `${
  */
 export class RedisLimitStore implements LimitStore {
   readonly kind = 'redis' as const;
+  readonly attempts: AttemptCounter = new RedisAttemptCounter((script, keys, args) => this.run(script, keys, args));
   private readonly namespace: string;
 
   constructor(
