@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { REEMBED_USAGE, reembed } from './reembed';
 
 /**
  * `npm run loci -- <command>`: the operators' command line. It drives the same admin API as
@@ -16,6 +17,7 @@ Commands:
                  [--quota <n|none>] [--concurrency <n|none>] [--tier <tier>] [--billing <billing>]
   platform:limits [--daily-cap <usd|none>]      shows, or sets, the platform daily cap
   usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <tenant id>]
+${REEMBED_USAGE}
 
 Options:
   --url <url>      the server (default $LOCI_URL or http://127.0.0.1:3000)
@@ -46,6 +48,8 @@ const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   tenant: { type: 'string' },
+  graph: { type: 'string' },
+  'page-size': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -73,6 +77,13 @@ export async function main(argv: string[], io: LociIo): Promise<number> {
   if (values.help || !command) {
     (values.help ? io.stdout : io.stderr).write(LOCI_USAGE);
     return values.help ? 0 : 2;
+  }
+  if (command === 'reembed') {
+    if (rest.length > 0) {
+      io.stderr.write(`reembed takes no arguments, only options\n\n${LOCI_USAGE}`);
+      return 2;
+    }
+    return reembed({ tenant: values.tenant, graph: values.graph, pageSize: values['page-size'] }, io);
   }
   const url = (values.url ?? io.env.LOCI_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
   try {

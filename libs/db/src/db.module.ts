@@ -11,9 +11,12 @@ import { GraphsRepository } from './repositories/graphs.repository';
 import { InferencesRepository } from './repositories/inferences.repository';
 import { LimitRefusalsRepository } from './repositories/limit-refusals.repository';
 import { PlatformLimitsRepository } from './repositories/platform-limits.repository';
+import { ReembedRepository } from './repositories/reembed.repository';
 import { RequestLogsRepository } from './repositories/request-logs.repository';
 import { SpendLedgerRepository } from './repositories/spend-ledger.repository';
 import { UsageRepository } from './repositories/usage.repository';
+import { TenantExportRepository } from './repositories/tenant-export.repository';
+import { TenantLifecycleRepository } from './repositories/tenant-lifecycle.repository';
 import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
 import { TableStatisticsKeeper } from './table-statistics.keeper';
@@ -45,6 +48,9 @@ const repositories = [
   UsageRepository,
   SpendLedgerRepository,
   LimitRefusalsRepository,
+  ReembedRepository,
+  TenantLifecycleRepository,
+  TenantExportRepository,
 ];
 
 @Global()

@@ -9,4 +9,5 @@ export * from './pipeline/document-ingester';
 export * from './pipeline/ingest-job';
 export * from './pipeline/ingest-worker';
 export * from './queue';
+export * from './reembed/graph-reembedder';
 export * from './upload';

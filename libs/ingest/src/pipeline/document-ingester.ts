@@ -13,6 +13,7 @@ import {
 } from '@loci/db';
 import { CallContext, Extraction, ModelGateway, OwnKeysService, ReasoningLevel, StageRunner } from '@loci/llm';
 import { CpuPool } from '../cpu/cpu-pool';
+import { entityNameText, entityText, factText } from '../graph/embedding-texts';
 import { emptyChanges, EntityToWrite, GraphChanges, GraphWriter, RelationToWrite } from '../graph/graph-writer';
 import { normalizeEntityName } from '../graph/names';
 import { Piece } from './pieces';
@@ -93,9 +94,9 @@ export class DocumentIngester {
     const texts = [
       ...(piece.index === null ? [] : [piece.text]),
       ...(summary ? [summary] : []),
-      ...entities.map((e) => e.name),
-      ...entities.map((e) => (e.description ? `${e.name}: ${e.description}` : e.name)),
-      ...extraction.relations.map((r) => `${r.source} ${r.relation.replace(/_/g, ' ')} ${r.target}. ${r.description}`),
+      ...entities.map((e) => entityNameText(e.name)),
+      ...entities.map((e) => entityText(e.name, e.description)),
+      ...extraction.relations.map((r) => factText(r.source, r.relation, r.target, r.description)),
     ];
     const { vectors, choice } = texts.length > 0 ? await this.gateway.embed(ctx, texts) : { vectors: [], choice: undefined };
     let at = 0;

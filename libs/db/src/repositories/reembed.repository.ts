@@ -1,0 +1,163 @@
+import { Injectable } from '@nestjs/common';
+import { sql, SQL } from 'drizzle-orm';
+import { Db, queryRows } from '../database';
+
+/** Which rows a re-embedding covers: every tenant, one tenant, or one graph of a tenant. */
+export interface ReembedScope {
+  tenantId?: string;
+  graphId?: number;
+}
+
+/** Where a page starts: after this row in (tenant, id) order. */
+export interface RowKey {
+  tenantId: string;
+  id: number;
+}
+
+export interface ChunkToReembed extends RowKey {
+  text: string;
+  summary: string | null;
+}
+
+export interface EntityToReembed extends RowKey {
+  name: string;
+  description: string | null;
+}
+
+export interface EdgeToReembed extends RowKey {
+  relation: string;
+  description: string | null;
+  sourceName: string;
+  targetName: string;
+}
+
+export interface ChunkVectors extends RowKey {
+  embedding: number[];
+  summaryEmbedding: number[] | null;
+}
+
+export interface EntityVectors extends RowKey {
+  embedding: number[];
+  nameEmbedding: number[];
+}
+
+export interface EdgeVectors extends RowKey {
+  embedding: number[];
+}
+
+export type ReembedTable = 'chunks' | 'entities' | 'edges';
+
+/**
+ * The reads and writes of re-embedding a graph with another embedder: pages of the rows whose
+ * `embedding_model` is not yet the target, in (tenant, id) order (the primary key), and one
+ * statement a page that writes their new vectors together with the target's name. A row is
+ * never half-moved: its vectors and its model name change in the same statement, so a search
+ * scoped to either model never compares vectors of the other.
+ */
+@Injectable()
+export class ReembedRepository {
+  /** Rows of `table` in scope still embedded by another model (or by none). */
+  async countToReembed(db: Db, table: ReembedTable, scope: ReembedScope, model: string): Promise<number> {
+    const [{ n }] = await queryRows<{ n: string | number }>(
+      db,
+      sql`SELECT count(*) AS n FROM ${sql.raw(table)} t WHERE ${pending(scope, model)}`,
+    );
+    return Number(n);
+  }
+
+  async chunksToReembed(db: Db, scope: ReembedScope, model: string, after: RowKey | null, limit: number): Promise<ChunkToReembed[]> {
+    const rows = await queryRows<{ tenant_id: string; id: string | number; text: string; summary: string | null }>(
+      db,
+      sql`SELECT t.tenant_id, t.id, t.text, t.summary FROM chunks t
+          WHERE ${pending(scope, model)}${afterKey(after)}
+          ORDER BY t.tenant_id, t.id LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({ tenantId: r.tenant_id, id: Number(r.id), text: r.text, summary: r.summary }));
+  }
+
+  async entitiesToReembed(db: Db, scope: ReembedScope, model: string, after: RowKey | null, limit: number): Promise<EntityToReembed[]> {
+    const rows = await queryRows<{ tenant_id: string; id: string | number; name: string; description: string | null }>(
+      db,
+      sql`SELECT t.tenant_id, t.id, t.name, t.description FROM entities t
+          WHERE ${pending(scope, model)}${afterKey(after)}
+          ORDER BY t.tenant_id, t.id LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({ tenantId: r.tenant_id, id: Number(r.id), name: r.name, description: r.description }));
+  }
+
+  /** Superseded facts too: they are kept (and read by history), so they move with the rest. */
+  async edgesToReembed(db: Db, scope: ReembedScope, model: string, after: RowKey | null, limit: number): Promise<EdgeToReembed[]> {
+    const rows = await queryRows<{
+      tenant_id: string;
+      id: string | number;
+      relation: string;
+      description: string | null;
+      source_name: string;
+      target_name: string;
+    }>(
+      db,
+      sql`SELECT t.tenant_id, t.id, t.relation, t.description, s.name AS source_name, o.name AS target_name
+          FROM edges t
+          JOIN entities s ON s.tenant_id = t.tenant_id AND s.id = t.source_id
+          JOIN entities o ON o.tenant_id = t.tenant_id AND o.id = t.target_id
+          WHERE ${pending(scope, model)}${afterKey(after)}
+          ORDER BY t.tenant_id, t.id LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({
+      tenantId: r.tenant_id,
+      id: Number(r.id),
+      relation: r.relation,
+      description: r.description,
+      sourceName: r.source_name,
+      targetName: r.target_name,
+    }));
+  }
+
+  async setChunkVectors(db: Db, model: string, rows: ChunkVectors[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows.map((r) => ({
+      tenant_id: r.tenantId,
+      id: r.id,
+      embedding: JSON.stringify(r.embedding),
+      summary_embedding: r.summaryEmbedding ? JSON.stringify(r.summaryEmbedding) : null,
+    }));
+    await db.execute(sql`
+      UPDATE chunks t SET embedding = v.embedding::vector, summary_embedding = v.summary_embedding::vector, embedding_model = ${model}
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text, summary_embedding text)
+      WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
+  }
+
+  async setEntityVectors(db: Db, model: string, rows: EntityVectors[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows.map((r) => ({
+      tenant_id: r.tenantId,
+      id: r.id,
+      embedding: JSON.stringify(r.embedding),
+      name_embedding: JSON.stringify(r.nameEmbedding),
+    }));
+    await db.execute(sql`
+      UPDATE entities t SET embedding = v.embedding::vector, name_embedding = v.name_embedding::vector, embedding_model = ${model}
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text, name_embedding text)
+      WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
+  }
+
+  async setEdgeVectors(db: Db, model: string, rows: EdgeVectors[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows.map((r) => ({ tenant_id: r.tenantId, id: r.id, embedding: JSON.stringify(r.embedding) }));
+    await db.execute(sql`
+      UPDATE edges t SET embedding = v.embedding::vector, embedding_model = ${model}
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text)
+      WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
+  }
+}
+
+/** Rows in scope not yet embedded by `model`, as `t`. */
+function pending(scope: ReembedScope, model: string): SQL {
+  const tenant = scope.tenantId === undefined ? sql`` : sql` AND t.tenant_id = ${scope.tenantId}`;
+  const graph = scope.graphId === undefined ? sql`` : sql` AND t.graph_id = ${scope.graphId}`;
+  return sql`t.embedding_model IS DISTINCT FROM ${model}${tenant}${graph}`;
+}
+
+function afterKey(after: RowKey | null): SQL {
+  return after === null ? sql`` : sql` AND (t.tenant_id, t.id) > (${after.tenantId}::uuid, ${after.id})`;
+}
