@@ -15,8 +15,6 @@ import { ReembedRepository } from './repositories/reembed.repository';
 import { RequestLogsRepository } from './repositories/request-logs.repository';
 import { SpendLedgerRepository } from './repositories/spend-ledger.repository';
 import { UsageRepository } from './repositories/usage.repository';
-import { TenantExportRepository } from './repositories/tenant-export.repository';
-import { TenantLifecycleRepository } from './repositories/tenant-lifecycle.repository';
 import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
 import { TableStatisticsKeeper } from './table-statistics.keeper';
@@ -49,8 +47,6 @@ const repositories = [
   SpendLedgerRepository,
   LimitRefusalsRepository,
   ReembedRepository,
-  TenantLifecycleRepository,
-  TenantExportRepository,
 ];
 
 @Global()
