@@ -1,5 +1,5 @@
-# One image for the API and the worker (different commands).
-FROM node:20-bookworm-slim AS build
+# One image for the API and the worker (different commands), on the current Node LTS.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -8,13 +8,23 @@ COPY apps ./apps
 COPY libs ./libs
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    LOCI_DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY migrations ./migrations
+# The data dir belongs to the unprivileged user before the volume is mounted, so a new named
+# volume starts owned by it (an embedded store or generated secrets could not be written otherwise).
+RUN mkdir -p /app/data && chown node:node /app/data
+VOLUME ["/app/data"]
 USER node
 EXPOSE 3000
+# Ready = store reachable, migrations applied, limit store reachable (GET /readyz). The slim image
+# has no curl: Node's fetch does it. The worker service overrides this (it serves no HTTP).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=5 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# node is PID 1: it receives the orchestrator's SIGTERM itself and shuts down gracefully.
 CMD ["node", "dist/apps/api/src/main.js"]

@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,9 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   const logPath = join(dataDir, 'api.log');
   const env: Record<string, string> = {
     NODE_ENV: 'production',
+    // Production requires both secrets; the bench calls with an API key, so one-off values do.
+    JWT_SECRET: process.env.JWT_SECRET || randomBytes(48).toString('base64url'),
+    LOCI_ENCRYPTION_KEY: process.env.LOCI_ENCRYPTION_KEY || randomBytes(32).toString('base64'),
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: options.logLevel,

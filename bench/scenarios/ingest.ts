@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,6 +126,9 @@ function ingestEnv(options: IngestBenchOptions, workerConcurrency: number, dataD
   return {
     ...inherited,
     NODE_ENV: 'production',
+    // Production requires both secrets; the bench ingests for platform-billed tenants only, so one-off values do.
+    JWT_SECRET: process.env.JWT_SECRET || randomBytes(48).toString('base64url'),
+    LOCI_ENCRYPTION_KEY: process.env.LOCI_ENCRYPTION_KEY || randomBytes(32).toString('base64'),
     LOG_LEVEL: options.logLevel ?? 'warn',
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl,

@@ -74,6 +74,16 @@ describe('settings schema', () => {
     );
   });
 
+  it('requires JWT_SECRET and LOCI_ENCRYPTION_KEY in production (each container would generate its own), not in development', () => {
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+      expect.stringMatching(/^JWT_SECRET: required when NODE_ENV=production/),
+      expect.stringMatching(/^LOCI_ENCRYPTION_KEY: required when NODE_ENV=production/),
+    ]);
+    const secrets = { JWT_SECRET: 'x'.repeat(32), LOCI_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+    expect(parseSettings({ NODE_ENV: 'production', ...secrets }).NODE_ENV).toBe('production');
+    expect(parseSettings({ NODE_ENV: 'development' }).JWT_SECRET).toBeUndefined();
+  });
+
   it('documents every variable in .env.example, each with a comment, and nothing else', () => {
     const lines = readFileSync(join(__dirname, '../../../.env.example'), 'utf8').split('\n');
     const documented = new Map<string, string>();

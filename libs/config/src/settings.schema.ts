@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /**
@@ -62,6 +63,51 @@ const modelSpec = z.preprocess(
     .regex(MODEL_SPEC_PATTERN, { message: 'expected provider:model with provider anthropic, openai or local' })
     .optional(),
 );
+
+/**
+ * Which proxies' X-Forwarded-For to believe for the client address (login throttling counts by
+ * it): false (none, the default), true (any: only behind a proxy that overwrites the header), a
+ * number of hops, or a comma list of addresses, CIDR ranges and Express's names (loopback,
+ * linklocal, uniquelocal).
+ */
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((value, ctx): boolean | number | string[] => {
+    const text = value?.trim() ?? '';
+    if (text === '' || text === 'false') return false;
+    if (text === 'true') return true;
+    if (/^\d+$/.test(text)) return Number(text);
+    const entries = text.split(',').map((entry) => entry.trim());
+    const named = ['loopback', 'linklocal', 'uniquelocal'];
+    const bad = entries.filter((entry) => !named.includes(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
+    if (bad.length > 0) {
+      ctx.addIssue({ code: 'custom', message: `expected false, true, a hop count or addresses/CIDR ranges, got ${JSON.stringify(bad.join(','))}` });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
+/** Browser origins allowed to call the API cross-origin: `scheme://host[:port]`, comma-separated; none by default. */
+const corsOrigins = z
+  .string()
+  .optional()
+  .transform((value, ctx): string[] => {
+    const origins = (value ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+    const bad = origins.filter((origin) => {
+      try {
+        const url = new URL(origin);
+        return !['http:', 'https:'].includes(url.protocol) || url.origin !== origin;
+      } catch {
+        return true;
+      }
+    });
+    if (bad.length > 0) {
+      ctx.addIssue({ code: 'custom', message: `expected origins like https://app.example.com (no path, no wildcard), got ${JSON.stringify(bad.join(','))}` });
+      return z.NEVER;
+    }
+    return origins;
+  });
 
 export const settingsSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(['development', 'production', 'test']).default('development')),
@@ -142,6 +188,19 @@ export const settingsSchema = z.object({
     emptyAsUndefined,
     z.string().min(12, { message: 'must be at least 12 characters' }).optional(),
   ),
+  // Login throttling: failed logins counted per email and per client address in a fixed window.
+  LOCI_LOGIN_WINDOW_SECONDS: integerFromEnv(900, 1, 86_400),
+  LOCI_LOGIN_MAX_FAILURES_PER_EMAIL: integerFromEnv(10, 1, 100_000),
+  LOCI_LOGIN_MAX_FAILURES_PER_ADDRESS: integerFromEnv(100, 0, 1_000_000),
+  LOCI_LOGIN_BACKOFF_AFTER_FAILURES: integerFromEnv(5, 0, 100_000),
+  LOCI_LOGIN_BACKOFF_BASE_MS: integerFromEnv(1_000, 1, 3_600_000),
+  // HTTP hygiene.
+  LOCI_TRUST_PROXY: trustProxy,
+  LOCI_CORS_ORIGINS: corsOrigins,
+  LOCI_HSTS_MAX_AGE_SECONDS: integerFromEnv(0, 0, 63_072_000),
+  LOCI_HTTP_REQUEST_TIMEOUT_MS: integerFromEnv(60_000, 1_000, 3_600_000),
+  LOCI_HTTP_HEADERS_TIMEOUT_MS: integerFromEnv(20_000, 1_000, 600_000),
+  LOCI_API_DOCS: booleanFromEnv(true),
 });
 
 export type RawSettings = z.output<typeof settingsSchema>;
@@ -169,5 +228,24 @@ export function parseSettings(env: Record<string, string | undefined>): RawSetti
       }`,
     ]);
   }
+  const missing = missingProductionSecrets(settings);
+  if (missing.length > 0) throw new SettingsError(missing);
   return settings;
+}
+
+/**
+ * In production every process must share the same signing and encryption keys, so they come
+ * from the environment: a key generated into one container's data dir differs from the next
+ * container's (API and worker would seal with different keys, replicas would reject each
+ * other's tokens). Development and tests keep generating them into LOCI_DATA_DIR.
+ */
+function missingProductionSecrets(settings: RawSettings): string[] {
+  if (settings.NODE_ENV !== 'production') return [];
+  const required: Array<[keyof RawSettings, string]> = [
+    ['JWT_SECRET', 'at least 32 characters, e.g. `openssl rand -base64 48`'],
+    ['LOCI_ENCRYPTION_KEY', '32 bytes, base64, e.g. `openssl rand -base64 32`'],
+  ];
+  return required
+    .filter(([name]) => settings[name] === undefined)
+    .map(([name, shape]) => `${name}: required when NODE_ENV=production (${shape}), the same value for the API and every worker`);
 }

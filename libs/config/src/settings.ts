@@ -21,6 +21,36 @@ export interface Settings {
   /** AES-256-GCM key sealing tenants' own provider keys (32 bytes). */
   encryptionKey: Buffer;
   limits: LimitSettings;
+  login: LoginThrottleSettings;
+  http: HttpSettings;
+}
+
+/**
+ * Login throttling: failed logins per email and per client address, counted in the limit store
+ * within a fixed window that starts at the first failure. Past `backoffAfterFailures` failures
+ * of an email, each next attempt waits `backoffBaseMs` × 2^(failures − backoffAfterFailures).
+ */
+export interface LoginThrottleSettings {
+  windowMs: number;
+  maxFailuresPerEmail: number;
+  /** 0 = client addresses are not counted. */
+  maxFailuresPerAddress: number;
+  backoffAfterFailures: number;
+  backoffBaseMs: number;
+}
+
+export interface HttpSettings {
+  /** Express's `trust proxy`: whose X-Forwarded-For gives the client address. */
+  trustProxy: boolean | number | string[];
+  /** Origins that may call the API from a browser; empty = no CORS headers at all. */
+  corsOrigins: string[];
+  /** Strict-Transport-Security max-age; 0 = no HSTS header. */
+  hstsMaxAgeSeconds: number;
+  /** Time a client has to send a whole request, and its headers (Node's requestTimeout, headersTimeout). */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  /** Serve /docs and /openapi.json. */
+  apiDocs: boolean;
 }
 
 /**
@@ -99,7 +129,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     database: { url: raw.DATABASE_URL, poolMax: raw.LOCI_DB_POOL_MAX, migrateOnStart: raw.LOCI_MIGRATE_ON_START },
     redis: { url: raw.REDIS_URL },
     jwt: {
-      secret: raw.JWT_SECRET ?? readOrCreateDataDirSecret(dataDir, 'jwt_secret'),
+      secret: raw.JWT_SECRET ?? readOrCreateDataDirSecret(dataDir, 'jwt_secret', 48, 'JWT_SECRET'),
       secretSource: raw.JWT_SECRET ? 'env' : 'data-dir',
       ttlSeconds: raw.JWT_TTL_SECONDS,
     },
@@ -146,6 +176,22 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       maxOutputTokens: raw.LOCI_GB_MAX_OUTPUT_TOKENS,
     },
     limits: { slotLeaseMs: raw.LOCI_SLOT_LEASE_MS, reservationLeaseMs: raw.LOCI_RESERVATION_LEASE_MS },
+    login: {
+      windowMs: raw.LOCI_LOGIN_WINDOW_SECONDS * 1000,
+      maxFailuresPerEmail: raw.LOCI_LOGIN_MAX_FAILURES_PER_EMAIL,
+      maxFailuresPerAddress: raw.LOCI_LOGIN_MAX_FAILURES_PER_ADDRESS,
+      backoffAfterFailures: raw.LOCI_LOGIN_BACKOFF_AFTER_FAILURES,
+      backoffBaseMs: raw.LOCI_LOGIN_BACKOFF_BASE_MS,
+    },
+    http: {
+      trustProxy: raw.LOCI_TRUST_PROXY,
+      corsOrigins: raw.LOCI_CORS_ORIGINS,
+      hstsMaxAgeSeconds: raw.LOCI_HSTS_MAX_AGE_SECONDS,
+      requestTimeoutMs: raw.LOCI_HTTP_REQUEST_TIMEOUT_MS,
+      // Node refuses a headers timeout longer than the request timeout.
+      headersTimeoutMs: Math.min(raw.LOCI_HTTP_HEADERS_TIMEOUT_MS, raw.LOCI_HTTP_REQUEST_TIMEOUT_MS),
+      apiDocs: raw.LOCI_API_DOCS,
+    },
     ingest: {
       chunkTokens: raw.LOCI_CHUNK_TOKENS,
       chunkOverlapTokens: raw.LOCI_CHUNK_OVERLAP_TOKENS,
@@ -156,7 +202,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     },
     encryptionKey: raw.LOCI_ENCRYPTION_KEY
       ? Buffer.from(raw.LOCI_ENCRYPTION_KEY, 'base64')
-      : Buffer.from(readOrCreateDataDirSecret(dataDir, 'encryption_key', 32), 'base64url'),
+      : Buffer.from(readOrCreateDataDirSecret(dataDir, 'encryption_key', 32, 'LOCI_ENCRYPTION_KEY'), 'base64url'),
     bootstrapOperator:
       raw.LOCI_BOOTSTRAP_OPERATOR_EMAIL && raw.LOCI_BOOTSTRAP_OPERATOR_PASSWORD
         ? { email: raw.LOCI_BOOTSTRAP_OPERATOR_EMAIL, password: raw.LOCI_BOOTSTRAP_OPERATOR_PASSWORD }
