@@ -32,8 +32,8 @@ function expectSoundChunks(text: string, chunks: TextChunk[], maxTokens: number,
   }
 }
 
-/** Deterministic pseudo-random prose: numbered, so that every sentence is unique. */
-function prose(chars: number): { text: string; sentences: string[] } {
+/** Deterministic pseudo-random prose: numbered, so that every sentence is unique; a blank line every few sentences. */
+function prose(chars: number, sentencesPerParagraph = 7): { text: string; sentences: string[] } {
   const vocabulary = (
     'the of and report meeting Acme Berlin moved quarterly revenue grew engineers shipped a new ' +
     'feature after customers asked for faster search while Dr. Chen reviewed budget in the U.S. office'
@@ -50,7 +50,7 @@ function prose(chars: number): { text: string; sentences: string[] } {
     length += sentence.length + 1;
   }
   // Paragraph breaks every few sentences, as in a real document.
-  const text = sentences.map((s, i) => (i % 7 === 6 ? `${s}\n\n` : `${s} `)).join('');
+  const text = sentences.map((s, i) => (i % sentencesPerParagraph === sentencesPerParagraph - 1 ? `${s}\n\n` : `${s} `)).join('');
   return { text, sentences };
 }
 
@@ -84,8 +84,8 @@ describe('chunkText', () => {
     expectSoundChunks(over, chunks, maxTokens);
   });
 
-  it('cuts a long document at sentence ends, with overlap, covering every sentence', () => {
-    const { text, sentences } = prose(200_000);
+  it('cuts a long paragraph at sentence ends, with overlap, covering every sentence', () => {
+    const { text, sentences } = prose(200_000, Infinity);
     const options = { maxTokens: 1200, overlapTokens: 100 };
     const chunks = chunkText(text, options);
 
@@ -197,5 +197,112 @@ describe('chunkText', () => {
     const chunks = chunkText(text, { maxTokens: 100, overlapTokens: 0 });
     expectSoundChunks(text, chunks, 100);
     for (let k = 1; k < chunks.length; k++) expect(chunks[k].startOffset).toBeGreaterThan(chunks[k - 1].endOffset);
+  });
+});
+
+/** The ranges of `parts` in `text`, found in order (each part occurs once, in order). */
+function spans(text: string, parts: string[]): Array<{ start: number; end: number }> {
+  let from = 0;
+  return parts.map((part) => {
+    const start = text.indexOf(part, from);
+    expect(start).toBeGreaterThanOrEqual(0);
+    from = start + part.length;
+    return { start, end: from };
+  });
+}
+
+/** Every chunk begins where one of the blocks begins and ends where one ends: no block is cut. */
+function expectWholeBlocks(chunks: TextChunk[], blocks: Array<{ start: number; end: number }>): void {
+  for (const chunk of chunks) {
+    expect(blocks.map((b) => b.start)).toContain(chunk.startOffset);
+    expect(blocks.map((b) => b.end)).toContain(chunk.endOffset);
+  }
+}
+
+/** A sentence numbered `n`, about 12 tokens. */
+const sentence = (n: number) => `Sentence ${n} tells that the quarterly report of Acme was reviewed.`;
+const paragraph = (from: number, count: number) => Array.from({ length: count }, (_, k) => sentence(from + k)).join(' ');
+
+describe('chunkText boundaries', () => {
+  const maxTokens = 100;
+  const options = { maxTokens, overlapTokens: 20 };
+
+  // [name, the blocks (paragraphs or turns), how they are joined]
+  const wholeBlockCases: Array<[string, string[], string]> = [
+    ['paragraphs', [paragraph(0, 3), paragraph(10, 2), paragraph(20, 5), paragraph(30, 1), paragraph(40, 4), paragraph(50, 6)], '\n\n'],
+    ['paragraphs with spaces and CRs on the blank lines', [paragraph(0, 2), paragraph(10, 3), paragraph(20, 4), paragraph(30, 2)], '\r\n \t\r\n'],
+    ['plain speaker turns', ['Alice: ' + paragraph(0, 3), 'Bob: ' + paragraph(10, 4), 'Alice: ' + paragraph(20, 2), 'Bob: ' + paragraph(30, 5)], '\n'],
+    ['time-stamped turns', ['[12:01] Alice: ' + paragraph(0, 3), '[12:02] Bob: ' + paragraph(10, 2), '[12:05] Alice: ' + paragraph(20, 5)], '\n'],
+    ['user and assistant turns', ['User: ' + paragraph(0, 1), 'Assistant: ' + paragraph(10, 5), 'User: ' + paragraph(20, 3), 'Assistant: ' + paragraph(30, 2)], '\n'],
+    ['clock times and titles', ['12:01 PM - Dr. Chen: ' + paragraph(0, 4), '12:03 PM - Mary Ann Lee: ' + paragraph(10, 2), '12:04 PM - Dr. Chen: ' + paragraph(20, 2)], '\n'],
+    ['bold speakers', ['**Alice:** ' + paragraph(0, 4), '**Bob:** ' + paragraph(10, 2), '**Alice:** ' + paragraph(20, 1)], '\n'],
+    // A turn of several lines and paragraphs is one block: the blank line inside it is no edge.
+    ['turns with paragraphs inside', ['Alice: ' + paragraph(0, 2) + '\n\n' + paragraph(5, 2), 'Bob: ' + paragraph(10, 3), 'Alice: ' + paragraph(20, 1) + '\n' + paragraph(25, 2)], '\n'],
+  ];
+  it.each(wholeBlockCases)('%s: chunks are whole blocks, packed, without overlap', (_name, blocks, joiner) => {
+    const text = blocks.join(joiner);
+    for (const block of blocks) expect(countTokens(block)).toBeLessThanOrEqual(maxTokens);
+    const chunks = chunkText(text, options);
+    expectSoundChunks(text, chunks, maxTokens);
+    const ranges = spans(text, blocks);
+    expectWholeBlocks(chunks, ranges);
+    expect(chunks.length).toBeLessThan(blocks.length); // small neighbours share a chunk
+    for (let k = 1; k < chunks.length; k++) {
+      expect(chunks[k].startOffset).toBeGreaterThan(chunks[k - 1].endOffset);
+      // Packed: the next chunk's first block would not have fitted in this one.
+      const next = ranges.find((b) => b.start === chunks[k].startOffset)!;
+      expect(countTokens(text.slice(chunks[k - 1].startOffset, next.end))).toBeGreaterThan(maxTokens);
+    }
+  });
+
+  // [name, blocks, joiner, index of the one block longer than a chunk]
+  const longBlockCases: Array<[string, string[], string, number]> = [
+    ['a long paragraph', [paragraph(0, 3), paragraph(10, 30), paragraph(50, 3)], '\n\n', 1],
+    ['a long turn', ['Alice: ' + paragraph(0, 3), 'Bob: ' + paragraph(10, 30), 'Alice: ' + paragraph(50, 3)], '\n', 1],
+    ['a long turn of paragraphs', ['User: ' + paragraph(0, 2), 'Assistant: ' + [paragraph(10, 5), paragraph(20, 5), paragraph(30, 5)].join('\n\n'), 'User: ' + paragraph(50, 2)], '\n', 1],
+  ];
+  it.each(longBlockCases)('%s: only the block longer than a chunk is cut, at sentence ends, overlapping inside it', (_name, blocks, joiner, long) => {
+    const text = blocks.join(joiner);
+    const chunks = chunkText(text, options);
+    expectSoundChunks(text, chunks, maxTokens);
+    const ranges = spans(text, blocks);
+    const inside = (offset: number) => offset > ranges[long].start && offset < ranges[long].end;
+    for (const chunk of chunks) {
+      // Every chunk edge is a block edge, or lies inside the long block at a sentence's edge.
+      if (!inside(chunk.startOffset)) expect(ranges.map((b) => b.start)).toContain(chunk.startOffset);
+      else expect(chunk.text).toMatch(/^Sentence \d+/);
+      if (!inside(chunk.endOffset)) expect(ranges.map((b) => b.end)).toContain(chunk.endOffset);
+      else expect(chunk.text).toMatch(/\.$/);
+    }
+    expect(chunks.filter((c) => inside(c.startOffset)).length).toBeGreaterThan(1);
+    for (let k = 1; k < chunks.length; k++) {
+      const overlaps = chunks[k].startOffset < chunks[k - 1].endOffset;
+      // Overlap only where a chunk begins inside the long block, never across a block edge.
+      if (overlaps) expect(inside(chunks[k].startOffset)).toBe(true);
+    }
+  });
+
+  it('cuts a turn of paragraphs at its paragraph edges before its sentences', () => {
+    const parts = [paragraph(10, 5), paragraph(20, 5), paragraph(30, 5)];
+    const text = ['User: hello', `Assistant: ${parts.join('\n\n')}`, 'User: thanks'].join('\n');
+    const chunks = chunkText(text, options);
+    expectSoundChunks(text, chunks, maxTokens);
+    for (const part of parts) expect(chunks.some((c) => c.text.includes(part))).toBe(true);
+    for (let k = 1; k < chunks.length; k++) expect(chunks[k].startOffset).toBeGreaterThan(chunks[k - 1].endOffset);
+  });
+
+  it('keeps a heading with the start of the long paragraph after it', () => {
+    const text = `# Quarterly report\n\n${paragraph(0, 30)}`;
+    const chunks = chunkText(text, options);
+    expectSoundChunks(text, chunks, maxTokens);
+    expect(chunks[0].text.startsWith('# Quarterly report\n\nSentence 0')).toBe(true);
+  });
+
+  it('takes one "Note:" line for a paragraph start, not for a conversation', () => {
+    const blocks = [`Note: ${paragraph(0, 4)}`, paragraph(10, 4), paragraph(20, 4)];
+    const text = blocks.join('\n\n');
+    const chunks = chunkText(text, options);
+    expectSoundChunks(text, chunks, maxTokens);
+    expectWholeBlocks(chunks, spans(text, blocks));
   });
 });

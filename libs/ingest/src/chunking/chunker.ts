@@ -1,3 +1,4 @@
+import { EDGE, paragraphRanges, topLevelBlocks } from './blocks';
 import { sentenceRanges, TextRange, trimRange, wordRanges } from './sentence-ranges';
 import { MeasuredRange, measureTokens, splitByTokens, tokensWithin } from './tokens';
 
@@ -50,12 +51,15 @@ export function needsChunking(text: string, maxTokens: number = DEFAULT_CHUNK_MA
 }
 
 /**
- * Cuts text into chunks of at most `maxTokens` tokens for embedding and extraction. Whole
- * sentences are packed while they fit; a sentence longer than a chunk is cut at spaces, and a
- * whitespace-free run longer than that (a base64 blob, unspaced CJK) by tokens at character
- * boundaries. Each chunk after the first starts with about `overlapTokens` of the end of the one
- * before (whole sentences when they fit, else trailing words), so a fact that straddles a cut is
- * still whole in one of them. The same input always gives the same chunks.
+ * Cuts text into chunks of at most `maxTokens` tokens for embedding and extraction. Chunks end
+ * between conversation turns (a text whose lines open with "Alice:", "[12:01] Bob:", "User:"…),
+ * else between paragraphs (blank lines), else between sentences: whole turns and paragraphs are
+ * packed while they fit, and one longer than a chunk is cut into paragraphs, then sentences; a
+ * sentence longer than a chunk is cut at spaces, and a whitespace-free run longer than that (a
+ * base64 blob, unspaced CJK) by tokens at character boundaries. A chunk that ends inside a
+ * paragraph is followed by one that starts with about `overlapTokens` of its end (whole sentences
+ * when they fit, else trailing words), so a fact that straddles the cut is still whole in one of
+ * them. The same input always gives the same chunks.
  */
 export function chunkText(text: string, options?: ChunkOptions): TextChunk[] {
   const { maxTokens, overlapTokens } = resolveOptions(options);
@@ -81,16 +85,20 @@ export function chunkText(text: string, options?: ChunkOptions): TextChunk[] {
 }
 
 /**
- * A piece of text the packer places whole: a sentence, or a part of an over-long sentence.
- * `tokens` counts the trimmed piece; `gap` estimates what the whitespace before it adds when it
- * follows another unit in the same chunk (a space merges into the next word's token; line breaks
- * are tokens of their own).
+ * A piece of text the packer places whole: a turn, a paragraph, a sentence, or a part of an
+ * over-long sentence. `tokens` counts the trimmed piece; `gap` estimates what the whitespace
+ * before it adds when it follows another unit in the same chunk (a space merges into the next
+ * word's token; line breaks are tokens of their own); `edge` is the strength of the edge in
+ * front of it (EDGE).
  */
 interface Unit extends MeasuredRange {
   gap: number;
+  edge: number;
 }
 
-function withGaps(text: string, ranges: MeasuredRange[]): Unit[] {
+type LeveledRange = MeasuredRange & { edge: number };
+
+function withGaps(text: string, ranges: LeveledRange[]): Unit[] {
   return ranges.map((range, k) => {
     const gapText = k === 0 ? '' : text.slice(ranges[k - 1].end, range.start);
     return { ...range, gap: /[\r\n]/.test(gapText) ? measureTokens(gapText) : 0 };
@@ -98,17 +106,37 @@ function withGaps(text: string, ranges: MeasuredRange[]): Unit[] {
 }
 
 /**
- * Sentences as units; a sentence over `maxTokens` is cut into pieces of at most `pieceTokens`,
- * which leaves room for the overlap in front of each.
+ * The text's units, coarsest first: a turn or paragraph that fits in a chunk is one unit; one
+ * that does not is cut into its paragraphs (a turn), then sentences, and a sentence over
+ * `maxTokens` into pieces of at most `pieceTokens`, which leaves room for the overlap in front of
+ * each. Each part keeps the edge of the block it opens, so the packer knows where turns and
+ * paragraphs begin. Only over-long blocks are split into sentences.
  */
 function buildUnits(text: string, maxTokens: number, pieceTokens: number): Unit[] {
-  const units: MeasuredRange[] = [];
-  for (const sentence of sentenceRanges(text)) {
-    const tokens = tokensWithin(text.slice(sentence.start, sentence.end), maxTokens);
-    if (tokens !== false) units.push({ ...sentence, tokens });
-    else units.push(...splitSentence(text, sentence, pieceTokens));
-  }
+  const units: LeveledRange[] = [];
+  const add = (range: TextRange, edge: number, parts: Array<'paragraphs' | 'sentences'>) => {
+    const tokens = tokensWithin(text.slice(range.start, range.end), maxTokens);
+    if (tokens !== false) {
+      units.push({ ...range, tokens, edge });
+      return;
+    }
+    const [split, ...rest] = parts;
+    if (!split) {
+      const pieces = splitSentence(text, range, pieceTokens);
+      pieces.forEach((piece, k) => units.push({ ...piece, edge: k === 0 ? edge : EDGE.word }));
+      return;
+    }
+    const inner = split === 'paragraphs' ? paragraphRanges(text, range.start, range.end) : sentencesWithin(text, range);
+    const innerEdge = split === 'paragraphs' ? EDGE.paragraph : EDGE.sentence;
+    inner.forEach((part, k) => add(part, k === 0 ? edge : innerEdge, rest));
+  };
+  for (const block of topLevelBlocks(text)) add(block, block.edge, block.turn ? ['paragraphs', 'sentences'] : ['sentences']);
   return withGaps(text, units);
+}
+
+/** Sentence ranges of one block, as offsets into the whole text. */
+function sentencesWithin(text: string, range: TextRange): TextRange[] {
+  return sentenceRanges(text.slice(range.start, range.end)).map((s) => ({ start: s.start + range.start, end: s.end + range.start }));
 }
 
 function splitSentence(text: string, sentence: TextRange, limit: number): MeasuredRange[] {
@@ -118,7 +146,7 @@ function splitSentence(text: string, sentence: TextRange, limit: number): Measur
     if (tokens !== false) atoms.push({ ...word, tokens });
     else atoms.push(...splitByTokens(text, word.start, word.end, limit));
   }
-  return pack(text, withGaps(text, atoms), limit);
+  return pack(text, withGaps(text, atoms.map((atom) => ({ ...atom, edge: EDGE.word }))), limit);
 }
 
 /** Index one past the last unit that fits after units[i] (always taken), by the estimates. */
@@ -148,13 +176,17 @@ function pack(text: string, units: Unit[], limit: number): MeasuredRange[] {
   return out;
 }
 
-/** Like `pack`, but each range after the first begins with an overlap taken from the one before. */
+/**
+ * Like `pack`, but each chunk ends at the strongest edge that fits (see `bestEnd`), and a chunk
+ * that ends inside a paragraph or turn is followed by one that begins with an overlap taken from
+ * its end. At a paragraph or turn edge there is no overlap: nothing said across it is cut.
+ */
 function packChunks(text: string, units: Unit[], maxTokens: number, overlapTokens: number): MeasuredRange[] {
   const chunks: MeasuredRange[] = [];
   let carry: MeasuredRange | null = null;
   for (let i = 0; i < units.length; ) {
     let start: number = carry ? carry.start : units[i].start;
-    let j = extend(units, i, carry ? carry.tokens : 0, maxTokens);
+    let j = bestEnd(units, i, extend(units, i, carry ? carry.tokens : 0, maxTokens), carry ? carry.tokens : 0, maxTokens);
     let tokens = measureTokens(text.slice(start, units[j - 1].end));
     // The estimates ignore how tokens merge across unit edges; the measured count decides.
     while (tokens > maxTokens) {
@@ -171,15 +203,44 @@ function packChunks(text: string, units: Unit[], maxTokens: number, overlapToken
     chunks.push({ start, end: units[j - 1].end, tokens });
     if (j === units.length) break;
     const budget = Math.min(overlapTokens, maxTokens - units[j].tokens - units[j].gap);
-    carry = budget > 0 ? trailingOverlap(text, units, start, i, j, budget) : null;
+    carry = budget > 0 && units[j].edge < EDGE.paragraph ? trailingOverlap(text, units, start, i, j, budget) : null;
     i = j;
   }
   return chunks;
 }
 
+/*
+ * A chunk that holds at least this share of its budget may end at a stronger edge rather than
+ * fill up. Below it, a short heading or a one-line turn before an over-long block would become a
+ * chunk of its own; the block has to be cut inside anyway, so it is cut where the chunk is full.
+ */
+const MIN_FILL_FOR_EARLY_END = 0.25;
+
+/**
+ * Where the chunk of units[i..j) should end, j being as far as it fits: at the strongest edge
+ * among the units' starts in (i, j] (a turn over a paragraph over a sentence over a space),
+ * the latest of equals, among the ends that fill the chunk to MIN_FILL_FOR_EARLY_END. A whole
+ * turn or paragraph that fits is one unit, so no chunk ever ends inside one unless it alone is
+ * longer than a chunk. Linear in the units looked at.
+ */
+function bestEnd(units: Unit[], i: number, j: number, used: number, limit: number): number {
+  if (j >= units.length) return j;
+  const floor = limit * MIN_FILL_FOR_EARLY_END;
+  let best = j;
+  let estimate = used;
+  for (let k = i + 1; k <= j; k++) {
+    estimate += units[k - 1].tokens + (k - 1 > i || used > 0 ? units[k - 1].gap : 0);
+    if (estimate >= floor && units[k].edge > units[best].edge) best = k;
+  }
+  // Equal edges: the latest, which is `j` itself unless a stronger edge came before it.
+  for (let k = j; k > best; k--) if (units[k].edge === units[best].edge) return k;
+  return best;
+}
+
 /**
  * The longest tail of units[i..j) within `budget`: whole units if any fit, else trailing words.
- * It starts after `chunkStart`: a next chunk starting where this one did would only repeat it.
+ * It starts after `chunkStart` (a next chunk starting where this one did would only repeat it)
+ * and within the paragraph or turn the chunk ends in.
  */
 function trailingOverlap(text: string, units: Unit[], chunkStart: number, i: number, j: number, budget: number): MeasuredRange | null {
   const end = units[j - 1].end;
@@ -188,6 +249,7 @@ function trailingOverlap(text: string, units: Unit[], chunkStart: number, i: num
     const tokens = tokensWithin(text.slice(units[k].start, end), budget);
     if (tokens === false) break;
     best = { start: units[k].start, end, tokens };
+    if (units[k].edge >= EDGE.paragraph) break;
   }
   return best ?? trailingWords(text, units[j - 1], budget);
 }

@@ -40,4 +40,18 @@ describe('tokensWithin', () => {
     },
     GENEROUS_MS,
   );
+
+  it.each([
+    ['short conversation turns', 'A: ok\nB: fine\n'.repeat(25_000)],
+    ['blank lines', '\n \n'.repeat(100_000)],
+    ['one-word paragraphs', 'word\n\n'.repeat(50_000)],
+    ['turn labels without spaces after them', `A: ${'x'.repeat(200_000)}\nB: y`],
+  ])(
+    'chunks 300k characters of %s, every chunk within its budget',
+    (_name, text) => {
+      const chunks = chunkText(text, { maxTokens: 1200, overlapTokens: 100 });
+      expect(chunks.every((c) => c.tokenCount <= 1200)).toBe(true);
+    },
+    GENEROUS_MS,
+  );
 });
