@@ -12,6 +12,7 @@ import {
   openDatabase,
   tenants,
 } from '@loci/db';
+import { normalizeEntityName } from '@loci/common';
 import { countTokens } from '@loci/llm';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import { RetrievalRepository, RetrievalService } from '@loci/retrieval';
@@ -146,6 +147,22 @@ describe(`lexical search contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     expect(names(lexical)).not.toContain('Maximum Overdrive (film)');
     const context = await retrieval.retrieve({ ...scope, mode: 'local', questionText: question, budgets: { chunkTokens: 100_000 } });
     expect(names(context.chunks).slice(0, 2)).toEqual(['Leland, North Carolina', 'Maximum Overdrive (film)']);
+  });
+
+  it('local mode follows a passage to an entity whose name it spells out, then to the chunk that mentions it', async () => {
+    const scope = await createGraph();
+    const seed = await addPassage(scope, 'Zorvex Prize', 'The Zorvex Prize of 2003 went to Hana Ito for her survey of tidal mills.');
+    // Shares no word with the question; reached only through the entity the seed passage names.
+    const second = await addPassage(scope, 'Notebook 7', 'Raised in Sendai, she studied engineering in Kyoto.');
+    for (let i = 0; i < 4; i++) await addPassage(scope, `Mill ${i}`, `Mill number ${i} grinds grain beside a river.`);
+    const [hana] = await writes.insertEntities(database.db, [
+      { ...scope, name: 'Hana Ito', normalizedName: normalizeEntityName('Hana Ito'), type: 'person', description: null },
+    ]);
+    await writes.addProvenance(database.db, scope.tenantId, { documentId: second.documentId, chunkId: second.chunkId, entityIds: [hana.id], edgeIds: [] });
+    const question = 'Where did the winner of the Zorvex Prize grow up?';
+    expect(names(await repository.searchChunksLexically(scope, question, 10))).not.toContain('Notebook 7');
+    const context = await retrieval.retrieve({ ...scope, mode: 'local', questionText: question, budgets: { chunkTokens: 100_000 } });
+    expect(context.chunks.map((c) => c.chunkId).slice(0, 2)).toEqual([seed.chunkId, second.chunkId]);
   });
 
   it('naive mode fuses BM25 with the vector search and returns the BM25 match first', async () => {

@@ -1,33 +1,77 @@
 import { SQL, sql } from 'drizzle-orm';
-import { bigintArray, PROCESSED, Scope } from './visibility.sql';
+import { bigintArray, entityVisible, PROCESSED, Scope } from './visibility.sql';
 import { SUPPORTING_CHUNKS_PER_ENTITY } from './retrieval.queries';
 
+/** What the walk reads around its seeds, in one statement (walkNeighbourhoodSql). */
+export interface WalkNeighbourhoodInput {
+  /** The seed entities (named in or nearest to the question). */
+  entityIds: number[];
+  /** The seed passages (BM25's best). */
+  chunkIds: number[];
+  /** Normalised names the seed passages spell out: matched to entity names and document name keys. */
+  names: string[];
+  /** At most this many entities matched by `names` join the walk (longest names first). */
+  maxLinked: number;
+}
+
 /**
- * The mentions (entity_chunks rows) a walk from the seeds can use within two hops: the entities
- * named in the seed chunks, and for those and the seed entities, the chunks naming them (each
- * entity's SUPPORTING_CHUNKS_PER_ENTITY newest, so a hub costs as much as any entity). Ids are
- * the graph's own (seeds come from this graph's searches), so the rows are too.
+ * Everything the walk of the local path reads, in one round trip (it was three: the linked
+ * entities, the linked documents, then the mentions, which need the linked entities' ids):
+ * - `link` rows: visible entities whose normalised name is one of `names` (entity_id, name);
+ * - `document` rows: the newest chunks of processed documents whose name key is one of `names`
+ *   (document_id as entity_id, name_key as name, chunk_id);
+ * - `mention` rows: entity_chunks within two hops of the seeds (walkMentionsSql's rows, the
+ *   linked entities counted among the seed entities).
  */
-export function walkMentionsSql(scope: Scope, entityIds: number[], chunkIds: number[]): SQL {
-  const { tenantId } = scope;
-  return sql`WITH first_hop AS MATERIALIZED (
+export function walkNeighbourhoodSql(scope: Scope, input: WalkNeighbourhoodInput): SQL {
+  const { tenantId, graphId } = scope;
+  const names = textArray(input.names);
+  return sql`WITH linked AS MATERIALIZED (
+      SELECT e.id, e.normalized_name
+      FROM entities e
+      WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId} AND e.normalized_name = ANY(${names}::text[])
+        AND ${entityVisible(scope, 'e')}
+      ORDER BY length(e.normalized_name) DESC, e.id
+      LIMIT ${input.maxLinked}),
+    linked_documents AS MATERIALIZED (
+      SELECT d.id AS document_id, d.name_key, c.id AS chunk_id
+      FROM documents d
+      CROSS JOIN LATERAL (
+        SELECT c.id FROM chunks c
+        WHERE c.tenant_id = ${tenantId} AND c.document_id = d.id
+        ORDER BY c.id DESC
+        LIMIT ${CHUNKS_PER_LINKED_DOCUMENT}) c
+      WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.name_key = ANY(${names}::text[])
+        AND d.status = ${PROCESSED}),
+    first_hop AS MATERIALIZED (
       SELECT ec.entity_id, ec.chunk_id
-      FROM unnest(${bigintArray(chunkIds)}) AS seed(id)
+      FROM unnest(${bigintArray(input.chunkIds)}) AS seed(id)
       JOIN entity_chunks ec ON ec.tenant_id = ${tenantId} AND ec.chunk_id = seed.id),
     reached AS (
       SELECT entity_id FROM first_hop
       UNION
-      SELECT id FROM unnest(${bigintArray(entityIds)}) AS seed(id))
-    SELECT entity_id, chunk_id FROM first_hop
-    UNION
-    SELECT r.entity_id, m.chunk_id
-    FROM reached r
-    CROSS JOIN LATERAL (
-      SELECT ec.chunk_id FROM entity_chunks ec
-      WHERE ec.tenant_id = ${tenantId} AND ec.entity_id = r.entity_id
-      ORDER BY ec.chunk_id DESC
-      LIMIT ${SUPPORTING_CHUNKS_PER_ENTITY}) m`;
+      SELECT id FROM unnest(${bigintArray(input.entityIds)}) AS seed(id)
+      UNION
+      SELECT id FROM linked),
+    mentions AS (
+      SELECT entity_id, chunk_id FROM first_hop
+      UNION
+      SELECT r.entity_id, m.chunk_id
+      FROM reached r
+      CROSS JOIN LATERAL (
+        SELECT ec.chunk_id FROM entity_chunks ec
+        WHERE ec.tenant_id = ${tenantId} AND ec.entity_id = r.entity_id
+        ORDER BY ec.chunk_id DESC
+        LIMIT ${SUPPORTING_CHUNKS_PER_ENTITY}) m)
+    SELECT 'link' AS kind, id AS entity_id, normalized_name AS name, NULL::bigint AS chunk_id FROM linked
+    UNION ALL
+    SELECT 'document', document_id, name_key, chunk_id FROM linked_documents
+    UNION ALL
+    SELECT 'mention', entity_id, NULL, chunk_id FROM mentions`;
 }
+
+/** A text[] literal of free-text values, each quoted. */
+const textArray = (values: string[]) => `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
 
 /** Chunks of processed documents by id, in the order of `ids`. */
 export function chunksByIdsSql(scope: Scope, ids: number[]): SQL {
@@ -43,21 +87,3 @@ export function chunksByIdsSql(scope: Scope, ids: number[]): SQL {
 
 /** A linked document's chunks that join the walk: its newest this many (as for an entity). */
 export const CHUNKS_PER_LINKED_DOCUMENT = SUPPORTING_CHUNKS_PER_ENTITY;
-
-/**
- * The chunks of processed documents whose name key (documents.name_key) is one of `keys`: the
- * documents a passage or a question names.
- */
-export function chunksOfDocumentsNamedSql(scope: Scope, keys: string[]): SQL {
-  const { tenantId, graphId } = scope;
-  const literal = `{${keys.map((k) => `"${k.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
-  return sql`SELECT d.id AS document_id, d.name_key, c.id AS chunk_id
-    FROM documents d
-    CROSS JOIN LATERAL (
-      SELECT c.id FROM chunks c
-      WHERE c.tenant_id = ${tenantId} AND c.document_id = d.id
-      ORDER BY c.id DESC
-      LIMIT ${CHUNKS_PER_LINKED_DOCUMENT}) c
-    WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.name_key = ANY(${literal}::text[])
-      AND d.status = ${PROCESSED}`;
-}

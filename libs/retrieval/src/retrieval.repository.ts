@@ -17,8 +17,18 @@ import {
 } from './retrieval.queries';
 import { chunkLexicalSearchSql, edgeLexicalSearchSql, entitiesNamedSql } from './lexical.queries';
 import { CorpusStatsMemo } from './corpus-stats.memo';
-import { chunksByIdsSql, chunksOfDocumentsNamedSql, walkMentionsSql } from './graph-walk.queries';
+import { chunksByIdsSql, WalkNeighbourhoodInput, walkNeighbourhoodSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
+
+/** What the walk reads around its seeds (walkNeighbourhoodSql). */
+export interface WalkNeighbourhood {
+  /** Entities named by the seed passages: id → normalised name. */
+  linkedEntities: Map<number, string>;
+  /** Chunks of documents named by the seed passages. */
+  linkedDocuments: Array<{ documentId: number; nameKey: string; chunkId: number }>;
+  /** Entity–chunk mentions within two hops of the seeds and the linked entities. */
+  mentions: Mention[];
+}
 
 /**
  * Runs the statements of `retrieval.queries.ts` and maps their rows; one statement a method, one
@@ -66,24 +76,16 @@ export class RetrievalRepository {
     return this.rows(entitiesNamedSql(scope, names), toEntityHit);
   }
 
-  /** Visible entities named exactly by one of `names`: id → normalised name. */
-  async entityIdsNamed(scope: Scope, names: string[], limit: number): Promise<Map<number, string>> {
-    if (names.length === 0) return new Map();
-    const rows = await queryRows<Raw>(this.database.db, entitiesNamedSql(scope, names, limit));
-    return new Map(rows.map((r) => [num(r.id), String(r.normalized_name)]));
-  }
-
-  /** Chunks of the processed documents whose name key is one of `keys`. */
-  async chunksOfDocumentsNamed(scope: Scope, keys: string[]): Promise<Array<{ documentId: number; nameKey: string; chunkId: number }>> {
-    if (keys.length === 0) return [];
-    const rows = await queryRows<Raw>(this.database.db, chunksOfDocumentsNamedSql(scope, keys));
-    return rows.map((r) => ({ documentId: num(r.document_id), nameKey: String(r.name_key), chunkId: num(r.chunk_id) }));
-  }
-
-  /** The entity–chunk mentions within two hops of the seeds (graph-walk.queries.ts). */
-  async walkMentions(scope: Scope, entityIds: number[], chunkIds: number[]): Promise<Mention[]> {
-    if (entityIds.length === 0 && chunkIds.length === 0) return [];
-    return this.rows(walkMentionsSql(scope, entityIds, chunkIds), (r) => ({ entityId: num(r.entity_id), chunkId: num(r.chunk_id) }));
+  /** The linked entities and documents and the mentions around the walk's seeds, in one statement. */
+  async walkNeighbourhood(scope: Scope, input: WalkNeighbourhoodInput): Promise<WalkNeighbourhood> {
+    const found: WalkNeighbourhood = { linkedEntities: new Map(), linkedDocuments: [], mentions: [] };
+    if (input.entityIds.length === 0 && input.chunkIds.length === 0 && input.names.length === 0) return found;
+    for (const r of await queryRows<Raw>(this.database.db, walkNeighbourhoodSql(scope, input))) {
+      if (r.kind === 'link') found.linkedEntities.set(num(r.entity_id), String(r.name));
+      else if (r.kind === 'document') found.linkedDocuments.push({ documentId: num(r.entity_id), nameKey: String(r.name), chunkId: num(r.chunk_id) });
+      else found.mentions.push({ entityId: num(r.entity_id), chunkId: num(r.chunk_id) });
+    }
+    return found;
   }
 
   /** Chunks of processed documents by id, in the order given. */

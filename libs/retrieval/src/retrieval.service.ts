@@ -206,10 +206,14 @@ export class RetrievalService {
     // names (a passage naming a document points to it, as a link would).
     const namesByPassage = passages.map((p) => new Set(namedInPassage(p.text)));
     const named = [...new Set(namesByPassage.flatMap((names) => [...names]))];
-    const [linkedEntities, linkedDocuments] = await Promise.all([
-      timed('local.links', () => this.repository.entityIdsNamed(scope, named, MAX_LINKED_ENTITIES)),
-      timed('local.documents', () => this.repository.chunksOfDocumentsNamed(scope, named)),
-    ]);
+    const { linkedEntities, linkedDocuments, mentions: extracted } = await timed('local.walk', () =>
+      this.repository.walkNeighbourhood(scope, {
+        entityIds: entities.map((e) => e.id),
+        chunkIds: passages.map((p) => p.chunkId),
+        names: named,
+        maxLinked: MAX_LINKED_ENTITIES,
+      }),
+    );
     const passagesNaming = (name: string) => passages.filter((_, i) => namesByPassage[i].has(name));
     // A document is a node of the walk too, apart from the entities (negative ids).
     const documentNode = (documentId: number) => -documentId;
@@ -220,9 +224,6 @@ export class RetrievalService {
       ),
       ...linkedDocuments.map((d) => ({ entityId: documentNode(d.documentId), chunkId: d.chunkId })),
     ];
-    const extracted = await timed('local.walk', () =>
-      this.repository.walkMentions(scope, [...new Set([...entities.map((e) => e.id), ...linkedEntities.keys()])], passages.map((p) => p.chunkId)),
-    );
     const mentions = [...extracted, ...links];
     const entityShare = passages.length === 0 ? 1 : entities.length === 0 ? 0 : 0.5;
     const topPassage = Math.max(...passages.map((p) => p.lexicalScore ?? 0), Number.MIN_VALUE);
