@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chunks, Database, documents, findMigrationsFolder, graphs, openDatabase, tenants } from '@loci/db';
+import { chunks, Database, documents, entities, findMigrationsFolder, graphs, GraphWritesRepository, openDatabase, tenants } from '@loci/db';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import { RetrievalService } from '@loci/retrieval';
 import { createTestEnvironment, TestEnvironment } from '@loci/testing';
@@ -47,5 +47,31 @@ describe(`vector search by embedder (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, 
     expect((await ask('local:local-hash-v1')).chunks.map((c) => c.documentName)).toEqual(['local:local-hash-v1']);
     expect((await ask('openai:text-embedding-3-small')).chunks.map((c) => c.documentName)).toEqual(['openai:text-embedding-3-small']);
     expect((await ask()).chunks).toHaveLength(2);
+  });
+
+  it('resolves a name only against entities the same embedder embedded', async () => {
+    const [tenant] = await database.db.insert(tenants).values({ name: `names ${randomUUID()}` }).returning();
+    const [graph] = await database.db.insert(graphs).values({ tenantId: tenant.id, kind: 'default', name: 'default' }).returning();
+    const vector = embedder.embedText('Acme Corporation');
+    const [acme] = await database.db
+      .insert(entities)
+      .values({
+        tenantId: tenant.id,
+        graphId: graph.id,
+        name: 'Acme Corporation',
+        normalizedName: 'acme corporation',
+        embedding: vector,
+        nameEmbedding: vector,
+        embeddingModel: 'local:local-hash-v1',
+      })
+      .returning();
+    const writes = new GraphWritesRepository();
+    const nearest = (embeddingModel: string, exactUpTo?: number) =>
+      database.db.transaction((tx) => writes.nearestEntitiesByName(tx as never, tenant.id, graph.id, [vector], { embeddingModel, exactUpTo }));
+    for (const exactUpTo of [1000, 0]) {
+      expect((await nearest('local:local-hash-v1', exactUpTo))[0]).toMatchObject({ id: acme.id });
+      // A graph half moved to another embedder: the new name is never compared with the old vectors.
+      expect(await nearest('openai:text-embedding-3-small', exactUpTo)).toEqual([undefined]);
+    }
   });
 });

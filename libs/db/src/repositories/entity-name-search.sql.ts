@@ -19,6 +19,10 @@ export interface NearestByName {
   similarity: number;
 }
 
+/** `AND embedding_model = …` when the caller names its embedder: other models' vectors are not comparable. */
+const sameEmbedder = (embeddingModel: string | undefined): SQL =>
+  embeddingModel === undefined ? sql`` : sql` AND embedding_model = ${embeddingModel}`;
+
 const wantedRows = (vectors: number[][]) =>
   sql.join(
     vectors.map((vector, i) => sql`(${i}::int, ${`[${vector.join(',')}]`}::vector)`),
@@ -35,11 +39,11 @@ export const graphEntityCountSql = (tenantId: string, graphId: number, cap: numb
  * out of TOAST once (a MATERIALIZED CTE keeps the copy); compared directly, the vector would be
  * read out of TOAST again for every name.
  */
-export const nearestByNameExactSql = (tenantId: string, graphId: number, vectors: number[][]): SQL =>
+export const nearestByNameExactSql = (tenantId: string, graphId: number, vectors: number[][], embeddingModel?: string): SQL =>
   sql`WITH wanted(i, v) AS (VALUES ${wantedRows(vectors)}),
       graph AS MATERIALIZED (
         SELECT id, subvector(name_embedding, 1, vector_dims(name_embedding)) AS v FROM entities
-        WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND name_embedding IS NOT NULL)
+        WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND name_embedding IS NOT NULL${sameEmbedder(embeddingModel)})
     SELECT DISTINCT ON (wanted.i) wanted.i, graph.id, 1 - (graph.v <=> wanted.v) AS similarity
     FROM wanted CROSS JOIN graph
     ORDER BY wanted.i, graph.v <=> wanted.v, graph.id`;
@@ -58,11 +62,11 @@ export const nameIndexSearchSettingsSql = (): SQL =>
 export const restoreSortSql = (previous: string): SQL => sql`SELECT set_config('enable_sort', ${previous}, true)`;
 
 /** Through `entities_name_embedding_hnsw`, one index scan per name, filtered to the graph. */
-export const nearestByNameThroughIndexSql = (tenantId: string, graphId: number, vectors: number[][]): SQL =>
+export const nearestByNameThroughIndexSql = (tenantId: string, graphId: number, vectors: number[][], embeddingModel?: string): SQL =>
   sql`SELECT wanted.i, nearest.id, 1 - nearest.distance AS similarity
     FROM (VALUES ${wantedRows(vectors)}) AS wanted(i, v)
     CROSS JOIN LATERAL (
       SELECT id, name_embedding <=> wanted.v AS distance FROM entities
-      WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND name_embedding IS NOT NULL
+      WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND name_embedding IS NOT NULL${sameEmbedder(embeddingModel)}
       ORDER BY name_embedding <=> wanted.v
       LIMIT 1) AS nearest`;

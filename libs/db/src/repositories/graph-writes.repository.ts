@@ -115,17 +115,18 @@ export class GraphWritesRepository {
     tenantId: string,
     graphId: number,
     vectors: number[][],
-    options: { exactUpTo?: number } = {},
+    /** `embeddingModel`: compare only with entities that model embedded (rows of others are skipped). */
+    options: { exactUpTo?: number; embeddingModel?: string } = {},
   ): Promise<Array<{ id: number; similarity: number } | undefined>> {
     if (vectors.length === 0) return [];
     const exactUpTo = options.exactUpTo ?? EXACT_NAME_SEARCH_MAX;
     const [{ n }] = await queryRows<{ n: number }>(db, graphEntityCountSql(tenantId, graphId, exactUpTo + 1));
     let rows: NearestByName[];
     if (Number(n) <= exactUpTo) {
-      rows = await queryRows<NearestByName>(db, nearestByNameExactSql(tenantId, graphId, vectors));
+      rows = await queryRows<NearestByName>(db, nearestByNameExactSql(tenantId, graphId, vectors, options.embeddingModel));
     } else {
       const [{ previous }] = await queryRows<{ previous: string }>(db, nameIndexSearchSettingsSql());
-      rows = await queryRows<NearestByName>(db, nearestByNameThroughIndexSql(tenantId, graphId, vectors));
+      rows = await queryRows<NearestByName>(db, nearestByNameThroughIndexSql(tenantId, graphId, vectors, options.embeddingModel));
       await db.execute(restoreSortSql(previous));
     }
     const nearest: Array<{ id: number; similarity: number } | undefined> = vectors.map(() => undefined);

@@ -41,7 +41,10 @@ export class GraphWriter {
     await this.writes.lockEntityNames(db, tenantId, graphId, keys);
     const exact = await this.writes.entityIdsByNormalizedName(db, tenantId, graphId, keys);
     const unmatched = named.filter((n) => !exact.has(n.key));
-    const found = await this.writes.nearestEntitiesByName(db, tenantId, graphId, unmatched.map((n) => n.entity.nameVector));
+    // Only names the same embedder made are comparable: a graph being re-embedded holds both.
+    const found = await this.writes.nearestEntitiesByName(db, tenantId, graphId, unmatched.map((n) => n.entity.nameVector), {
+      embeddingModel: input.embeddingModel,
+    });
     const nearest = new Map<string, { id: number; similarity: number }>();
     unmatched.forEach((n, i) => {
       const hit = found[i];
