@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import {
+  limitKeys,
   LimitStore,
   openLimitStore,
   secondsToNextMonthStart,
@@ -480,6 +481,54 @@ describe(`limit-store contract (${onRedis ? 'Redis' : 'memory'})`, () => {
       await expect(store.quotaCount(quota)).resolves.toBe(0);
     });
   });
+  describe('forgetTenant (the tenant is deleted)', () => {
+    it("removes the tenant's counters, reservations, slots, quota and seeded marks, and no other tenant's", async () => {
+      const [doomed, kept] = [randomUUID(), randomUUID()];
+      const fill = async (tenantId: string) => {
+        const day: SpendScope = { key: limitKeys.tenantSpendDay(tenantId, '2026-12-01'), capMicros: 10_000, ttlMs: 60_000 };
+        const month: SpendScope = { key: limitKeys.tenantSpendMonth(tenantId, '2026-12'), capMicros: 10_000, ttlMs: 60_000 };
+        await store.seedCommitted(day, 1_000);
+        await store.seedCommitted(month, 1_000);
+        await store.reserve(id('held'), [day, month], 2_000, 60_000); // live: held in both scopes
+        await store.settle(id('settled'), [day], 500);
+        await store.acquireSlot(limitKeys.userSlots(tenantId, 'u1'), 'lease', 2, 60_000);
+        await store.consumeQuota(limitKeys.tenantQuotaDay(tenantId, '2026-12-01'), 5, 60_000);
+        return { day, month, slots: limitKeys.userSlots(tenantId, 'u1'), quota: limitKeys.tenantQuotaDay(tenantId, '2026-12-01') };
+      };
+      const gone = await fill(doomed);
+      const stays = await fill(kept);
+
+      await expect(other.forgetTenant(doomed)).resolves.toBeGreaterThan(0);
+
+      await expect(store.committed(gone.day.key)).resolves.toBe(0);
+      await expect(store.committed(gone.month.key)).resolves.toBe(0);
+      await expect(store.seeded([gone.day.key, gone.month.key])).resolves.toEqual([false, false]);
+      await expect(store.quotaCount(gone.quota)).resolves.toBe(0);
+      await expect(store.acquireSlot(gone.slots, 'another', 1, 60_000)).resolves.toEqual({ ok: true, active: 1 });
+      await expect(store.committed(stays.day.key)).resolves.toBe(3_500);
+      await expect(store.committed(stays.month.key)).resolves.toBe(3_000);
+      await expect(store.seeded([stays.day.key, stays.month.key])).resolves.toEqual([true, true]);
+      await expect(store.quotaCount(stays.quota)).resolves.toBe(1);
+      await expect(store.acquireSlot(stays.slots, 'another', 1, 60_000)).resolves.toEqual({ ok: false, active: 1 });
+
+      await expect(store.forgetTenant(doomed)).resolves.toBeGreaterThanOrEqual(1); // the slot just taken
+      await expect(store.forgetTenant(doomed)).resolves.toBe(0);
+      await store.forgetTenant(kept);
+      await expect(store.committed(stays.day.key)).resolves.toBe(0);
+    });
+
+    it('takes glob characters in a tenant id literally', async () => {
+      const plain = randomUUID();
+      const quota = limitKeys.tenantQuotaDay(plain, '2026-12-01');
+      await store.consumeQuota(quota, 5, 60_000);
+      await expect(store.forgetTenant(`${plain.slice(0, -1)}?`)).resolves.toBe(0);
+      await expect(store.forgetTenant('*')).resolves.toBe(0);
+      await expect(store.quotaCount(quota)).resolves.toBe(1);
+      await store.forgetTenant(plain);
+      await expect(store.quotaCount(quota)).resolves.toBe(0);
+    });
+  });
+
   // Redis-only: the in-process store has no keys to inspect. A key without a TTL would outlive
   // its window and, for a counter, carry yesterday's spend into a window reusing the name.
   (onRedis ? it : it.skip)('every key it writes expires', async () => {

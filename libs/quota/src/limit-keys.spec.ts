@@ -25,6 +25,13 @@ describe('limitKeys', () => {
     expect(() => limitKeys.tenantSpendDay('', '2026-11-29')).toThrow(RangeError);
   });
 
+  it("a tenant's SCAN pattern matches its keys only, glob characters of the id taken literally", () => {
+    expect(limitKeys.tenantPattern('t1')).toBe('loci:{t:t1}:*');
+    expect(limitKeys.tenantPattern('t*[1]?')).toBe('loci:{t:t\\*\\[1\\]\\?}:*');
+    expect(limitKeys.tenantSpendDay('t1', '2026-11-29').startsWith(limitKeys.tenantPrefix('t1'))).toBe(true);
+    expect(limitKeys.tenantSpendDay('t10', '2026-11-29').startsWith(limitKeys.tenantPrefix('t1'))).toBe(false);
+  });
+
   it('windows follow UTC, not the local zone', () => {
     expect(utcDay(Date.parse('2026-11-29T23:30:00-05:00'))).toBe('2026-11-30');
     expect(new Date(nextMonthStartMs(Date.parse('2026-12-15T00:00:00Z'))).toISOString()).toBe('2027-01-01T00:00:00.000Z');

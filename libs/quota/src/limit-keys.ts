@@ -35,6 +35,10 @@ export const limitKeys = {
   userSlots: (tenantId: string, userId: string) => `${tag(tenantId)}:slots:user:${userId}`,
   tenantQuotaDay: (tenantId: string, day: string) => `${tag(tenantId)}:quota:day:${day}`,
   platformSpendDay: (day: string) => `loci:{platform}:spend:day:${day}`,
+  /** What every key of one tenant starts with (its deletion forgets them all). */
+  tenantPrefix: (tenantId: string) => `${tag(tenantId)}:`,
+  /** SCAN MATCH pattern of every key of one tenant; glob characters of the id are escaped. */
+  tenantPattern: (tenantId: string) => `${tag(tenantId).replace(/[*?[\]\\]/g, '\\$&')}:*`,
 };
 
 /** `YYYY-MM-DD` of the UTC day containing ms (server time): 23:59:59.999 still belongs to it. */

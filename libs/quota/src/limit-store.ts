@@ -108,6 +108,13 @@ export interface LimitStore {
   refundQuota(key: string): Promise<void>;
   /** See AdmissionRequest. */
   admit(request: AdmissionRequest): Promise<AdmissionResult>;
+  /**
+   * Removes every key of one tenant (spend counters and their seeded marks, reservations held
+   * in its scopes, concurrency slots, quota counts): the tenant is being deleted. Reservation
+   * records and settled-id markers are keyed by reservation id, not tenant; they expire with
+   * their lease or window. Answers how many keys were removed.
+   */
+  forgetTenant(tenantId: string): Promise<number>;
   close(): Promise<void>;
 }
 

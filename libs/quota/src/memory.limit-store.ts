@@ -15,6 +15,7 @@ import {
   SettleResult,
   SpendScope,
 } from './limit-store';
+import { limitKeys } from './limit-keys';
 
 interface Counter {
   value: number;
@@ -228,6 +229,20 @@ export class MemoryLimitStore implements LimitStore {
       slotsActive = leases.size;
     }
     return { ok: true, slotsActive, quotaCount };
+  }
+
+  async forgetTenant(tenantId: string): Promise<number> {
+    const prefix = limitKeys.tenantPrefix(tenantId);
+    let removed = 0;
+    for (const map of [this.counters, this.held, this.slots, this.seededUntil] as Map<string, unknown>[]) {
+      for (const key of map.keys()) {
+        if (key.startsWith(prefix)) {
+          map.delete(key);
+          removed++;
+        }
+      }
+    }
+    return removed;
   }
 
   async close(): Promise<void> {
