@@ -125,7 +125,7 @@ export async function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport>
 }
 
 /** HEAD and the uncommitted code paths of the checkout, so a result says what it measured. */
-function describeCheckout(repoRoot: string): EvalReport['source'] {
+export function describeCheckout(repoRoot: string): EvalReport['source'] {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const uncommitted = git('status', '--porcelain', '--', 'apps', 'libs', 'migrations', 'eval/src')

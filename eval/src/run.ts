@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { choiceList, integer, integerList, parse, UsageError } from '../../bench/args';
 import { RETRIEVAL_MODES, RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
 import { defaultCorpusFolder } from './corpus';
 import { runHotpotqa } from './hotpotqa';
+import { BundleReport, bundleSummary, bundleTable, runHotpotqaBundles } from './hotpotqa-bundles';
 import { EvalReport, resultsTable, runSummary, writeEvalReport } from './report';
 import { StoreKind } from './store-cache';
 
@@ -28,6 +29,11 @@ Options:
                         (new migrations are applied at boot); for measuring retrieval changes quickly
   --fresh               ingest again even if a finished store exists
   --no-answers          skip the dashboard answers (answer containment)
+  --docs-of <n>         n passages to a document (a fixed seeded order; blank lines between them), so that
+                        chunking decides what a unit is: recall of the passages the returned chunks hold, at k
+                        chunks and at a context budget in tokens, beside BM25 over the same chunks and over
+                        the passages (no answers; cache in eval/.cache/docs-of-<n> unless --cache-dir)
+  --budgets <list>      with --docs-of: the context budgets in tokens (default 500,1000,2000,4000)
   --corpus <dir>        the development set folder (default ../shared/eval/hotpotqa-100)
   --cache-dir <dir>     stores (default eval/.cache)
   --out <dir>           results folder (default eval/results)
@@ -43,6 +49,8 @@ const OPTIONS = {
   reuse: { type: 'boolean' },
   fresh: { type: 'boolean' },
   'no-answers': { type: 'boolean' },
+  'docs-of': { type: 'string' },
+  budgets: { type: 'string' },
   corpus: { type: 'string' },
   'cache-dir': { type: 'string' },
   out: { type: 'string' },
@@ -58,7 +66,7 @@ export function findRepoRoot(from = __dirname): string {
   }
 }
 
-export async function main(argv: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<{ code: number; report?: EvalReport; path?: string }> {
+export async function main(argv: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<{ code: number; report?: EvalReport; bundles?: BundleReport; path?: string }> {
   let values: ReturnType<typeof parse<typeof OPTIONS>>['values'];
   try {
     const parsed = parse(argv, OPTIONS);
@@ -80,6 +88,7 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
   const repoRoot = findRepoRoot();
   const limit = values.limit === undefined ? undefined : integer('limit', values.limit, 0, 1, 100_000);
   const requested = choiceList<RetrievalMode>('modes', values.modes, RETRIEVAL_MODES, MODES_IN_ORDER);
+  if (values['docs-of'] !== undefined) return mainBundles(values, repoRoot, limit, requested, out);
   const report = await runHotpotqa({
     repoRoot,
     corpusFolder: resolve(values.corpus ?? defaultCorpusFolder(repoRoot)),
@@ -100,6 +109,42 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
   const path = writeEvalReport(resolve(values.out ?? join(repoRoot, 'eval', 'results')), report);
   out(`results: ${path}`);
   return { code: 0, report, path };
+}
+
+/** `--docs-of N`: the multi-passage variant (hotpotqa-bundles.ts), its own table and results file. */
+async function mainBundles(
+  values: ReturnType<typeof parse<typeof OPTIONS>>['values'],
+  repoRoot: string,
+  limit: number | undefined,
+  modes: RetrievalMode[],
+  out: (line: string) => void,
+): Promise<{ code: number; bundles: BundleReport; path: string }> {
+  const docsOf = integer('docs-of', values['docs-of'], 8, 1, 1000);
+  const report = await runHotpotqaBundles({
+    repoRoot,
+    corpusFolder: resolve(values.corpus ?? defaultCorpusFolder(repoRoot)),
+    cacheDir: resolve(values['cache-dir'] ?? join(repoRoot, 'eval', '.cache', `docs-of-${docsOf}`)),
+    store: (values.store ?? 'pglite') as StoreKind,
+    databaseUrl: process.env.DATABASE_URL,
+    limit,
+    distractors: integer('distractors', values.distractors, (limit ?? 0) * 3, 0, 100_000),
+    modes,
+    topK: integerList('top-k', values['top-k'], [2, 5, 10], 1, 1000),
+    budgets: integerList('budgets', values.budgets, [500, 1000, 2000, 4000], 1, 1_000_000),
+    docsOf,
+    reuse: values.reuse ?? false,
+    fresh: values.fresh ?? false,
+    log: (line) => out(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
+  });
+  for (const line of bundleTable(report)) out(line);
+  out(bundleSummary(report));
+  const dir = resolve(values.out ?? join(repoRoot, 'eval', 'results'));
+  mkdirSync(dir, { recursive: true });
+  const stamp = report.created_at.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  const path = join(dir, `${stamp}-hotpotqa-docs-of-${docsOf}-chunk-${report.chunking.chunk_tokens}${limit === undefined ? '' : `-limit${limit}`}.json`);
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  out(`results: ${path}`);
+  return { code: 0, bundles: report, path };
 }
 
 if (require.main === module) {
