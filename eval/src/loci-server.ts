@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { loadSettings } from '@loci/config';
 import { createApp } from '../../apps/api/src/create-app';
@@ -28,7 +29,11 @@ export interface LociServerOptions {
 export async function startLociServer(options: LociServerOptions): Promise<LociServer> {
   const tuning = Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('LOCI_')));
   const settings = loadSettings({
+    // Production requires both secrets; the eval's tokens live for one run and its tenant
+    // stores no provider key, so fresh ones do (the caller's LOCI_ENCRYPTION_KEY wins).
+    LOCI_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ...tuning,
+    JWT_SECRET: randomBytes(48).toString('base64'),
     NODE_ENV: 'production',
     LOG_LEVEL: options.logLevel ?? 'warn',
     DATABASE_URL: options.databaseUrl,
