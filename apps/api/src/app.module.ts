@@ -33,13 +33,16 @@ import { UsageController } from './usage/usage.controller';
 
 @Module({})
 export class AppModule {
-  /** `settings` is for tests; the server loads them from the environment. */
-  static forRoot(settings: Settings): DynamicModule {
+  /**
+   * `settings` is for tests; the server loads them from the environment. `logDestination` (tests)
+   * receives the JSON log lines instead of stdout.
+   */
+  static forRoot(settings: Settings, logDestination?: NodeJS.WritableStream): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(settings),
-        LoggerModule.forRoot(loggerOptions(settings)),
+        LoggerModule.forRoot(loggerOptions(settings, logDestination)),
         DbModule,
         KvModule,
         AuthModule,

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { ConfigModule, Settings } from '@loci/config';
-import { DbModule } from '@loci/db';
+import { DbModule, errorLogSerializer } from '@loci/db';
 import { IngestModule } from '@loci/ingest';
 import { KvModule } from '@loci/kv';
 import { LlmModule } from '@loci/llm';
@@ -18,7 +18,8 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         ConfigModule.forRoot(settings),
-        LoggerModule.forRoot({ pinoHttp: { level: settings.logLevel } }),
+        // Errors are logged as their records, never with drizzle's statement parameters.
+        LoggerModule.forRoot({ pinoHttp: { level: settings.logLevel, serializers: { err: errorLogSerializer, error: errorLogSerializer } } }),
         DbModule,
         KvModule,
         QuotaModule,

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ForbiddenError, UnauthenticatedError } from '@loci/common';
+import { isStoreUnavailable } from '@loci/db';
 import type { UserRole } from '@loci/db';
 import { looksLikeApiKey } from './api-key-secret';
 import { credentialFrom } from './credential';
@@ -11,15 +12,25 @@ import { Principal } from './principal';
 
 type AuthenticatedRequest = Request & { principal?: Principal; user?: unknown };
 
+/**
+ * A credential the store could not check is neither valid nor invalid: the store's fault goes
+ * on to the exception filter (503 store_unavailable) instead of becoming a 401.
+ */
+function rethrowStoreFault(error: unknown): void {
+  if (error && isStoreUnavailable(error)) throw error;
+}
+
 /** Passport guards that report failures as our typed error instead of Nest's bare 401. */
 class StrictPassportGuard extends AuthGuard(['jwt']) {
   override handleRequest<T>(error: unknown, user: T): T {
+    rethrowStoreFault(error);
     if (error || !user) throw new UnauthenticatedError('Invalid or expired access token.');
     return user;
   }
 }
 class ApiKeyPassportGuard extends AuthGuard(['api-key']) {
   override handleRequest<T>(error: unknown, user: T): T {
+    rethrowStoreFault(error);
     if (error || !user) throw new UnauthenticatedError('Invalid or revoked API key.');
     return user;
   }

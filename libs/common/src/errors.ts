@@ -30,6 +30,21 @@ export class ForbiddenError extends DomainError {
   readonly code = 'forbidden';
 }
 
+/**
+ * The store (PostgreSQL or the embedded PGlite) cannot answer: its connection was lost or
+ * refused, or it is shutting down. Nothing was wrong with the request, and nothing about the
+ * caller is known (an API key could not be checked, so it is neither valid nor invalid): a 503
+ * with Retry-After, never a 401 or a 500. `cause` keeps the driver's error for the log.
+ */
+export class StoreUnavailableError extends DomainError {
+  readonly code = 'store_unavailable';
+  readonly retryAfterSeconds = 5;
+
+  constructor(override readonly cause?: unknown) {
+    super('The store is unavailable; try again shortly.');
+  }
+}
+
 /** Status of error codes raised outside this package (e.g. the model layer's). */
 export const STATUS_BY_ERROR_CODE: Readonly<Record<string, number>> = {
   model_not_configured: 503,

@@ -25,3 +25,4 @@ export * from './repositories/usage.repository';
 export * from './repositories/tenants.repository';
 export * from './repositories/users.repository';
 export * from './schema';
+export * from './loggable-error';

@@ -3,6 +3,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { Pool } from 'pg';
 import * as schema from './schema';
 import { Database, Db, MIGRATIONS_LOCK_SQL, SESSION_SETTINGS } from './database';
+import { markStoreFault } from './postgres-errors';
 
 /** PostgreSQL (with pgvector) through a node-postgres pool: the production store. */
 export class PostgresDatabase implements Database {
@@ -18,6 +19,7 @@ export class PostgresDatabase implements Database {
     // An idle client that loses its connection emits 'error'; without a listener that would
     // crash the process. The pool replaces the client on the next checkout.
     pool.on('error', () => undefined);
+    markCheckoutFaults(pool);
     return new PostgresDatabase(pool);
   }
 
@@ -42,6 +44,22 @@ export class PostgresDatabase implements Database {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * A failed checkout (connection refused, reset, timed out) surfaces as a bare socket error, the
+ * same as Redis's, and a transaction's checkout is not wrapped by drizzle: marking it lets
+ * isStoreUnavailable() tell the store's faults from others. pool.query() checks out through
+ * the same method, so its failures are marked too.
+ */
+function markCheckoutFaults(pool: Pool): void {
+  const connect = pool.connect.bind(pool) as (callback?: (error: Error | undefined, ...rest: unknown[]) => void) => unknown;
+  (pool as unknown as { connect: typeof connect }).connect = (callback) => {
+    if (callback) return connect((error, ...rest) => callback(error && markStoreFault(error), ...rest));
+    return (connect() as Promise<unknown>).catch((error: unknown) => {
+      throw markStoreFault(error);
+    });
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
 import { Database, DATABASE, Db, queryRows } from './database';
+import { errorSummary } from './loggable-error';
 
 /**
  * The tables ingestion writes and retrieval's plans read. A table ingestion starts writing
@@ -101,7 +102,7 @@ export class TableStatisticsKeeper implements OnApplicationShutdown {
         const analyzed = await this.analyzeStale();
         if (analyzed.length > 0) this.logger.debug(`analyzed ${analyzed.join(', ')}`);
       } catch (error) {
-        if (!this.stopped) this.logger.warn(`could not analyze: ${error instanceof Error ? error.message : error}`);
+        if (!this.stopped) this.logger.warn(`could not analyze: ${errorSummary(error)}`);
       }
     }
   }

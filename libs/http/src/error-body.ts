@@ -52,3 +52,18 @@ export function describeIssues(issues: FieldIssue[]): string {
     })
     .join('; ');
 }
+
+/**
+ * A refusal a client acts on by its code alone (the store unavailable), shaped as the
+ * contract's limit refusals are: FastAPI `{"detail": {"error": code}}`, gb `{"error": code}`.
+ */
+export function codedErrorBody(surface: ErrorSurface, code: string, message: string, requestId: string | undefined): unknown {
+  switch (surface) {
+    case 'fastapi':
+      return { detail: { error: code } };
+    case 'gb':
+      return { error: code };
+    case 'generic':
+      return { error: { code, message }, request_id: requestId ?? null };
+  }
+}

@@ -7,10 +7,12 @@ import {
   LimitExceededError,
   NotFoundError,
   STATUS_BY_ERROR_CODE,
+  StoreUnavailableError,
   UnauthenticatedError,
   ValidationError,
 } from '@loci/common';
-import { FieldIssue, HttpProblem, renderErrorBody, validationStatus } from './error-body';
+import { errorSummary, isStoreUnavailable, loggableError } from '@loci/db';
+import { codedErrorBody, FieldIssue, HttpProblem, renderErrorBody, validationStatus } from './error-body';
 import { ErrorSurface, errorSurfaceOf } from './surfaces';
 import { RequestWithId } from './request-id.middleware';
 
@@ -30,15 +32,19 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const surface = errorSurfaceOf(req.path ?? req.url);
     const problem = problemOf(exception, surface);
     if (problem.status >= 500) {
-      this.logger.error(
-        { err: exception, requestId: req.id },
-        exception instanceof Error ? exception.message : 'non-error thrown',
-      );
+      // The record, never the error itself: a driver's message carries the statement's values.
+      this.logger.error({ err: loggableError(exception), requestId: req.id }, `${problem.code}: ${errorSummary(exception)}`);
     }
     if (res.headersSent) return;
     if (exception instanceof LimitExceededError) {
       res.setHeader('Retry-After', String(exception.retryAfterSeconds));
       res.status(exception.status).json(limitBody(surface, exception, req.id));
+      return;
+    }
+    if (isStoreUnavailable(exception)) {
+      const unavailable = exception instanceof StoreUnavailableError ? exception : new StoreUnavailableError(exception);
+      res.setHeader('Retry-After', String(unavailable.retryAfterSeconds));
+      res.status(503).json(codedErrorBody(surface, unavailable.code, unavailable.message, req.id));
       return;
     }
     if (isHealthReport(exception)) {
@@ -55,6 +61,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
 /** The status and code a thrown error answers with on a surface (for request logs, too). */
 export function problemOf(exception: unknown, surface: ErrorSurface): HttpProblem {
   if (exception instanceof LimitExceededError) return { status: exception.status, code: exception.code, message: exception.message };
+  if (isStoreUnavailable(exception)) return { status: 503, code: 'store_unavailable', message: 'The store is unavailable; try again shortly.' };
   if (exception instanceof DomainError) return domainProblem(exception, surface);
   if (exception instanceof HttpException) return httpExceptionProblem(exception);
   return { status: 500, code: 'internal_error', message: 'Internal server error.' };

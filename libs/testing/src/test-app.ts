@@ -12,12 +12,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Boots the real application (real store, real limit store) for one test file. */
-export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+/**
+ * Boots the real application (real store, real limit store) for one test file.
+ * `logDestination` receives its JSON log lines (set LOG_LEVEL in `env`; tests default to silent).
+ */
+export async function startTestApp(
+  env: Record<string, string | undefined> = {},
+  options: { logDestination?: NodeJS.WritableStream } = {},
+): Promise<TestApp> {
   const environment = await createTestEnvironment(env);
   let app: INestApplication;
   try {
-    app = await createApp(environment.settings);
+    app = await createApp(environment.settings, options);
     await app.init();
   } catch (error) {
     await environment.cleanup();

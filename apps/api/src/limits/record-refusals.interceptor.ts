@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } fr
 import { catchError, from, Observable, switchMap, throwError } from 'rxjs';
 import type { Principal } from '@loci/auth';
 import { LimitExceededError } from '@loci/common';
-import { LimitRefusalsRepository } from '@loci/db';
+import { errorSummary, LimitRefusalsRepository } from '@loci/db';
 
 /**
  * Counts every request refused by a spend limit (402, 429, 503 `limits_unavailable`) per tenant,
@@ -31,7 +31,7 @@ export class RecordRefusalsInterceptor implements NestInterceptor {
     try {
       await this.refusals.record(tenantId, kind);
     } catch (error) {
-      this.logger.warn(`refusal ${kind} of tenant ${tenantId} not counted: ${error instanceof Error ? error.message : error}`);
+      this.logger.warn(`refusal ${kind} of tenant ${tenantId} not counted: ${errorSummary(error)}`);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ValidationError } from '@loci/common';
-import { Database, DATABASE, DocumentsRepository, EdgeFacts, EntityFacts, GraphReadsRepository, GraphsRepository } from '@loci/db';
+import { Database, DATABASE, DocumentsRepository, errorSummary, EdgeFacts, EntityFacts, GraphReadsRepository, GraphsRepository } from '@loci/db';
 import { ModelRouter, ReasoningLevel, UnknownModelError } from '@loci/llm';
 import { contentHash } from '../documents/documents.service';
 import { emptyChanges, GraphChanges } from '../graph/graph-writer';
@@ -67,7 +67,8 @@ export class RememberService {
         changes = await this.ingester.ingest(tenantId, document.id, requestId, { models: input.models, reasoning: input.reasoning });
       } catch (error) {
         await this.documents.setStatus(tenantId, document.id, 'failed', {
-          statusReason: error instanceof Error ? error.message.slice(0, 500) : 'ingestion failed',
+          // Not error.message: a failed statement's message carries its parameters (the text).
+          statusReason: errorSummary(error, 2).slice(0, 500),
         });
         throw error;
       }

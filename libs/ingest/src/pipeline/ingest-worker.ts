@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
+import { errorSummary } from '@loci/db';
 import { JobQueue, JobRunner } from '../queue';
 import { INGEST_DOCUMENT_JOB, IngestJobHandler } from './ingest-job';
 
@@ -51,7 +52,7 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
       if (resumed > 0) this.wake();
       return resumed;
     } catch (error) {
-      this.logger.warn(`could not resume deferred jobs: ${error instanceof Error ? error.message : error}`);
+      this.logger.warn(`could not resume deferred jobs: ${errorSummary(error)}`);
       return 0;
     }
   }

@@ -1,3 +1,5 @@
+import { errorSummary } from '@loci/db';
+
 /**
  * Errors a job handler may throw to steer the runner, and the helpers that read any error.
  * The runner reads plain properties (`retryable`, `retryAfterMs`), so errors from other
@@ -63,9 +65,13 @@ export function requestedRetryDelayMs(error: unknown): number | undefined {
 
 const MAX_ERROR_TEXT = 4_000;
 
-/** The text stored in `jobs.last_error`: name and message, no stack (it may carry paths or data). */
+/**
+ * The text stored in `jobs.last_error` and logged: name and message, no stack (it may carry
+ * paths), and none of the tenant's text (errorSummary drops drizzle's parameters and quoted
+ * values). A wrapper's first cause is kept: a failed statement says why through it.
+ */
 export function describeError(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const text = typeof error === 'string' ? error : errorSummary(error, 2);
   return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
 }
 

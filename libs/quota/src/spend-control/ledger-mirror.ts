@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { SpendLedgerRepository, SpendWindow } from '@loci/db';
+import { errorSummary, SpendLedgerRepository, SpendWindow } from '@loci/db';
 import { LimitStore, SpendScope } from '../limit-store';
 
 /** Where a spend scope's truth is in the inference ledger. */
@@ -101,7 +101,7 @@ export class LedgerMirror {
           this.remember(key, shortfall);
           return shortfall;
         } catch (error) {
-          this.logger.warn(`ledger check of ${key} failed: ${error instanceof Error ? error.message : error}`);
+          this.logger.warn(`ledger check of ${key} failed: ${errorSummary(error)}`);
           return cached?.shortfall ?? 0;
         } finally {
           this.checking.delete(key);

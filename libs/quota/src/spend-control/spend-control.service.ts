@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LimitExceededError } from '@loci/common';
 import type { LimitSettings } from '@loci/config';
-import { PlatformLimitsRepository, SpendLedgerRepository, TenantRow, TenantsRepository } from '@loci/db';
+import { errorSummary, isStoreUnavailable, loggableError, PlatformLimitsRepository, SpendLedgerRepository, TenantRow, TenantsRepository } from '@loci/db';
 import { limitKeys, nextMonthStartMs, nextUtcMidnightMs, secondsToNextMonthStart, secondsToNextUtcMidnight, utcDay, utcMonth } from '../limit-keys';
 import { LIMIT_STORE, LimitStore, SpendScope } from '../limit-store';
 import { LedgeredScope, LedgerMirror } from './ledger-mirror';
@@ -172,7 +172,7 @@ export class SpendControl {
         refunded = true;
         if (quota) quota.used = Math.max(0, quota.used - 1);
         await this.store.refundQuota(quotaKey).catch((error: unknown) => {
-          this.logger.warn(`quota refund on ${quotaKey} failed: ${error instanceof Error ? error.message : error}`);
+          this.logger.warn(`quota refund on ${quotaKey} failed: ${errorSummary(error)}`);
         });
       },
     };
@@ -209,7 +209,7 @@ export class SpendControl {
           throw new Error('the scopes kept being lost');
         } catch (error) {
           // The ledger row stays the truth; the counter is rebuilt from it if it drifted.
-          this.logger.error(`settle ${reservationId} failed: ${error instanceof Error ? error.message : error}`);
+          this.logger.error(`settle ${reservationId} failed: ${errorSummary(error)}`);
         }
       },
     };
@@ -277,13 +277,17 @@ export class SpendControl {
     return tenant;
   }
 
-  /** A limit store that cannot answer means limits cannot be checked: refuse (503), never spend blind. */
+  /**
+   * A limit store that cannot answer means limits cannot be checked: refuse (503), never spend
+   * blind. The work also reads the database (the tenant, the ledger); when that is what failed,
+   * the fault is the store's and says so (503 store_unavailable), not Redis's.
+   */
   private async guarded<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof LimitExceededError) throw error;
-      this.logger.error(`limit store unavailable: ${error instanceof Error ? error.message : error}`);
+      if (error instanceof LimitExceededError || isStoreUnavailable(error)) throw error;
+      this.logger.error({ err: loggableError(error) }, `limit store unavailable: ${errorSummary(error)}`);
       throw limitsUnavailable();
     }
   }

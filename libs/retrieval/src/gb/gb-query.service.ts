@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { z } from 'zod';
 import { DomainError, NotFoundError, ValidationError } from '@loci/common';
-import { Database, DATABASE, GraphsRepository } from '@loci/db';
+import { Database, DATABASE, GraphsRepository, isStoreUnavailable } from '@loci/db';
 import {
   CallContext,
   CitableSource,
@@ -150,7 +150,10 @@ export class GbQueryService {
           ]);
           return { entities, edges, chunks, summaries };
         } catch (error) {
-          throw new VectorSearchError(`the vector store could not be searched: ${error instanceof Error ? error.message : String(error)}`);
+          // The store down is a 503 of its own; the reason stays in the log (the driver's message
+          // carries the statement and the question's vector, never for the client).
+          if (isStoreUnavailable(error)) throw error;
+          throw Object.assign(new VectorSearchError('the vector store could not be searched'), { cause: error });
         }
       },
       (m) => ({ entities: m.entities.length, edges: m.edges.length, chunks: m.chunks.length, summaries: m.summaries.length }),
