@@ -224,11 +224,13 @@ describe('fuzzing every operation of /openapi.json', () => {
     people = await createTenantWithPeople(t.app);
     await t.http.patch(`/v1/admin/tenants/${people.tenant.id}/limits`).set('Authorization', `Bearer ${operator.token}`).send({ tier: 'enterprise' });
     const victim = await createTenant(t.app);
+    const deletable = await createTenant(t.app);
     // Memory for the plausible user and dataset, so gb queries get past "no such dataset".
     await t.http.post('/v1/gb/remember').set('X-API-Key', people.apiKey.key).send({ user_id: 'u1', text: 'Alice works at Acme since 2023.' }).expect(200);
     const document = await t.http.post('/v1/documents').set('X-API-Key', people.apiKey.key).send({ name: 'fuzz', text: 'Alice works at Acme.' });
     Object.assign(ids, {
       tenantId: [victim.id, people.tenant.id],
+      deletableTenantId: [deletable.id],
       documentId: [document.body.document_id],
       keyId: [randomUUID()],
       request_id: [randomUUID()],
@@ -264,11 +266,20 @@ describe('fuzzing every operation of /openapi.json', () => {
     return fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom(...invalid) }).map((c) => c || undefined);
   }
 
+  /**
+   * Deleting a tenant is walked on a tenant of its own: deleting the walk's tenant would turn
+   * every later operation into a 401 and leave them unfuzzed.
+   */
+  function idsFor(op: Operation, name: string): string[] {
+    if (op.method === 'DELETE' && op.path === '/v1/admin/tenants/{tenantId}' && name === 'tenantId') return ids.deletableTenantId;
+    return ids[name] ?? ['x'];
+  }
+
   function requestFor(op: Operation): fc.Arbitrary<FuzzRequest> {
     const huge = jsonBodyLimitOf(op.path) === '64kb';
     const pathParams = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
     const path = fc
-      .tuple(...pathParams.map((name) => fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...(ids[name] ?? ['x'])) }, { weight: 2, arbitrary: hostileString(false) })))
+      .tuple(...pathParams.map((name) => fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...idsFor(op, name)) }, { weight: 2, arbitrary: hostileString(false) })))
       .map((values) => pathParams.reduce((p, name, i) => p.replace(`{${name}}`, encodeValue(values[i] as string)), op.path));
     const declared = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
     const queryName = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...declared, ...(declared.length ? [] : ['extra'])) }, { weight: 1, arbitrary: fc.constantFrom('extra', 'a[b]', '__proto__', '') });
@@ -343,6 +354,8 @@ describe('fuzzing every operation of /openapi.json', () => {
       }
       // An operator may have closed the platform's spend: open it again for the next operation.
       await t.http.put('/v1/admin/platform/limits').set('Authorization', `Bearer ${operator.token}`).send({ daily_cost_cap_usd: null });
+      // Or suspended the walk's tenant: resume it, or every later operation is a 403 unfuzzed.
+      await t.http.post(`/v1/admin/tenants/${people.tenant.id}/resume`).set('Authorization', `Bearer ${operator.token}`).expect(200);
     }
     if (process.env.LOCI_FUZZ_DEBUG) {
       const counts = new Map<string, number>();

@@ -14,9 +14,12 @@ import { GB_QUERY_SETTINGS, GbQueryService, GbQuerySettings, RetrievalModule } f
 import { PlatformAdminController } from './admin/platform-admin.controller';
 import { TenantAdminController } from './admin/tenant-admin.controller';
 import { TenantAdminService } from './admin/tenant-admin.service';
+import { TenantLifecycleService } from './admin/tenant-lifecycle.service';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { AuthController } from './auth/auth.controller';
 import { DocumentsController } from './documents/documents.controller';
+import { TenantExportController } from './export/tenant-export.controller';
+import { TenantExportService } from './export/tenant-export.service';
 import { GbDatasetsController } from './gb/gb-datasets.controller';
 import { GbQueryController } from './gb/gb-query.controller';
 import { GbTrajectoriesController } from './gb/gb-trajectories.controller';
@@ -66,9 +69,12 @@ export class AppModule {
         GbDatasetsController,
         QueryController,
         UsageController,
+        TenantExportController,
       ],
       providers: [
         TenantAdminService,
+        TenantLifecycleService,
+        TenantExportService,
         OperatorBootstrapService,
         QueryService,
         GbQueryService,

@@ -8,6 +8,8 @@ import { ApiKeysService } from './api-keys.service';
 import { PrincipalGuard } from './auth.guard';
 import { JwtStrategy } from './jwt.strategy';
 import { LoginService } from './login.service';
+import { TenantStatus } from './tenant-status';
+import { TenantStatusGuard } from './tenant-status.guard';
 
 /** Registers the default-deny guard for the whole app, the two strategies and the services. */
 @Module({
@@ -23,8 +25,11 @@ import { LoginService } from './login.service';
     ApiKeyStrategy,
     LoginService,
     ApiKeysService,
+    TenantStatus,
     { provide: APP_GUARD, useClass: PrincipalGuard },
+    // After PrincipalGuard (global guards run in registration order): it needs the principal.
+    { provide: APP_GUARD, useClass: TenantStatusGuard },
   ],
-  exports: [LoginService, ApiKeysService],
+  exports: [LoginService, ApiKeysService, TenantStatus],
 })
 export class AuthModule {}

@@ -6,3 +6,5 @@ export * from './decorators';
 export * from './login.service';
 export * from './password-hasher';
 export * from './principal';
+export * from './tenant-status';
+export * from './tenant-status.guard';

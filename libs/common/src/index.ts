@@ -2,3 +2,4 @@ export * from './entity-names';
 export * from './errors';
 export * from './money';
 export * from './storable-text';
+export * from './tenant-errors';

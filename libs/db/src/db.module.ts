@@ -15,6 +15,8 @@ import { ReembedRepository } from './repositories/reembed.repository';
 import { RequestLogsRepository } from './repositories/request-logs.repository';
 import { SpendLedgerRepository } from './repositories/spend-ledger.repository';
 import { UsageRepository } from './repositories/usage.repository';
+import { TenantExportRepository } from './repositories/tenant-export.repository';
+import { TenantLifecycleRepository } from './repositories/tenant-lifecycle.repository';
 import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
 import { TableStatisticsKeeper } from './table-statistics.keeper';
@@ -46,6 +48,8 @@ const repositories = [
   UsageRepository,
   SpendLedgerRepository,
   LimitRefusalsRepository,
+  TenantLifecycleRepository,
+  TenantExportRepository,
   ReembedRepository,
 ];
 

@@ -23,6 +23,8 @@ export * from './repositories/request-logs.repository';
 export * from './repositories/spend-ledger.repository';
 export * from './repositories/usage.repository';
 export * from './repositories/tenants.repository';
+export * from './repositories/tenant-lifecycle.repository';
+export * from './repositories/tenant-export.repository';
 export * from './repositories/users.repository';
 export * from './schema';
 export * from './loggable-error';

@@ -7,6 +7,7 @@ import {
   LimitExceededError,
   NotFoundError,
   STATUS_BY_ERROR_CODE,
+  TenantSuspendedError,
   StoreUnavailableError,
   UnauthenticatedError,
   ValidationError,
@@ -47,6 +48,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
       res.status(503).json(codedErrorBody(surface, unavailable.code, unavailable.message, req.id));
       return;
     }
+    if (exception instanceof TenantSuspendedError) {
+      res.status(exception.status).json(refusalBody(surface, exception.body, req.id));
+      return;
+    }
     if (isHealthReport(exception)) {
       // @nestjs/terminus reports a failed readiness check as a 503 whose body lists each probe.
       res.status(exception.getStatus()).json(exception.getResponse());
@@ -62,6 +67,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
 export function problemOf(exception: unknown, surface: ErrorSurface): HttpProblem {
   if (exception instanceof LimitExceededError) return { status: exception.status, code: exception.code, message: exception.message };
   if (isStoreUnavailable(exception)) return { status: 503, code: 'store_unavailable', message: 'The store is unavailable; try again shortly.' };
+  if (exception instanceof TenantSuspendedError) return { status: exception.status, code: exception.code, message: exception.message };
   if (exception instanceof DomainError) return domainProblem(exception, surface);
   if (exception instanceof HttpException) return httpExceptionProblem(exception);
   return { status: 500, code: 'internal_error', message: 'Internal server error.' };
@@ -111,13 +117,18 @@ function httpExceptionProblem(exception: HttpException): HttpProblem {
 
 /** The contract's limit bodies: FastAPI `{"detail": {...}}`, gb `{"error": "...", ...}`. */
 function limitBody(surface: ErrorSurface, error: LimitExceededError, requestId: string | undefined): unknown {
+  return refusalBody(surface, error.body, requestId);
+}
+
+/** A refusal that names its reason as a code (`{"error": code, ...}`), in the surface's shape. */
+function refusalBody(surface: ErrorSurface, body: { error: string } & Record<string, unknown>, requestId: string | undefined): unknown {
   switch (surface) {
     case 'fastapi':
-      return { detail: error.body };
+      return { detail: body };
     case 'gb':
-      return error.body;
+      return body;
     case 'generic': {
-      const { error: code, ...details } = error.body;
+      const { error: code, ...details } = body;
       return { error: { code, message: code.replace(/_/g, ' '), ...details }, request_id: requestId ?? null };
     }
   }

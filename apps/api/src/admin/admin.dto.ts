@@ -61,6 +61,8 @@ export const tenantResponse = z.object({
     daily_query_quota: z.number().int().nullable(),
     max_concurrent_queries: z.number().int().nullable(),
   }),
+  /** When an operator suspended the tenant (every request refused, ingestion paused); null = active. */
+  suspended_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
   /** Spend so far (UTC day and calendar month, from the ledger), on GET of one tenant only. */
   spend: z.object({ today_usd: z.number(), this_month_usd: z.number() }).optional(),
@@ -107,6 +109,7 @@ export const toTenantResponse = (t: TenantRow): z.infer<typeof tenantResponse> =
     daily_query_quota: t.dailyQueryQuota,
     max_concurrent_queries: t.maxConcurrentQueries,
   },
+  suspended_at: t.suspendedAt?.toISOString() ?? null,
   created_at: t.createdAt.toISOString(),
 });
 

@@ -1,7 +1,8 @@
-import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Res } from '@nestjs/common';
 import { microsToUsd, usdToMicros } from '@loci/common';
 import { SpendLedgerRepository } from '@loci/db';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { openApiSchemaOf, ValidBody, ValidQuery } from '@loci/http';
@@ -22,7 +23,11 @@ import {
   toUserResponse,
   userResponse,
 } from './admin.dto';
+import { EXPORT_DESCRIPTION, exportQuery } from '../export/export.dto';
+import { sendJsonLines } from '../export/ndjson-response';
+import { TenantExportService } from '../export/tenant-export.service';
 import { TenantAdminService } from './tenant-admin.service';
+import { TenantLifecycleService } from './tenant-lifecycle.service';
 
 /** The operators' API: platform staff create and inspect tenants. */
 @ApiTags('admin')
@@ -35,6 +40,8 @@ export class TenantAdminController {
     private readonly ownKeys: OwnKeysService,
     private readonly ingestion: IngestWorker,
     private readonly ledger: SpendLedgerRepository,
+    private readonly lifecycle: TenantLifecycleService,
+    private readonly exporter: TenantExportService,
   ) {}
 
   @Post()
@@ -78,6 +85,43 @@ export class TenantAdminController {
     // Documents deferred at a cap may fit now: try them at once rather than at the next sweep.
     await this.ingestion.resumeDeferred(tenant.id);
     return toTenantResponse(tenant);
+  }
+
+  /** Every request of the tenant is refused (403 tenant_suspended) and its ingestion paused, until resumed. */
+  @Post(':tenantId/suspend')
+  @HttpCode(200)
+  @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
+  async suspend(@Param('tenantId') tenantId: string) {
+    return toTenantResponse(await this.lifecycle.suspend(tenantId));
+  }
+
+  @Post(':tenantId/resume')
+  @HttpCode(200)
+  @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
+  async resume(@Param('tenantId') tenantId: string) {
+    return toTenantResponse(await this.lifecycle.resume(tenantId));
+  }
+
+  @Delete(':tenantId')
+  @HttpCode(204)
+  @ApiNoContentResponse({
+    description: 'Deleted with every row of the tenant (documents, graph, vectors, jobs, users, keys, ledger) and its limit keys. Not undoable: export first.',
+  })
+  async deleteTenant(@Param('tenantId') tenantId: string) {
+    await this.lifecycle.delete(tenantId);
+  }
+
+  /** The tenant's export, as its admins get it (GET /v1/export); also for a suspended tenant. */
+  @Get(':tenantId/export')
+  @ApiProduces('application/x-ndjson')
+  @ApiOkResponse({ description: EXPORT_DESCRIPTION })
+  async exportTenant(
+    @Param('tenantId') tenantId: string,
+    @ValidQuery(exportQuery) query: z.output<typeof exportQuery>,
+    @Res() res: Response,
+  ): Promise<void> {
+    const lines = await this.exporter.open(tenantId, { vectors: query.vectors });
+    await sendJsonLines(res, lines, `loci-export-${tenantId}.jsonl`);
   }
 
   @Put(':tenantId/llm-key')

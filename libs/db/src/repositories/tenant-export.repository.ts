@@ -1,0 +1,110 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, asc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
+import { Database, DATABASE } from '../database';
+import { isUuid } from '../ids';
+import { chunks, documents, edgeChunks, edgeDocuments, edges, entities, entityChunks, entityDocuments, graphs, inferences } from '../schema';
+
+/** Where a page of a table ends: the last row's key (an id, or a link's two ids). */
+export type ExportCursor = number | readonly [number, number] | null;
+
+export type ExportKind =
+  | 'graph'
+  | 'document'
+  | 'chunk'
+  | 'entity'
+  | 'edge'
+  | 'entity_document'
+  | 'edge_document'
+  | 'entity_chunk'
+  | 'edge_chunk'
+  | 'inference';
+
+export interface ExportPage {
+  rows: Record<string, unknown>[];
+  /** Pass back to read the next page; null when this was the last one. */
+  next: ExportCursor;
+}
+
+const { embedding: _c1, summaryEmbedding: _c2, ...chunkColumns } = getTableColumns(chunks);
+const { embedding: _e1, nameEmbedding: _e2, ...entityColumns } = getTableColumns(entities);
+const { embedding: _g1, ...edgeColumns } = getTableColumns(edges);
+
+const LINKS = {
+  entity_document: { table: entityDocuments, a: entityDocuments.entityId, b: entityDocuments.documentId },
+  edge_document: { table: edgeDocuments, a: edgeDocuments.edgeId, b: edgeDocuments.documentId },
+  entity_chunk: { table: entityChunks, a: entityChunks.entityId, b: entityChunks.chunkId },
+  edge_chunk: { table: edgeChunks, a: edgeChunks.edgeId, b: edgeChunks.chunkId },
+} as const;
+
+/**
+ * Reads one tenant's rows for its export, a page at a time in key order (keyset pagination on
+ * the primary keys, which lead with tenant_id): a big tenant is streamed, never held in memory.
+ * Each page is its own statement, so the export is not one snapshot; rows are never torn.
+ */
+@Injectable()
+export class TenantExportRepository {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  async page(tenantId: string, kind: ExportKind, after: ExportCursor, limit: number, withVectors: boolean): Promise<ExportPage> {
+    if (!isUuid(tenantId)) return { rows: [], next: null };
+    const rows = await this.read(tenantId, kind, after, limit, withVectors);
+    if (rows.length < limit) return { rows, next: null };
+    const last = rows[rows.length - 1];
+    const next: ExportCursor = kind in LINKS ? [Number(last.a), Number(last.b)] : Number(last.id);
+    return { rows, next };
+  }
+
+  private read(tenantId: string, kind: ExportKind, after: ExportCursor, limit: number, withVectors: boolean): Promise<Record<string, unknown>[]> {
+    const db = this.database.db;
+    const afterId = typeof after === 'number' ? after : -1;
+    switch (kind) {
+      case 'graph':
+        return db.select().from(graphs).where(and(eq(graphs.tenantId, tenantId), gt(graphs.id, afterId))).orderBy(asc(graphs.id)).limit(limit);
+      case 'document':
+        return db
+          .select()
+          .from(documents)
+          .where(and(eq(documents.tenantId, tenantId), gt(documents.id, afterId)))
+          .orderBy(asc(documents.id))
+          .limit(limit);
+      case 'chunk':
+        return db
+          .select(withVectors ? getTableColumns(chunks) : chunkColumns)
+          .from(chunks)
+          .where(and(eq(chunks.tenantId, tenantId), gt(chunks.id, afterId)))
+          .orderBy(asc(chunks.id))
+          .limit(limit);
+      case 'entity':
+        return db
+          .select(withVectors ? getTableColumns(entities) : entityColumns)
+          .from(entities)
+          .where(and(eq(entities.tenantId, tenantId), gt(entities.id, afterId)))
+          .orderBy(asc(entities.id))
+          .limit(limit);
+      case 'edge':
+        return db
+          .select(withVectors ? getTableColumns(edges) : edgeColumns)
+          .from(edges)
+          .where(and(eq(edges.tenantId, tenantId), gt(edges.id, afterId)))
+          .orderBy(asc(edges.id))
+          .limit(limit);
+      case 'inference':
+        return db
+          .select()
+          .from(inferences)
+          .where(and(eq(inferences.tenantId, tenantId), gt(inferences.id, afterId)))
+          .orderBy(asc(inferences.id))
+          .limit(limit);
+      default: {
+        const link = LINKS[kind];
+        const [a, b] = Array.isArray(after) ? after : [-1, -1];
+        return db
+          .select({ a: link.a, b: link.b })
+          .from(link.table)
+          .where(and(eq(link.table.tenantId, tenantId), sql`(${link.a}, ${link.b}) > (${a}, ${b})`))
+          .orderBy(asc(link.a), asc(link.b))
+          .limit(limit);
+      }
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { eq, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { Database, DATABASE, Db } from '../database';
+import { isUuid } from '../ids';
+import {
+  apiKeys,
+  chunks,
+  chunkTerms,
+  documents,
+  edgeChunks,
+  edgeDocuments,
+  edges,
+  entities,
+  entityChunks,
+  entityDocuments,
+  graphs,
+  inferences,
+  jobs,
+  limitRefusals,
+  requestLogs,
+  TenantRow,
+  tenants,
+  users,
+} from '../schema';
+
+/**
+ * The tenant's tables, children before parents. Deleting them in this order, one statement a
+ * table, finds nothing left for the foreign keys' cascades and SET NULLs to do row by row
+ * (a document deleted before its edges would first update each edge's artifact_id). The final
+ * DELETE of the tenant row still cascades, so a table added later and missing here is deleted
+ * all the same, only more slowly.
+ */
+const TENANT_TABLES_CHILDREN_FIRST: ReadonlyArray<PgTable & { tenantId: unknown }> = [
+  chunkTerms,
+  edgeChunks,
+  entityChunks,
+  edgeDocuments,
+  entityDocuments,
+  edges,
+  entities,
+  chunks,
+  documents,
+  graphs,
+  jobs,
+  inferences,
+  requestLogs,
+  limitRefusals,
+  apiKeys,
+  users,
+];
+
+/** Suspension and deletion of tenants: what operators do to a tenant's whole life. */
+@Injectable()
+export class TenantLifecycleRepository {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  /**
+   * Suspends (at the store's now(), kept if already suspended) or resumes the tenant; answers
+   * its row, or undefined when there is no such tenant.
+   */
+  async setSuspended(tenantId: string, suspended: boolean, db: Db = this.database.db): Promise<TenantRow | undefined> {
+    if (!isUuid(tenantId)) return undefined;
+    const [row] = await db
+      .update(tenants)
+      .set({ suspendedAt: suspended ? sql`coalesce(${tenants.suspendedAt}, now())` : null, updatedAt: new Date() })
+      .where(eq(tenants.id, tenantId))
+      .returning();
+    return row;
+  }
+
+  /**
+   * Deletes the tenant and every row of it in every table, in one transaction: all or nothing.
+   * False when there is no such tenant. A writer still at work for the tenant (an ingestion job
+   * mid-document) cannot leave orphans: every tenant table references the tenant (directly or
+   * through its graph or document), so its next insert fails on the foreign key.
+   */
+  async delete(tenantId: string): Promise<boolean> {
+    if (!isUuid(tenantId)) return false;
+    return this.database.db.transaction(async (tx) => {
+      // Locks the tenant row first: a concurrent suspend or delete of it waits for this one.
+      const [found] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)).for('update');
+      if (!found) return false;
+      for (const table of TENANT_TABLES_CHILDREN_FIRST) {
+        await tx.execute(sql`DELETE FROM ${table} WHERE tenant_id = ${tenantId}`);
+      }
+      const deleted = await tx.delete(tenants).where(eq(tenants.id, tenantId)).returning({ id: tenants.id });
+      return deleted.length === 1;
+    });
+  }
+}
