@@ -30,6 +30,12 @@ describe('ModelRouter', () => {
     expect(() => router.choose('embed', 'local:local-hash-v1-512d')).toThrow(/cannot serve the embed stage/);
   });
 
+  it('offers the offline word-vector embedder for the embed stage only', () => {
+    const router = new ModelRouter(settings({ stageModels: { embed: 'local:local-wordvec-v1' } }), prices);
+    expect(router.choose('embed').spec).toBe('local:local-wordvec-v1');
+    expect(() => router.choose('answer', 'local:local-wordvec-v1')).toThrow(UnknownModelError);
+  });
+
   it('prefers Anthropic for chat and OpenAI for embeddings when their keys are set', () => {
     const router = new ModelRouter(settings({ anthropic: { apiKey: 'a' }, openai: { apiKey: 'o', sendEmbeddingDimensions: true, reasoningEffort: false } }), prices);
     expect(router.choose('query').spec).toBe('anthropic:claude-haiku-4-5');

@@ -1,7 +1,7 @@
 import { MODEL_SPEC_PATTERN, type LlmSettings } from '@loci/config';
 import type { ProviderName, Stage } from '../model.types';
 import { STAGES } from '../model.types';
-import { LOCAL_EMBEDDING_MODEL, LOCAL_TEXT_MODEL, localEmbeddingModel } from '../local/models';
+import { LOCAL_EMBEDDING_MODEL, LOCAL_TEXT_MODEL, LOCAL_WORD_VECTOR_MODEL, localEmbeddingModel } from '../local/models';
 import type { PriceTable } from '../metering/prices';
 
 export interface ModelChoice {
@@ -98,7 +98,8 @@ export class ModelRouter {
 
   private rightKind(stage: Stage, choice: ModelChoice): boolean {
     if (choice.provider === 'local') {
-      return choice.model === (stage === 'embed' ? localEmbeddingModel(this.settings.localEmbeddingDimensions) : LOCAL_TEXT_MODEL);
+      if (stage !== 'embed') return choice.model === LOCAL_TEXT_MODEL;
+      return choice.model === localEmbeddingModel(this.settings.localEmbeddingDimensions) || choice.model === LOCAL_WORD_VECTOR_MODEL;
     }
     // Anthropic has no embeddings API; OpenAI-compatible names cannot be told apart here.
     return !(stage === 'embed' && choice.provider === 'anthropic');

@@ -1,6 +1,8 @@
 import type { LlmSettings } from '@loci/config';
 import { EMBEDDING_DIMENSIONS } from '@loci/db';
 import { LocalHashingEmbedder } from '../local/hashing.embedder';
+import { LOCAL_WORD_VECTOR_MODEL } from '../local/models';
+import { LocalWordVectorEmbedder } from '../local/word-vector.embedder';
 import type { LocalTextWork } from '../local/local-text-work';
 import type { ChatModel, Embedder } from '../model.types';
 import { AnthropicChatModel } from '../providers/anthropic.chat-model';
@@ -72,7 +74,9 @@ export class ProviderRegistry {
           padToDimensions: true,
         });
       case 'local':
-        return new LocalHashingEmbedder(localEmbeddingDimensions, this.localWork);
+        return choice.model === LOCAL_WORD_VECTOR_MODEL
+          ? new LocalWordVectorEmbedder()
+          : new LocalHashingEmbedder(localEmbeddingDimensions, this.localWork);
       case 'anthropic':
         throw new Error(`Anthropic has no embeddings API (${choice.spec})`);
     }

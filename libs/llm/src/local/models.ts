@@ -11,6 +11,13 @@ export const LOCAL_PROVIDER = 'local' as const;
  */
 export const LOCAL_EMBEDDING_MODEL = 'local-hash-v1';
 
+/**
+ * The word-vector embedder: SIF-weighted mean of pretrained GloVe vectors of a 50,000-word
+ * vocabulary (libs/llm/assets). A measured alternative to the hashing embedder; see
+ * docs/QUALITY.md for whether it is the default.
+ */
+export const LOCAL_WORD_VECTOR_MODEL = 'local-wordvec-v1';
+
 /** The width the store's columns hold and the offline embedder's default. */
 const LOCAL_EMBEDDING_FULL_WIDTH = 1024;
 
