@@ -88,14 +88,19 @@ function line(record: Record<string, unknown>): string {
   return `${JSON.stringify(record)}\n`;
 }
 
-/** A row as a record: snake_case fields as in the API, without the tenant id (it is the header's). */
+/**
+ * A row as a record: snake_case fields as in the API, without the tenant id (it is the
+ * header's). A column named `type` (an entity's) becomes `<record type>_type`, since `type`
+ * says what the record is.
+ */
 function toRecord(kind: ExportKind, type: string, row: Record<string, unknown>): Record<string, unknown> {
   const link = LINK_FIELDS[kind];
   if (link) return { type, [link[0]]: row.a, [link[1]]: row.b };
   const record: Record<string, unknown> = { type };
   for (const [key, value] of Object.entries(row)) {
     if (key === 'tenantId') continue;
-    record[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
+    const field = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    record[field === 'type' ? `${type}_type` : field] = value;
   }
   return record;
 }
