@@ -66,36 +66,65 @@ export function bundlesHash(documents: BundleDocument[]): string {
 }
 
 /**
- * The passages a span of a document holds: those of which it holds at least half, or which make
- * up at least half of it. A chunk that holds only a passage's title line or its last sentence
- * does not count; a chunk of a passage cut into several counts for it when it is mostly that
- * passage.
+ * The passages a span of a document holds: those of which it holds at least half. A chunk that
+ * holds only a passage's title line or its last sentence does not hold it; two chunks that each
+ * hold half of it do, together (see contextTitles).
  */
 export function passagesHeld(document: BundleDocument, start: number, end: number): string[] {
-  const held: string[] = [];
-  for (const p of document.passages) {
-    const overlap = Math.min(end, p.end) - Math.max(start, p.start);
-    if (overlap <= 0) continue;
-    if (overlap * 2 >= p.end - p.start || overlap * 2 >= end - start) held.push(p.title);
-  }
-  return held;
+  return contextTitles([{ document, start, end }]);
 }
 
-/** One retrieved unit, as the scorer sees it: its text and the passages it (or a prefix of it) holds. */
-export interface HeldChunk {
+/** A stretch of a document put in front of a model: a chunk, or the part of one a budget left room for. */
+export interface DocumentSpan {
+  document: BundleDocument;
+  start: number;
+  end: number;
+}
+
+/**
+ * The passages a context holds: those of which at least half the text is in it, counting every
+ * span of the context together (a passage cut across two chunks is held when both are there).
+ * Recall is then read on text, not on units: what a model would see of each gold passage.
+ */
+export function contextTitles(spans: DocumentSpan[]): string[] {
+  const byDocument = new Map<BundleDocument, Array<[number, number]>>();
+  for (const s of spans) {
+    const list = byDocument.get(s.document) ?? [];
+    list.push([s.start, s.end]);
+    byDocument.set(s.document, list);
+  }
+  const titles: string[] = [];
+  for (const [document, ranges] of byDocument) {
+    const merged = mergeRanges(ranges);
+    for (const p of document.passages) {
+      let covered = 0;
+      for (const [start, end] of merged) covered += Math.max(0, Math.min(end, p.end) - Math.max(start, p.start));
+      if (covered * 2 >= p.end - p.start) titles.push(p.title);
+    }
+  }
+  return titles;
+}
+
+function mergeRanges(ranges: Array<[number, number]>): Array<[number, number]> {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [start, end] of sorted) {
+    const last = out[out.length - 1];
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else out.push([start, end]);
+  }
+  return out;
+}
+
+/** One retrieved unit, as the scorer sees it: where it lies and the passages it alone holds. */
+export interface HeldChunk extends DocumentSpan {
   text: string;
   titles: string[];
-  /** The passages its first `length` characters hold (a context may end inside it). */
-  prefixTitles(length: number): string[];
 }
 
 /** A chunk at `start` of its document (its text is `document.text.slice(start, start + text.length)`). */
 export function heldChunk(document: BundleDocument, start: number, text: string): HeldChunk {
-  return {
-    text,
-    titles: passagesHeld(document, start, start + text.length),
-    prefixTitles: (length) => passagesHeld(document, start, start + length),
-  };
+  return { document, start, end: start + text.length, text, titles: passagesHeld(document, start, start + text.length) };
 }
 
 /**
@@ -114,26 +143,26 @@ export function locateChunk(document: BundleDocument | undefined, text: string):
  * sizes are compared: bigger chunks hold more passages each, and fewer of them fit.
  */
 export function titlesWithinTokens(chunks: HeldChunk[], budget: number): string[] {
-  const titles: string[] = [];
+  const spans: DocumentSpan[] = [];
   let used = 0;
   for (const chunk of chunks) {
     const tokens = countTokens(chunk.text);
     if (used + tokens <= budget) {
       used += tokens;
-      titles.push(...chunk.titles);
+      spans.push(chunk);
       continue;
     }
     const left = budget - used;
     if (left >= MIN_CHUNK_CUT_TOKENS) {
       const prefix = cutToTokens(chunk.text, left);
-      if (prefix.length > 0) titles.push(...chunk.prefixTitles(prefix.length));
+      if (prefix.length > 0) spans.push({ document: chunk.document, start: chunk.start, end: chunk.start + prefix.length });
     }
     break;
   }
-  return titles;
+  return contextTitles(spans);
 }
 
-/** Titles of the first k chunks, each chunk's passages in document order. */
+/** The passages the first k chunks hold. */
 export function titlesWithinChunks(chunks: HeldChunk[], k: number): string[] {
-  return chunks.slice(0, k).flatMap((c) => c.titles);
+  return contextTitles(chunks.slice(0, k));
 }

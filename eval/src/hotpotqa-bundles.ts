@@ -6,7 +6,7 @@ import { chunkText } from '../../libs/ingest/src/chunking/chunker';
 import { countTokens } from '../../libs/llm/src/metering/token-counter';
 import type { RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
 import { BM25_PARAMS, Bm25Ranker, ENGLISH_ANALYZER } from './bm25';
-import { BundleDocument, bundlePassages, bundlesHash, heldChunk, HeldChunk, locateChunk, titlesWithinChunks, titlesWithinTokens } from './bundles';
+import { BundleDocument, bundlePassages, bundlesHash, contextTitles, heldChunk, HeldChunk, locateChunk, titlesWithinChunks, titlesWithinTokens } from './bundles';
 import { loadEvalSet, passageText, Question, sampleEvalSet } from './corpus';
 import { apiKeyFor, ingestDocuments, provisionTenant } from './ingestion';
 import { LociClient } from './loci-client';
@@ -26,7 +26,7 @@ export interface BundleOptions extends Omit<HotpotqaOptions, 'answers'> {
 /** One ranker's recall in the multi-passage eval. */
 export interface BundleRankerResult {
   ranker: string;
-  /** Per question, the fraction of gold passages held by the first k chunks; averaged. */
+  /** Per question, the fraction of gold passages of which the first k chunks hold at least half the text; averaged. */
   recall_at_chunks: Record<string, number>;
   /** Per question, the fraction of gold passages held by a context of at most T tokens, filled as Loci fills one; averaged. */
   recall_at_tokens: Record<string, number>;
@@ -34,7 +34,7 @@ export interface BundleRankerResult {
   recall_all: number;
   chunks_mean: number;
   tokens_mean: number;
-  /** Passages a returned chunk holds, on average. */
+  /** Passages a returned chunk holds at least half of, on average. */
   passages_per_chunk: number;
   latency_ms: { p50: number; p95: number } | null;
   /** Returned chunks whose text was not found in their document (should be 0). */
@@ -51,8 +51,8 @@ export interface BundleReport {
   machine: Awaited<ReturnType<typeof describeMachine>>;
   source: ReturnType<typeof describeCheckout>;
   rankers: BundleRankerResult[];
-  /** Per question and ranker: the passages each returned chunk holds, best first, and its tokens. */
-  questions: Array<{ id: string; ranker: string; chunks: Array<{ titles: string[]; tokens: number }> }>;
+  /** Per question and ranker: each returned chunk, best first: where it lies (so the run can be scored again), its tokens and the passages it alone holds. */
+  questions: Array<{ id: string; ranker: string; chunks: Array<{ document: string; start: number; end: number; tokens: number; titles: string[] }> }>;
   elapsed_s: number;
 }
 
@@ -158,7 +158,11 @@ export async function runHotpotqaBundles(options: BundleOptions): Promise<Bundle
     source: describeCheckout(options.repoRoot),
     rankers: rankers.map(([name, ranked]) => scoreRanker(name, ranked, gold, options)),
     questions: rankers.flatMap(([name, ranked]) =>
-      ranked.map((r) => ({ id: r.id, ranker: name, chunks: r.chunks.map((c) => ({ titles: c.titles, tokens: countTokens(c.text) })) })),
+      ranked.map((r) => ({
+        id: r.id,
+        ranker: name,
+        chunks: r.chunks.map((c) => ({ document: c.document.name, start: c.start, end: c.end, tokens: countTokens(c.text), titles: c.titles })),
+      })),
     ),
     elapsed_s: Math.round((Date.now() - started) / 100) / 10,
   };
@@ -213,7 +217,7 @@ function scoreRanker(name: string, ranked: Ranked[], gold: Map<string, string[]>
     recall_at_chunks: Object.fromEntries(options.topK.map((k) => [String(k), avg((r) => titlesWithinChunks(r.chunks, k))])),
     recall_at_tokens: Object.fromEntries(options.budgets.map((t) => [String(t), avg((r) => titlesWithinTokens(r.chunks, t))])),
     // A baseline ranks every chunk sharing a word with the question: "all" means nothing there.
-    recall_all: isMode ? avg((r) => r.chunks.flatMap((c) => c.titles)) : Number.NaN,
+    recall_all: isMode ? avg((r) => contextTitles(r.chunks)) : Number.NaN,
     chunks_mean: isMode ? round1(mean(returned.map((c) => c.length))) : Number.NaN,
     tokens_mean: isMode ? Math.round(mean(returned.map((c) => c.reduce((n, x) => n + countTokens(x.text), 0)))) : Number.NaN,
     passages_per_chunk: round3(mean(allChunks.map((c) => c.titles.length))),

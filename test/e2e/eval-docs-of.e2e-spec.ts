@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countTokens } from '@loci/llm';
-import { BundleDocument, bundlePassages, heldChunk, locateChunk, passagesHeld, titlesWithinChunks, titlesWithinTokens } from '../../eval/src/bundles';
+import { BundleDocument, bundlePassages, contextTitles, heldChunk, locateChunk, passagesHeld, titlesWithinChunks, titlesWithinTokens } from '../../eval/src/bundles';
 import { defaultCorpusFolder, loadEvalSet } from '../../eval/src/corpus';
 import { findRepoRoot, main } from '../../eval/src/run';
 
@@ -49,11 +49,25 @@ describe('eval --docs-of definitions (no store)', () => {
     ['the whole document', () => [0, document.text.length], document.passages.map((p) => p.title)],
     ['a passage and the title line of the next', () => [document.passages[0].start, document.passages[1].start + document.passages[1].title.length], [document.passages[0].title]],
     ['most of a passage', (t) => [t('Beta').start, t('Beta').end - 5], ['Beta']],
-    ['a few words, all of one passage', (t) => [t('Alpha').end - 10, t('Alpha').end], ['Alpha']],
+    ['a few words of one passage', (t) => [t('Alpha').end - 10, t('Alpha').end], []],
   ];
-  it.each(cases)('a span holds a passage when it holds half of it or is half that passage: %s', (_name, range, held) => {
+  it.each(cases)('a span holds a passage when it holds at least half of its text: %s', (_name, range, held) => {
     const [start, end] = range(span);
     expect(passagesHeld(document, start, end).sort()).toEqual([...held].sort());
+  });
+
+  it('counts the chunks of a context together: two halves of a passage hold it', () => {
+    const alpha = span('Alpha');
+    const at = (share: number) => alpha.start + Math.round((alpha.end - alpha.start) * share);
+    // Two chunks, each with 40% of the passage, overlapping a little: 75% of it together.
+    const first = heldChunk(document, alpha.start, document.text.slice(alpha.start, at(0.4)));
+    const second = heldChunk(document, at(0.35), document.text.slice(at(0.35), at(0.75)));
+    expect(first.titles).toEqual([]);
+    expect(second.titles).toEqual([]);
+    expect(contextTitles([first])).toEqual([]);
+    expect(contextTitles([first, second])).toEqual(['Alpha']);
+    expect(titlesWithinChunks([first, second], 1)).toEqual([]);
+    expect(titlesWithinChunks([first, second], 2)).toEqual(['Alpha']);
   });
 
   it('locates a returned chunk by its text, and fills a context budget as Loci does', () => {
@@ -65,7 +79,7 @@ describe('eval --docs-of definitions (no store)', () => {
 
     const whole = heldChunk(document, 0, document.text);
     const tokens = countTokens(document.text);
-    expect(titlesWithinTokens([located, whole], 10_000)).toEqual(['Alpha', ...whole.titles]);
+    expect(titlesWithinTokens([located, whole], 10_000)).toEqual(whole.titles);
     // The second chunk does not fit: below 64 tokens left it is dropped, not cut.
     expect(titlesWithinTokens([located, whole], countTokens(located.text) + tokens - 1)).toEqual(['Alpha']);
     expect(titlesWithinChunks([located, whole], 1)).toEqual(['Alpha']);
