@@ -50,6 +50,7 @@ describe('authentication and authorization (e2e)', () => {
     sub: a.admin.id,
     tid: a.tenant.id,
     role: 'admin',
+    ver: 0,
     iss: 'loci',
     aud: 'loci-api',
     iat: now() - 10,
@@ -65,7 +66,7 @@ describe('authentication and authorization (e2e)', () => {
       const token: string = res.body.access_token;
       expect(decodeSegment(token, 0)).toMatchObject({ alg: 'HS256' });
       const claims = decodeSegment(token, 1);
-      expect(claims).toMatchObject({ sub: a.admin.id, tid: a.tenant.id, role: 'admin', iss: 'loci', aud: 'loci-api' });
+      expect(claims).toMatchObject({ sub: a.admin.id, tid: a.tenant.id, role: 'admin', ver: 0, iss: 'loci', aud: 'loci-api' });
       expect(claims.exp - claims.iat).toBe(t.settings.jwt.ttlSeconds);
       const who = await me(bearer(token)).expect(200);
       expect(who.body).toEqual({ kind: 'jwt', tenant_id: a.tenant.id, user_id: a.admin.id, key_id: null, role: 'admin' });
@@ -130,6 +131,10 @@ describe('authentication and authorization (e2e)', () => {
       ['missing tid for a member', () => signJwt(adminClaims({ tid: undefined, role: 'member' }), secret)],
       ['missing sub', () => signJwt(adminClaims({ sub: undefined }), secret)],
       ['an unknown role', () => signJwt(adminClaims({ role: 'superuser' }), secret)],
+      ['no token version', () => signJwt(adminClaims({ ver: undefined }), secret)],
+      ['a token version ahead of the user', () => signJwt(adminClaims({ ver: 1 }), secret)],
+      ['a token version that is no integer', () => signJwt(adminClaims({ ver: '0' }), secret)],
+      ['a user that does not exist', () => signJwt(adminClaims({ sub: randomUUID() }), secret)],
       ['the wrong issuer', () => signJwt(adminClaims({ iss: 'someone-else' }), secret)],
       ['no issuer', () => signJwt(adminClaims({ iss: undefined }), secret)],
       ['the wrong audience', () => signJwt(adminClaims({ aud: 'other-api' }), secret)],
@@ -267,7 +272,10 @@ describe('authentication and authorization (e2e)', () => {
         name: 'ci',
         prefix: key.slice(0, 13),
         key,
+        scopes: ['read', 'write'],
+        created_by_user_id: a.admin.id,
         created_at: expect.any(String),
+        expires_at: null,
         last_used_at: null,
         revoked_at: null,
       });
@@ -278,7 +286,7 @@ describe('authentication and authorization (e2e)', () => {
       expect(list.text).not.toContain(key);
       expect(list.text).not.toContain(key.slice(13));
       const item = list.body.items.find((k: { id: string }) => k.id === created.body.id);
-      expect(Object.keys(item).sort()).toEqual(['created_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at']);
+      expect(Object.keys(item).sort()).toEqual(['created_at', 'created_by_user_id', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scopes']);
       expect(item.prefix).toBe(key.slice(0, 13));
     });
 

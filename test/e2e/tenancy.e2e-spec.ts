@@ -128,6 +128,7 @@ describe('tenancy and the operators API (e2e)', () => {
         billing: 'own_key',
         // a pro tenant starts with the pro tier's defaults
         limits: { daily_cost_cap_usd: 50, monthly_cost_cap_usd: null, daily_query_quota: 5000, max_concurrent_queries: 10 },
+        suspended_at: null,
         created_at: expect.stringMatching(ISO_DATETIME),
       });
       const fetched = await asOperator.get(`/v1/admin/tenants/${res.body.id}`).expect(200);
@@ -169,6 +170,7 @@ describe('tenancy and the operators API (e2e)', () => {
         tenant_id: a.tenant.id,
         email,
         role: 'member',
+        disabled_at: null,
         created_at: expect.stringMatching(ISO_DATETIME),
       });
       expect(res.text).not.toContain(password);
@@ -195,7 +197,7 @@ describe('tenancy and the operators API (e2e)', () => {
     it('400s an unknown field and names it', async () => {
       expectFieldError(await asOperator.post('/v1/admin/tenants', { name: 'X', colour: 'red' }), 'colour');
       expectFieldError(await asOperator.post(usersPath(), { ...goodUser(), is_operator: true }), 'is_operator');
-      expectFieldError(await t.http.post('/v1/api-keys').set(bearer(a.admin.token)).send({ name: 'k', scopes: ['all'] }), 'scopes');
+      expectFieldError(await t.http.post('/v1/api-keys').set(bearer(a.admin.token)).send({ name: 'k', permissions: ['all'] }), 'permissions');
     });
 
     it('400s a field of the wrong type', async () => {

@@ -17,6 +17,7 @@ import { TenantAdminService } from './admin/tenant-admin.service';
 import { TenantLifecycleService } from './admin/tenant-lifecycle.service';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { AuthController } from './auth/auth.controller';
+import { PasswordController } from './auth/password.controller';
 import { DocumentsController } from './documents/documents.controller';
 import { TenantExportController } from './export/tenant-export.controller';
 import { TenantExportService } from './export/tenant-export.service';
@@ -33,6 +34,9 @@ import { OperatorBootstrapService } from './operator-bootstrap.service';
 import { QueryController } from './query/query.controller';
 import { QueryService } from './query/query.service';
 import { UsageController } from './usage/usage.controller';
+import { TenantUsersAdminController } from './users/tenant-users-admin.controller';
+import { TenantUsersService } from './users/tenant-users.service';
+import { UsersController } from './users/users.controller';
 
 @Module({})
 export class AppModule {
@@ -57,10 +61,13 @@ export class AppModule {
       ],
       controllers: [
         AuthController,
+        PasswordController,
         MeController,
         TenantAdminController,
         PlatformAdminController,
         ApiKeysController,
+        UsersController,
+        TenantUsersAdminController,
         HealthController,
         DocumentsController,
         RememberController,
@@ -73,6 +80,7 @@ export class AppModule {
       ],
       providers: [
         TenantAdminService,
+        TenantUsersService,
         TenantLifecycleService,
         TenantExportService,
         OperatorBootstrapService,

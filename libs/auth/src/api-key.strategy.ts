@@ -10,7 +10,10 @@ import { Principal } from './principal';
 // last_used_at is informative; writing it on every request would put a write on the hot path.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Verifies `loci_...` keys against the store on every request, so revocation is immediate. */
+/**
+ * Verifies `loci_...` keys against the store on every request, so revocation is immediate; a
+ * key past its expiry is refused the same way as a revoked one.
+ */
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
   constructor(private readonly apiKeys: ApiKeysRepository) {
@@ -23,9 +26,11 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     const found = await this.apiKeys.findActiveByPrefix(apiKeyPrefix(key));
     if (!found || !apiKeyMatches(key, found.key.secretHash)) return false;
     const now = new Date();
+    if (found.key.expiresAt && found.key.expiresAt.getTime() <= now.getTime()) return false;
     if (!found.key.lastUsedAt || now.getTime() - found.key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       void this.apiKeys.touchLastUsed(found.key.tenantId, found.key.id, now).catch(() => undefined);
     }
-    return { kind: 'api_key', keyId: found.key.id, tenantId: found.key.tenantId, role: null, tenant: found.tenant };
+    const { id: keyId, tenantId, scopes } = found.key;
+    return { kind: 'api_key', keyId, tenantId, role: null, scopes, tenant: found.tenant };
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
-import { ApiKeyRow, ApiKeysRepository, isUniqueViolation } from '@loci/db';
+import { ApiKeyRow, ApiKeyScope, ApiKeysRepository, isUniqueViolation } from '@loci/db';
 import { generateApiKey } from './api-key-secret';
 
 export interface CreatedApiKey {
@@ -9,11 +9,17 @@ export interface CreatedApiKey {
   key: string;
 }
 
+/** What a new key may do and until when; left out, every scope and no expiry. */
+export interface ApiKeyOptions {
+  scopes?: ApiKeyScope[];
+  expiresAt?: Date | null;
+}
+
 @Injectable()
 export class ApiKeysService {
   constructor(private readonly apiKeys: ApiKeysRepository) {}
 
-  async create(tenantId: string, name: string, createdByUserId: string | null): Promise<CreatedApiKey> {
+  async create(tenantId: string, name: string, createdByUserId: string | null, options: ApiKeyOptions = {}): Promise<CreatedApiKey> {
     // A prefix collision (8 random base64url chars) is astronomically rare; retry rather than fail.
     for (let attempt = 0; ; attempt++) {
       const generated = generateApiKey();
@@ -24,6 +30,8 @@ export class ApiKeysService {
           prefix: generated.prefix,
           secretHash: generated.secretHash,
           createdByUserId,
+          scopes: options.scopes,
+          expiresAt: options.expiresAt ?? null,
         });
         return { row, key: generated.key };
       } catch (error) {

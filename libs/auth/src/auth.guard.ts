@@ -4,10 +4,11 @@ import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ForbiddenError, UnauthenticatedError } from '@loci/common';
 import { isStoreUnavailable } from '@loci/db';
-import type { UserRole } from '@loci/db';
+import type { ApiKeyScope, UserRole } from '@loci/db';
 import { looksLikeApiKey } from './api-key-secret';
 import { credentialFrom } from './credential';
-import { API_KEY_ALLOWED, IS_PUBLIC, ROLES } from './decorators';
+import { API_KEY_ALLOWED, API_KEY_SCOPES, IS_PUBLIC, ROLES } from './decorators';
+import { InsufficientScopeError } from './insufficient-scope.error';
 import { Principal } from './principal';
 
 type AuthenticatedRequest = Request & { principal?: Principal; user?: unknown };
@@ -31,7 +32,7 @@ class StrictPassportGuard extends AuthGuard(['jwt']) {
 class ApiKeyPassportGuard extends AuthGuard(['api-key']) {
   override handleRequest<T>(error: unknown, user: T): T {
     rethrowStoreFault(error);
-    if (error || !user) throw new UnauthenticatedError('Invalid or revoked API key.');
+    if (error || !user) throw new UnauthenticatedError('Invalid, revoked or expired API key.');
     return user;
   }
 }
@@ -71,6 +72,11 @@ export class PrincipalGuard implements CanActivate {
     const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(ROLES, targets);
     if (principal.kind === 'jwt' && roles && !roles.includes(principal.role)) {
       throw new ForbiddenError('Your role may not do this.');
+    }
+    if (principal.kind === 'api_key') {
+      const needed = this.reflector.getAllAndOverride<ApiKeyScope[] | undefined>(API_KEY_SCOPES, targets) ?? ['read', 'write'];
+      const missing = needed.filter((scope) => !principal.scopes.includes(scope));
+      if (missing.length > 0) throw new InsufficientScopeError(missing);
     }
     return true;
   }

@@ -3,11 +3,13 @@ import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { Settings, SETTINGS } from '@loci/config';
+import { AccessTokenIssuer } from './access-token-issuer';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { ApiKeysService } from './api-keys.service';
 import { PrincipalGuard } from './auth.guard';
 import { JwtStrategy } from './jwt.strategy';
 import { LoginService } from './login.service';
+import { PasswordChangeService } from './password-change.service';
 import { TenantStatus } from './tenant-status';
 import { TenantStatusGuard } from './tenant-status.guard';
 
@@ -23,13 +25,15 @@ import { TenantStatusGuard } from './tenant-status.guard';
   providers: [
     JwtStrategy,
     ApiKeyStrategy,
+    AccessTokenIssuer,
     LoginService,
+    PasswordChangeService,
     ApiKeysService,
     TenantStatus,
     { provide: APP_GUARD, useClass: PrincipalGuard },
     // After PrincipalGuard (global guards run in registration order): it needs the principal.
     { provide: APP_GUARD, useClass: TenantStatusGuard },
   ],
-  exports: [LoginService, ApiKeysService, TenantStatus],
+  exports: [LoginService, PasswordChangeService, ApiKeysService, TenantStatus],
 })
 export class AuthModule {}

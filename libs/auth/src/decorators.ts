@@ -1,16 +1,26 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { UserRole } from '@loci/db';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { ApiKeyScope, UserRole } from '@loci/db';
 import type { Principal } from './principal';
 
 export const IS_PUBLIC = 'loci:auth:public';
 export const API_KEY_ALLOWED = 'loci:auth:api-key-allowed';
 export const ROLES = 'loci:auth:roles';
+export const API_KEY_SCOPES = 'loci:auth:api-key-scopes';
 
 /** The route needs no credentials. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
-/** The route accepts a tenant API key as well as a JWT (the default is JWT only). */
-export const ApiKeyAllowed = () => SetMetadata(API_KEY_ALLOWED, true);
+/**
+ * The route accepts a tenant API key as well as a JWT (the default is JWT only), when the key
+ * has the scope named: `read` (questions, context, listings), `write` (documents, remember,
+ * deletes), or `null` for routes any key may call (who am I). A route that names no scope asks
+ * for every scope, so a route added without thought is closed to restricted keys.
+ */
+export const ApiKeyAllowed = (options: { scope?: ApiKeyScope | null } = {}) =>
+  applyDecorators(
+    SetMetadata(API_KEY_ALLOWED, true),
+    SetMetadata<string, ApiKeyScope[]>(API_KEY_SCOPES, options.scope === undefined ? ['read', 'write'] : options.scope === null ? [] : [options.scope]),
+  );
 
 /** JWT principals must have one of these roles. API keys are governed by @ApiKeyAllowed. */
 export const Roles = (...roles: UserRole[]) => SetMetadata(ROLES, roles);

@@ -1,19 +1,22 @@
-import type { TenantRow, UserRole } from '@loci/db';
+import type { ApiKeyScope, TenantRow, UserRole } from '@loci/db';
 
 /**
  * Who is calling: a dashboard user (JWT) or a tenant's program (API key). An API key's principal
  * carries its tenant's row as read with the key (in the same request, the same query), so that
- * the request does not read it again.
+ * the request does not read it again. A JWT principal's tenant and role are the user's as stored
+ * now (read on every request), not as they were when the token was issued.
  */
 export type Principal =
   | { kind: 'jwt'; userId: string; tenantId: string | null; role: UserRole }
-  | { kind: 'api_key'; keyId: string; tenantId: string; role: null; tenant?: TenantRow };
+  | { kind: 'api_key'; keyId: string; tenantId: string; role: null; scopes: ApiKeyScope[]; tenant?: TenantRow };
 
 /** The claims Loci puts in its access tokens. */
 export interface AccessTokenClaims {
   sub: string;
   tid?: string;
   role: UserRole;
+  /** The user's token version at issue: a token whose version is behind the user's is refused. */
+  ver: number;
 }
 
 export const JWT_ISSUER = 'loci';

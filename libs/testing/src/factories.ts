@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
-import { ApiKeysService, hashPassword, LoginService } from '@loci/auth';
+import { ApiKeyOptions, ApiKeysService, hashPassword, LoginService } from '@loci/auth';
 import { TenantBilling, TenantRow, TenantsRepository, TenantTier, UserRole, UsersRepository } from '@loci/db';
 
 // Cheap scrypt parameters for fixtures only: the hash format carries them, so login still
@@ -41,8 +41,9 @@ export async function createUser(app: INestApplication, tenantId: string | null,
   return { id: user.id, email, password, token: access_token };
 }
 
-export async function createApiKey(app: INestApplication, tenantId: string): Promise<{ id: string; key: string }> {
-  const created = await app.get(ApiKeysService).create(tenantId, `key ${unique()}`, null);
+/** A key with every scope and no expiry, unless `options` say otherwise (an expiry may be past). */
+export async function createApiKey(app: INestApplication, tenantId: string, options: ApiKeyOptions = {}): Promise<{ id: string; key: string }> {
+  const created = await app.get(ApiKeysService).create(tenantId, `key ${unique()}`, null, options);
   return { id: created.row.id, key: created.key };
 }
 

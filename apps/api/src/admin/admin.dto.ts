@@ -16,8 +16,24 @@ export const createUserBody = z.strictObject({
   role: z.enum(['admin', 'member']),
 });
 
+const apiKeyScope = z.enum(['read', 'write']);
+
 export const createApiKeyBody = z.strictObject({
   name: plainName(z.string().trim().min(1).max(200)),
+  /** `read`: questions and context (query, gb query, listings); `write`: documents, remember, deletes. */
+  scopes: z
+    .array(apiKeyScope)
+    .min(1, 'name at least one scope')
+    .max(2)
+    .default(['read', 'write'])
+    .transform((scopes) => [...new Set(scopes)].sort()),
+  /** An absolute instant with its offset; left out or null, the key never expires. */
+  expires_at: z.iso
+    .datetime({ offset: true })
+    .nullable()
+    .default(null)
+    .transform((at) => (at === null ? null : new Date(at)))
+    .refine((at) => at === null || at.getTime() > Date.now(), 'must be in the future'),
 });
 
 export const setLlmKeyBody = z.strictObject({
@@ -79,6 +95,8 @@ export const userResponse = z.object({
   tenant_id: z.uuid().nullable(),
   email: z.string(),
   role: z.enum(['operator', 'admin', 'member']),
+  /** Set while the user is disabled: no sign-in, and every token they hold is refused. */
+  disabled_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
 });
 
@@ -86,7 +104,12 @@ export const apiKeyResponse = z.object({
   id: z.uuid(),
   name: z.string(),
   prefix: z.string(),
+  scopes: z.array(apiKeyScope),
+  /** Who created the key: the id stays after that user is deleted (their keys are then revoked). */
+  created_by_user_id: z.uuid().nullable(),
   created_at: z.iso.datetime(),
+  expires_at: z.iso.datetime().nullable(),
+  /** Written at most once a minute per key, so it may lag the latest use by that much. */
   last_used_at: z.iso.datetime().nullable(),
   revoked_at: z.iso.datetime().nullable(),
 });
@@ -118,6 +141,7 @@ export const toUserResponse = (u: UserRow): z.infer<typeof userResponse> => ({
   tenant_id: u.tenantId,
   email: u.email,
   role: u.role,
+  disabled_at: u.disabledAt?.toISOString() ?? null,
   created_at: u.createdAt.toISOString(),
 });
 
@@ -125,7 +149,10 @@ export const toApiKeyResponse = (k: ApiKeyRow): z.infer<typeof apiKeyResponse> =
   id: k.id,
   name: k.name,
   prefix: k.prefix,
+  scopes: k.scopes,
+  created_by_user_id: k.createdByUserId,
   created_at: k.createdAt.toISOString(),
+  expires_at: k.expiresAt?.toISOString() ?? null,
   last_used_at: k.lastUsedAt?.toISOString() ?? null,
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });

@@ -144,7 +144,10 @@ export class TenantAdminController {
     @ValidBody(createApiKeyBody) body: z.output<typeof createApiKeyBody>,
     @CurrentPrincipal() principal: Principal,
   ) {
-    const created = await this.admin.createApiKey(tenantId, body.name, principal.kind === 'jwt' ? principal.userId : null);
+    const created = await this.admin.createApiKey(tenantId, body.name, principal.kind === 'jwt' ? principal.userId : null, {
+      scopes: body.scopes,
+      expiresAt: body.expires_at,
+    });
     return { ...toApiKeyResponse(created.row), key: created.key };
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
-import { ApiKeysService, CreatedApiKey, hashPassword } from '@loci/auth';
+import { ApiKeyOptions, ApiKeysService, CreatedApiKey, hashPassword } from '@loci/auth';
 import { NewTenant, TenantLimitsPatch, TenantRow, TenantsRepository, UserRole, UserRow, UsersRepository } from '@loci/db';
 import { TIER_DEFAULT_LIMITS } from './tier-defaults';
 
@@ -44,9 +44,9 @@ export class TenantAdminService {
     });
   }
 
-  async createApiKey(tenantId: string, name: string, createdByUserId: string | null): Promise<CreatedApiKey> {
+  async createApiKey(tenantId: string, name: string, createdByUserId: string | null, options: ApiKeyOptions = {}): Promise<CreatedApiKey> {
     await this.getTenant(tenantId);
-    return this.apiKeys.create(tenantId, name, createdByUserId);
+    return this.apiKeys.create(tenantId, name, createdByUserId, options);
   }
 
   async revokeApiKey(tenantId: string, keyId: string): Promise<void> {

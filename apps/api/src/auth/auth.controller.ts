@@ -9,7 +9,7 @@ const loginBody = z.strictObject({
   password: z.string().min(1).max(1024),
 });
 
-const accessTokenResponse = z.object({
+export const accessTokenResponse = z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int().describe('Seconds until the token expires.'),

@@ -41,13 +41,15 @@ interface UploadedDocumentFile {
 @ApiTags('documents')
 @ApiBearerAuth('jwt')
 @ApiSecurity('api_key')
-@ApiKeyAllowed()
+// Keys with the read scope list and read; writes (upload, delete, retry) need the write scope.
+@ApiKeyAllowed({ scope: 'read' })
 @Roles('admin', 'member')
 @Controller('v1/documents')
 export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
 
   @Post()
+  @ApiKeyAllowed({ scope: 'write' })
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({
@@ -83,6 +85,7 @@ export class DocumentsController {
   }
 
   @Delete(':documentId')
+  @ApiKeyAllowed({ scope: 'write' })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted with its chunks and every entity or fact no other document supports.' })
   async delete(@CurrentPrincipal() principal: Principal, @Param('documentId') documentId: string) {
@@ -90,6 +93,7 @@ export class DocumentsController {
   }
 
   @Post(':documentId/retry')
+  @ApiKeyAllowed({ scope: 'write' })
   @HttpCode(202)
   @ApiAcceptedResponse({ schema: openApiSchemaOf(submittedResponse, 'output') })
   async retry(@CurrentPrincipal() principal: Principal, @Param('documentId') documentId: string) {

@@ -36,7 +36,7 @@ const datasetDeletedResponse = z.object({
 @ApiTags('gb')
 @ApiBearerAuth('jwt')
 @ApiSecurity('api_key')
-@ApiKeyAllowed()
+@ApiKeyAllowed({ scope: 'read' })
 @Roles('admin', 'member')
 @Controller('v1/gb/datasets')
 export class GbDatasetsController {
@@ -54,6 +54,7 @@ export class GbDatasetsController {
   }
 
   @Delete(':name')
+  @ApiKeyAllowed({ scope: 'write' })
   @HttpCode(200)
   @ApiQuery({ name: 'user_id', required: true, type: String })
   @ApiOkResponse({

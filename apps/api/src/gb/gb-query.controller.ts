@@ -59,7 +59,7 @@ export class GbQueryController {
 
   @Post('query')
   @HttpCode(200)
-  @ApiKeyAllowed()
+  @ApiKeyAllowed({ scope: 'read' })
   @Roles('admin', 'member')
   @ApiOkResponse({ schema: openApiSchemaOf(gbQueryResponse, 'output') })
   async query(

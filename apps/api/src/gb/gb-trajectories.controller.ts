@@ -62,7 +62,7 @@ export class GbTrajectoriesController {
   constructor(private readonly trajectories: GbTrajectoriesService) {}
 
   @Get(':request_id')
-  @ApiKeyAllowed()
+  @ApiKeyAllowed({ scope: 'read' })
   @Roles('admin', 'member')
   @ApiOkResponse({ schema: openApiSchemaOf(trajectoryResponse, 'output') })
   @ApiNotFoundResponse({ description: 'No gb query with this request id in the caller\'s tenant: `{"error": "..."}`.' })

@@ -52,7 +52,7 @@ export class RememberController {
 
   @Post('remember')
   @HttpCode(200)
-  @ApiKeyAllowed()
+  @ApiKeyAllowed({ scope: 'write' })
   @Roles('admin', 'member')
   @ApiOkResponse({ schema: openApiSchemaOf(rememberResponse, 'output') })
   async rememberText(

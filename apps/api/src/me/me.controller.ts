@@ -19,7 +19,7 @@ const principalResponse = z.object({
 @Controller('v1/me')
 export class MeController {
   @Get()
-  @ApiKeyAllowed()
+  @ApiKeyAllowed({ scope: null })
   @ApiOkResponse({ schema: openApiSchemaOf(principalResponse, 'output') })
   whoAmI(@CurrentPrincipal() principal: Principal): z.infer<typeof principalResponse> {
     return {

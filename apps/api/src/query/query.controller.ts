@@ -26,7 +26,7 @@ export class QueryController {
 
   @Post('query')
   @HttpCode(200)
-  @ApiKeyAllowed()
+  @ApiKeyAllowed({ scope: 'read' })
   @Roles('admin', 'member')
   @ApiBody({ schema: openApiSchemaOf(queryBody) })
   @ApiOkResponse({ schema: openApiSchemaOf(queryResponse, 'output') })

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { Database, DATABASE } from '../database';
 import { isUuid } from '../ids';
-import { ApiKeyRow, apiKeys, tenants, TenantRow } from '../schema';
+import { ApiKeyRow, apiKeys, ApiKeyScope, tenants, TenantRow } from '../schema';
 
 export interface NewApiKey {
   tenantId: string;
@@ -10,6 +10,9 @@ export interface NewApiKey {
   prefix: string;
   secretHash: string;
   createdByUserId: string | null;
+  /** Left out: the column's default, every scope. */
+  scopes?: ApiKeyScope[];
+  expiresAt?: Date | null;
 }
 
 @Injectable()
