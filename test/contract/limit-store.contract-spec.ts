@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
 import {
   limitKeys,
   LimitStore,
@@ -10,6 +9,7 @@ import {
   utcDay,
   utcMonth,
 } from '@loci/quota';
+import { contractRedisTarget, keysMatching, removeKeysMatching } from './redis-target';
 
 /**
  * The limit-store contract: Redis (REDIS_URL) and the in-process store must agree on every
@@ -17,11 +17,12 @@ import {
  * reservation-record namespace) lives under a random prefix that afterAll removes.
  */
 
-const redisUrl = process.env.REDIS_URL || undefined;
-const onRedis = Boolean(redisUrl);
+// REDIS_CLUSTER_NODES runs it on a Redis Cluster (.ci/run does, after .ci/redis-cluster.sh).
+const { label, target: redisTarget } = contractRedisTarget();
+const onRedis = Boolean(redisTarget);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe(`limit-store contract (${onRedis ? 'Redis' : 'memory'})`, () => {
+describe(`limit-store contract (${label})`, () => {
   const prefix = `loci-contract:${randomBytes(6).toString('hex')}:`;
   let store: LimitStore;
   let other: LimitStore; // a second "app instance": its own connection on Redis
@@ -32,17 +33,14 @@ describe(`limit-store contract (${onRedis ? 'Redis' : 'memory'})`, () => {
   const scope = (name: string, capMicros: number | null): SpendScope => ({ key: key(name), capMicros, ttlMs: 60_000 });
 
   beforeAll(async () => {
-    store = openLimitStore(redisUrl, { namespace: `${prefix}ns:` });
-    other = redisUrl ? openLimitStore(redisUrl, { namespace: `${prefix}ns:` }) : store;
+    store = openLimitStore(redisTarget, { namespace: `${prefix}ns:` });
+    other = redisTarget ? openLimitStore(redisTarget, { namespace: `${prefix}ns:` }) : store;
     await store.now();
   });
 
   afterAll(async () => {
-    if (redisUrl) {
-      const redis = new Redis(redisUrl);
-      const stream = redis.scanStream({ match: `${prefix}*`, count: 500 });
-      for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.del(...keys);
-      redis.disconnect();
+    if (redisTarget) {
+      await removeKeysMatching(redisTarget, `*${prefix}*`); // on a Cluster, behind the limits' hash tag
       await other?.close();
     }
     await store?.close();
@@ -541,14 +539,9 @@ describe(`limit-store contract (${onRedis ? 'Redis' : 'memory'})`, () => {
     await store.acquireSlot(slots, 'a', 1, 5_000);
     const quota = key('ttl-quota');
     await store.consumeQuota(quota, 1, 5_000);
-    const redis = new Redis(redisUrl!);
-    try {
-      const keys = await redis.keys(`${prefix}*ttl*`);
-      expect(keys.length).toBeGreaterThanOrEqual(7); // counter, 3 reservation keys, record, settled marker, slots, quota
-      for (const k of keys) expect([k, (await redis.pttl(k)) > 0]).toEqual([k, true]); // names the culprit
-    } finally {
-      redis.disconnect();
-    }
+    const keys = await keysMatching(redisTarget!, `*${prefix}*ttl*`);
+    expect(keys.length).toBeGreaterThanOrEqual(7); // counter, 3 reservation keys, record, settled marker, slots, quota
+    for (const { key: k, pttl } of keys) expect([k, pttl > 0]).toEqual([k, true]); // names the culprit
   });
 });
 

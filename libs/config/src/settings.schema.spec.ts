@@ -74,6 +74,17 @@ describe('settings schema', () => {
     );
   });
 
+  it('reads Redis Cluster seed nodes, rejects a malformed list, and refuses them beside REDIS_URL', () => {
+    expect(parseSettings({ REDIS_CLUSTER_NODES: '127.0.0.1:7001, redis://:pw@10.0.0.2:7002' }).REDIS_CLUSTER_NODES).toEqual([
+      '127.0.0.1:7001',
+      'redis://:pw@10.0.0.2:7002',
+    ]);
+    expect(problemsOf({ REDIS_CLUSTER_NODES: 'localhost' })[0]).toMatch(/^REDIS_CLUSTER_NODES: expected comma-separated host:port/);
+    expect(problemsOf({ REDIS_URL: 'redis://a:6379', REDIS_CLUSTER_NODES: 'b:7001' })).toEqual([
+      expect.stringMatching(/^REDIS_CLUSTER_NODES: set either REDIS_URL .* or REDIS_CLUSTER_NODES .*, not both$/),
+    ]);
+  });
+
   it('requires JWT_SECRET and LOCI_ENCRYPTION_KEY in production (each container would generate its own), not in development', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
       expect.stringMatching(/^JWT_SECRET: required when NODE_ENV=production/),

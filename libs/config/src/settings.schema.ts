@@ -46,6 +46,21 @@ const redisUrl = z.preprocess(
     .optional(),
 );
 
+/**
+ * Seed nodes of a Redis Cluster, comma-separated: `host:port`, or `redis://[user:password@]host:port`
+ * (`rediss://` for TLS); credentials and TLS of the first entry apply to every node.
+ */
+const redisClusterNodes = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .transform((value) => value.split(',').map((node) => node.trim()).filter(Boolean))
+    .refine((nodes) => nodes.length > 0 && nodes.every((node) => /^((rediss?:\/\/)([^@/]*@)?)?[^\s:/@]+:\d{1,5}\/?$/.test(node)), {
+      message: 'expected comma-separated host:port or redis://host:port seed nodes',
+    })
+    .optional(),
+);
+
 const optionalString = z.preprocess(emptyAsUndefined, z.string().min(1).optional());
 const httpUrl = z.preprocess(
   emptyAsUndefined,
@@ -122,6 +137,7 @@ export const settingsSchema = z.object({
   LOCI_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./data')),
   LOCI_MIGRATE_ON_START: booleanFromEnv(true),
   REDIS_URL: redisUrl,
+  REDIS_CLUSTER_NODES: redisClusterNodes,
   JWT_SECRET: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
@@ -227,6 +243,9 @@ export function parseSettings(env: Record<string, string | undefined>): RawSetti
         hasEmail ? 'LOCI_BOOTSTRAP_OPERATOR_EMAIL' : 'LOCI_BOOTSTRAP_OPERATOR_PASSWORD'
       }`,
     ]);
+  }
+  if (settings.REDIS_URL !== undefined && settings.REDIS_CLUSTER_NODES !== undefined) {
+    throw new SettingsError(['REDIS_CLUSTER_NODES: set either REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both']);
   }
   const missing = missingProductionSecrets(settings);
   if (missing.length > 0) throw new SettingsError(missing);

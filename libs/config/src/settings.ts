@@ -10,7 +10,8 @@ export interface Settings {
   logLevel: RawSettings['LOG_LEVEL'];
   dataDir: string;
   database: { url?: string; poolMax: number; migrateOnStart: boolean };
-  redis: { url?: string };
+  /** At most one of the two: one Redis (`url`) or the seed nodes of a Redis Cluster. */
+  redis: { url?: string; clusterNodes?: string[] };
   jwt: { secret: string; secretSource: 'env' | 'data-dir'; ttlSeconds: number };
   bootstrapOperator?: { email: string; password: string };
   llm: LlmSettings;
@@ -127,7 +128,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     logLevel: raw.LOG_LEVEL,
     dataDir,
     database: { url: raw.DATABASE_URL, poolMax: raw.LOCI_DB_POOL_MAX, migrateOnStart: raw.LOCI_MIGRATE_ON_START },
-    redis: { url: raw.REDIS_URL },
+    redis: { url: raw.REDIS_URL, clusterNodes: raw.REDIS_CLUSTER_NODES },
     jwt: {
       secret: raw.JWT_SECRET ?? readOrCreateDataDirSecret(dataDir, 'jwt_secret', 48, 'JWT_SECRET'),
       secretSource: raw.JWT_SECRET ? 'env' : 'data-dir',

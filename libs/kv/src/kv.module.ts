@@ -2,11 +2,13 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import { Settings, SETTINGS } from '@loci/config';
 import { KV_STORE, KvStore } from './kv-store';
 import { MemoryKvStore } from './memory.kv-store';
+import { describeRedisTarget, redisTargetOf } from './redis-connection';
 import { RedisKvStore } from './redis.kv-store';
 
-/** REDIS_URL set → Redis; otherwise the in-process store. */
+/** REDIS_URL or REDIS_CLUSTER_NODES set → Redis; otherwise the in-process store. */
 export function openKvStore(settings: Pick<Settings, 'redis'>): KvStore {
-  return settings.redis.url ? RedisKvStore.connect(settings.redis.url) : new MemoryKvStore();
+  const target = redisTargetOf(settings.redis);
+  return target ? RedisKvStore.connect(target) : new MemoryKvStore();
 }
 
 @Injectable()
@@ -28,7 +30,7 @@ class KvLifecycle implements OnApplicationShutdown {
         const kv = openKvStore(settings);
         new Logger('KvStore').log(
           kv.kind === 'redis'
-            ? 'Redis limit store (REDIS_URL)'
+            ? `${describeRedisTarget(redisTargetOf(settings.redis)!)} limit store`
             : 'in-process limit store: limits hold for this one process only; set REDIS_URL to run more than one',
         );
         return kv;

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /**
  * With ioredis's offline queue off (so commands fail fast while Redis is down), commands
@@ -9,7 +9,7 @@ export class RedisReadiness {
   private connecting?: Promise<void>;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly timeoutMs = 2000,
   ) {}
 

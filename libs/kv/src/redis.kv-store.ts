@@ -1,5 +1,6 @@
-import Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { KvStore } from './kv-store';
+import { connectRedis, RedisTarget } from './redis-connection';
 import { RedisReadiness } from './redis-readiness';
 
 // INCRBY and the first-write TTL in one round trip, atomically.
@@ -13,14 +14,11 @@ return value`;
 export class RedisKvStore implements KvStore {
   readonly kind = 'redis' as const;
 
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: Redis | Cluster) {}
 
-  static connect(url: string): RedisKvStore {
-    // Fail fast instead of queueing commands forever while Redis is down: a limit check that
-    // cannot reach Redis must answer, and readiness must report it.
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-    redis.on('error', () => undefined); // surfaced by ping()/commands; ioredis reconnects by itself
-    return new RedisKvStore(redis);
+  /** Every operation names one key, so on a Cluster each goes to its own slot's node. */
+  static connect(target: string | RedisTarget): RedisKvStore {
+    return new RedisKvStore(connectRedis(typeof target === 'string' ? { url: target } : target));
   }
 
   async ping(): Promise<void> {

@@ -1,5 +1,5 @@
-import { RedisReadiness } from '@loci/kv';
-import Redis from 'ioredis';
+import { connectRedis, RedisReadiness, RedisTarget } from '@loci/kv';
+import type { Cluster, Redis } from 'ioredis';
 import { AttemptCounter } from './attempts/attempt-counter';
 import { RedisAttemptCounter } from './attempts/redis.attempt-counter';
 import { unlinkKeysMatching } from './forget-keys';
@@ -41,6 +41,17 @@ const scopeKeys = (key: string) => [key, `${key}:res:exp`, `${key}:res:amt`, `${
 
 
 /**
+ * On a Redis Cluster every limit key is put behind this hash tag, so all of them share one slot.
+ * A request's admission, reserve and settle are each one script over the tenant's counters AND
+ * the platform's (`{platform}`) AND the reservation record: on a Cluster the keys of one script
+ * must share a slot, and these three cannot share one under their own tags (see limit-keys.ts
+ * for the designs that would spread them). One slot keeps every script exact and atomic as on
+ * one Redis; the limits then live on one master (a few Lua calls per request, far below what
+ * one Redis core serves), and the Cluster gives the deployment its failover.
+ */
+export const CLUSTER_KEY_PREFIX = '{loci-limits}:';
+
+/**
  * LimitStore on Redis: every operation is one Lua script (see limit-scripts.ts), timed by Redis
  * TIME, so several app instances share exact limits and no app clock is trusted.
  */
@@ -50,16 +61,16 @@ export class RedisLimitStore implements LimitStore {
   private readonly namespace: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     options: LimitStoreOptions = {},
   ) {
     this.namespace = options.namespace ?? 'loci:';
   }
 
-  static connect(url: string, options: LimitStoreOptions = {}): RedisLimitStore {
+  /** One Redis (a URL) or a Redis Cluster, where ioredis puts CLUSTER_KEY_PREFIX before every key. */
+  static connect(target: string | RedisTarget, options: LimitStoreOptions = {}): RedisLimitStore {
     // Fail fast instead of queueing while Redis is down: spending requests must fail closed (503).
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    redis.on('error', () => undefined); // surfaced by the commands; ioredis reconnects by itself
+    const redis = connectRedis(typeof target === 'string' ? { url: target } : target, { clusterKeyPrefix: CLUSTER_KEY_PREFIX });
     return new RedisLimitStore(redis, options);
   }
 
@@ -232,7 +243,8 @@ export class RedisLimitStore implements LimitStore {
 
   async forgetTenant(tenantId: string): Promise<number> {
     await this.ready();
-    return unlinkKeysMatching(this.redis, limitKeys.tenantPattern(tenantId));
+    // ioredis prefixes keys, not SCAN patterns: on a Cluster the pattern names the prefix itself.
+    return unlinkKeysMatching(this.redis, `${this.redis.options.keyPrefix ?? ''}${limitKeys.tenantPattern(tenantId)}`);
   }
 
   async close(): Promise<void> {

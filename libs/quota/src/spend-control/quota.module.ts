@@ -1,5 +1,6 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
+import { describeRedisTarget, redisTargetOf } from '@loci/kv';
 import { PlatformLimitsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { SPEND_GUARD } from '@loci/llm';
 import { LIMIT_STORE, LimitStore } from '../limit-store';
@@ -26,9 +27,10 @@ class LimitStoreLifecycle implements OnApplicationShutdown {
       provide: LIMIT_STORE,
       inject: [SETTINGS],
       useFactory: (settings: Settings): LimitStore => {
-        const store = openLimitStore(settings.redis.url);
+        const target = redisTargetOf(settings.redis);
+        const store = openLimitStore(target);
         new Logger('SpendControl').log(
-          store.kind === 'redis' ? 'limits in Redis (REDIS_URL)' : 'limits in process: they hold for this one process only',
+          target ? `limits in ${describeRedisTarget(target)}` : 'limits in process: they hold for this one process only',
         );
         return store;
       },

@@ -1,0 +1,54 @@
+import Redis, { Cluster, ClusterNode, RedisOptions } from 'ioredis';
+
+/** Where limits live: one Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES). */
+export type RedisTarget = { url: string } | { clusterNodes: string[] };
+
+/** The configured target, or undefined for the in-process stores. */
+export function redisTargetOf(redis: { url?: string; clusterNodes?: string[] }): RedisTarget | undefined {
+  if (redis.url) return { url: redis.url };
+  if (redis.clusterNodes?.length) return { clusterNodes: redis.clusterNodes };
+  return undefined;
+}
+
+export function describeRedisTarget(target: RedisTarget): string {
+  return 'url' in target ? 'Redis (REDIS_URL)' : `Redis Cluster (REDIS_CLUSTER_NODES, ${target.clusterNodes.length} seed nodes)`;
+}
+
+/**
+ * Opens a client that fails fast instead of queueing commands while Redis is down: a limit
+ * check that cannot reach Redis must answer (spending requests fail closed), and readiness
+ * must report it. ioredis reconnects by itself; errors surface through the commands.
+ * `clusterKeyPrefix` is put before every key on a Cluster only (see RedisLimitStore).
+ */
+export function connectRedis(target: RedisTarget, options: { clusterKeyPrefix?: string } = {}): Redis | Cluster {
+  const failFast: RedisOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false };
+  const client =
+    'url' in target
+      ? new Redis(target.url, failFast)
+      : new Cluster(target.clusterNodes.map(seedNode), {
+          enableOfflineQueue: false,
+          keyPrefix: options.clusterKeyPrefix,
+          redisOptions: { ...failFast, ...clusterCredentials(target.clusterNodes[0]) },
+        });
+  client.on('error', () => undefined);
+  return client;
+}
+
+function parse(node: string): URL {
+  return new URL(node.includes('://') ? node : `redis://${node}`);
+}
+
+function seedNode(node: string): ClusterNode {
+  const url = parse(node);
+  return { host: url.hostname, port: Number(url.port) };
+}
+
+/** Credentials and TLS of the first seed node, for every node (a cluster has one ACL). */
+function clusterCredentials(first: string): RedisOptions {
+  const url = parse(first);
+  return {
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: { servername: url.hostname } } : {}),
+  };
+}
