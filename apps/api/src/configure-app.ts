@@ -1,13 +1,17 @@
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
+import { Settings, SETTINGS } from '@loci/config';
 import { jsonBodyMiddleware, requestIdMiddleware } from '@loci/http';
+import { applyHttpHygiene } from './http-hygiene';
 import { mountOpenApi } from './openapi';
 
 /** Everything the HTTP app needs beyond its modules; shared by main.ts and the e2e tests. */
 export function configureApp(app: INestApplication): void {
+  const settings = app.get<Settings>(SETTINGS);
   app.useLogger(app.get(Logger));
+  applyHttpHygiene(app, settings.http);
   app.use(requestIdMiddleware);
   app.use(jsonBodyMiddleware());
   app.enableShutdownHooks();
-  mountOpenApi(app);
+  if (settings.http.apiDocs) mountOpenApi(app);
 }

@@ -9,6 +9,7 @@ import { ApiKeysService } from './api-keys.service';
 import { PrincipalGuard } from './auth.guard';
 import { JwtStrategy } from './jwt.strategy';
 import { LoginService } from './login.service';
+import { LoginThrottleService } from './login-throttle.service';
 import { PasswordChangeService } from './password-change.service';
 import { TenantStatus } from './tenant-status';
 import { TenantStatusGuard } from './tenant-status.guard';
@@ -27,6 +28,7 @@ import { TenantStatusGuard } from './tenant-status.guard';
     ApiKeyStrategy,
     AccessTokenIssuer,
     LoginService,
+    LoginThrottleService,
     PasswordChangeService,
     ApiKeysService,
     TenantStatus,
@@ -34,6 +36,6 @@ import { TenantStatusGuard } from './tenant-status.guard';
     // After PrincipalGuard (global guards run in registration order): it needs the principal.
     { provide: APP_GUARD, useClass: TenantStatusGuard },
   ],
-  exports: [LoginService, PasswordChangeService, ApiKeysService, TenantStatus],
+  exports: [LoginService, LoginThrottleService, PasswordChangeService, ApiKeysService, TenantStatus],
 })
 export class AuthModule {}

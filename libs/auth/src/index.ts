@@ -5,6 +5,7 @@ export * from './auth.guard';
 export * from './auth.module';
 export * from './decorators';
 export * from './login.service';
+export * from './login-throttle.service';
 export * from './password-change.service';
 export * from './password-hasher';
 export * from './principal';

@@ -1,7 +1,7 @@
-import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Controller, HttpCode, Ip, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { z } from 'zod';
-import { LoginService, Public } from '@loci/auth';
+import { LoginThrottleService, Public } from '@loci/auth';
 import { openApiSchemaOf, plainName, ValidBody } from '@loci/http';
 
 const loginBody = z.strictObject({
@@ -18,14 +18,20 @@ export const accessTokenResponse = z.object({
 @ApiTags('auth')
 @Controller('v1/auth')
 export class AuthController {
-  constructor(private readonly login: LoginService) {}
+  constructor(private readonly login: LoginThrottleService) {}
 
   @Public()
   @Post('login')
   @HttpCode(200)
   @ApiOkResponse({ schema: openApiSchemaOf(accessTokenResponse, 'output') })
   @ApiUnauthorizedResponse({ description: 'Wrong email or password (the same answer for both).' })
-  signIn(@ValidBody(loginBody) body: z.output<typeof loginBody>) {
-    return this.login.login(body.email, body.password);
+  @ApiTooManyRequestsResponse({
+    description:
+      'Too many failed logins for this email or from this client (`too_many_login_attempts`, Retry-After); ' +
+      'while locked, even the right password is refused, and the answer is the same whether or not the email has an account.',
+  })
+  @ApiServiceUnavailableResponse({ description: 'The login throttle cannot be checked (`limits_unavailable`, Retry-After).' })
+  signIn(@ValidBody(loginBody) body: z.output<typeof loginBody>, @Ip() clientAddress: string | undefined) {
+    return this.login.login(body.email, body.password, clientAddress);
   }
 }
