@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
-import type { Response } from 'supertest';
+import request, { type Response } from 'supertest';
 import { sql } from 'drizzle-orm';
 import { Database, DATABASE, queryRows } from '@loci/db';
 import { INGEST_DOCUMENT_JOB, IngestWorker, JobQueue } from '@loci/ingest';
 import { limitKeys } from '@loci/quota';
 import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createApp } from '../../apps/api/src/create-app';
 
 /**
  * Tenant lifecycle (issue 15.3): an operator suspends a tenant (every request refused with
@@ -266,6 +268,35 @@ describe('tenant lifecycle (e2e)', () => {
       const processed = await t.http.get(`/v1/documents/${other.body.document_id}`).set('X-API-Key', b.apiKey.key).expect(200);
       expect(processed.body.status).toBe('processed');
       expect(queued.body.document_id).toEqual(expect.any(String));
+    });
+  });
+
+  // Several API processes share one PostgreSQL: each reads the tenant's state with the
+  // credential, so a suspension made through one instance holds on the others from their next
+  // request, for dashboard tokens and API keys alike. PGlite is one process's store. Last in the
+  // file: passport's strategies are process-wide, and the second app's go with it when it closes.
+  (process.env.DATABASE_URL ? describe : describe.skip)('on every instance', () => {
+    let other: INestApplication;
+    beforeAll(async () => {
+      other = await createApp(t.settings);
+      await other.init();
+    });
+    afterAll(() => other.close());
+
+    it('a tenant suspended through one instance is refused by another at once, and served again once resumed', async () => {
+      const cast = await createTenantWithPeople(t.app);
+      const otherMe = () => request(other.getHttpServer()).get('/v1/me').set(bearer(cast.member.token));
+      const otherKey = () => request(other.getHttpServer()).get('/v1/me').set('X-API-Key', cast.apiKey.key);
+      await otherMe().expect(200);
+      await otherKey().expect(200);
+
+      await asOperator.post(`/v1/admin/tenants/${cast.tenant.id}/suspend`).expect(200);
+      expectSuspended(await otherMe(), 'generic');
+      expectSuspended(await otherKey(), 'generic');
+
+      await asOperator.post(`/v1/admin/tenants/${cast.tenant.id}/resume`).expect(200);
+      await otherMe().expect(200);
+      await otherKey().expect(200);
     });
   });
 });

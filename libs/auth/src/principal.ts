@@ -7,7 +7,14 @@ import type { ApiKeyScope, TenantRow, UserRole } from '@loci/db';
  * now (read on every request), not as they were when the token was issued.
  */
 export type Principal =
-  | { kind: 'jwt'; userId: string; tenantId: string | null; role: UserRole }
+  | {
+      kind: 'jwt';
+      userId: string;
+      tenantId: string | null;
+      role: UserRole;
+      /** The tenant's suspension as read with the user (TenantStatusGuard refuses a suspended one). */
+      tenantSuspendedAt?: Date | null;
+    }
   | { kind: 'api_key'; keyId: string; tenantId: string; role: null; scopes: ApiKeyScope[]; tenant?: TenantRow };
 
 /** The claims Loci puts in its access tokens. */

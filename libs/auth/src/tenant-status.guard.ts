@@ -8,9 +8,11 @@ import { TenantStatus, TenantState } from './tenant-status';
 /**
  * Refuses every request of a suspended tenant (403 `tenant_suspended`, in the called surface's
  * shape) and of a deleted one (401). Registered right after PrincipalGuard, so the principal is
- * known; operators have no tenant and pass. An API key's principal carries its tenant's row,
- * read with the key in this request: its status is never stale. A JWT's tenant is read through
- * TenantStatus (stale by at most TENANT_STATUS_TTL_MS on other instances).
+ * known; operators have no tenant and pass. Both strategies read the tenant's state in the
+ * statement that checks the credential (an API key's principal carries its tenant's row, a
+ * JWT's its tenant's suspended_at, read with the user), so a suspension holds on every instance
+ * from the next request. A principal that carries neither is read through TenantStatus (stale
+ * by at most TENANT_STATUS_TTL_MS on other instances).
  */
 @Injectable()
 export class TenantStatusGuard implements CanActivate {
@@ -26,7 +28,9 @@ export class TenantStatusGuard implements CanActivate {
     const state =
       principal.kind === 'api_key' && principal.tenant
         ? TenantStatus.stateOf(principal.tenant)
-        : await this.status.stateOf(principal.tenantId);
+        : principal.kind === 'jwt' && principal.tenantSuspendedAt !== undefined
+          ? TenantStatus.stateOf({ suspendedAt: principal.tenantSuspendedAt })
+          : await this.status.stateOf(principal.tenantId);
     assertServable(state);
     return true;
   }

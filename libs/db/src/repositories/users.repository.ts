@@ -20,6 +20,8 @@ export interface UserCredentialState {
   role: UserRole;
   tokenVersion: number;
   disabledAt: Date | null;
+  /** The user's tenant's suspension, read in the same statement (null: active, or no tenant). */
+  tenantSuspendedAt: Date | null;
 }
 
 /** A tenant admin's or operator's change to a member of a tenant; undefined fields stay. */
@@ -41,8 +43,16 @@ export class UsersRepository {
 
   constructor(@Inject(DATABASE) private readonly database: Database) {
     this.credentialStateById = this.database.db
-      .select({ id: users.id, tenantId: users.tenantId, role: users.role, tokenVersion: users.tokenVersion, disabledAt: users.disabledAt })
+      .select({
+        id: users.id,
+        tenantId: users.tenantId,
+        role: users.role,
+        tokenVersion: users.tokenVersion,
+        disabledAt: users.disabledAt,
+        tenantSuspendedAt: tenants.suspendedAt,
+      })
       .from(users)
+      .leftJoin(tenants, eq(tenants.id, users.tenantId))
       .where(eq(users.id, sql.placeholder('id')))
       .prepare('users_credential_state_by_id');
   }
