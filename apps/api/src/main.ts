@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   }
   const app = await createApp(settings);
   await app.listen(settings.port, settings.host);
-  console.log(`Loci API listening on http://${settings.host}:${settings.port} (docs at /docs)`);
+  console.log(`Loci API listening on http://${settings.host}:${settings.port}${settings.http.apiDocs ? ' (docs at /docs)' : ''}`);
 }
 
 main().catch((error: unknown) => {
