@@ -48,6 +48,22 @@ describe('loci operator CLI', () => {
     expect(JSON.parse((await run(['usage', '--tenant', id])).stdout).items).toEqual([]);
   });
 
+  it('suspends, resumes, exports and deletes a tenant', async () => {
+    const tenant = await createTenant(t.app);
+    expect(JSON.parse((await run(['tenants:suspend', tenant.id])).stdout).suspended_at).toEqual(expect.any(String));
+    expect(JSON.parse((await run(['tenants:resume', tenant.id])).stdout).suspended_at).toBeNull();
+    const exported = await run(['tenants:export', tenant.id]);
+    expect(exported.code).toBe(0);
+    const lines = exported.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({ type: 'export', tenant_id: tenant.id });
+    expect(lines[lines.length - 1].type).toBe('end');
+    expect((await run(['tenants:delete', tenant.id])).code).toBe(2); // without --yes
+    expect((await run(['tenants:show', tenant.id])).code).toBe(0);
+    const deleted = await run(['tenants:delete', tenant.id, '--yes']);
+    expect(deleted).toMatchObject({ code: 0, stdout: `tenant ${tenant.id} deleted\n` });
+    expect((await run(['tenants:show', tenant.id])).code).toBe(1);
+  });
+
   it('logs in with the operator’s email and password from the environment', async () => {
     const result = await run(['tenants:list'], { LOCI_OPERATOR_EMAIL: operator.email, LOCI_OPERATOR_PASSWORD: operator.password });
     expect(result.code).toBe(0);

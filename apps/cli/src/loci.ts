@@ -15,6 +15,10 @@ Commands:
   tenants:show <tenant id>
   tenants:limits <tenant id> [--daily-cap <usd|none>] [--monthly-cap <usd|none>]
                  [--quota <n|none>] [--concurrency <n|none>] [--tier <tier>] [--billing <billing>]
+  tenants:suspend <tenant id>                   refuses every request of the tenant, pauses its ingestion
+  tenants:resume <tenant id>
+  tenants:delete <tenant id> --yes              deletes the tenant and all its data (not undoable)
+  tenants:export <tenant id> [--vectors]        writes the tenant's data to stdout as JSON Lines
   platform:limits [--daily-cap <usd|none>]      shows, or sets, the platform daily cap
   usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <tenant id>]
 ${REEMBED_USAGE}
@@ -50,6 +54,8 @@ const OPTIONS = {
   tenant: { type: 'string' },
   graph: { type: 'string' },
   'page-size': { type: 'string' },
+  yes: { type: 'boolean' },
+  vectors: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -94,13 +100,20 @@ export async function main(argv: string[], io: LociIo): Promise<number> {
       headers: { Authorization: `Bearer ${token}`, ...(request.body ? { 'Content-Type': 'application/json' } : {}) },
       body: request.body ? JSON.stringify(request.body) : undefined,
     });
+    if (response.ok && request.stream && response.body) {
+      // An export can be larger than memory: passed through as it arrives.
+      const decoder = new TextDecoder();
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) io.stdout.write(decoder.decode(chunk, { stream: true }));
+      io.stdout.write(decoder.decode());
+      return 0;
+    }
     const text = await response.text();
     const body = text ? JSON.parse(text) : null;
     if (!response.ok) {
       io.stderr.write(`${response.status}: ${body?.error?.message ?? text}\n`);
       return 1;
     }
-    io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    io.stdout.write(body === null ? `${request.done ?? 'done'}\n` : `${JSON.stringify(body, null, 2)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -113,9 +126,13 @@ export async function main(argv: string[], io: LociIo): Promise<number> {
 }
 
 interface ApiRequest {
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
+  /** The answer is JSON Lines, written to stdout as it comes. */
+  stream?: boolean;
+  /** What to print for an answer without a body (204). */
+  done?: string;
 }
 
 async function buildRequest(command: string, args: string[], values: Record<string, string | boolean | undefined>): Promise<ApiRequest> {
@@ -145,6 +162,16 @@ async function buildRequest(command: string, args: string[], values: Record<stri
         ? { method: 'GET', path: `/v1/admin/tenants/${tenantId()}` }
         : { method: 'PATCH', path: `/v1/admin/tenants/${tenantId()}/limits`, body };
     }
+    case 'tenants:suspend':
+      return { method: 'POST', path: `/v1/admin/tenants/${tenantId()}/suspend` };
+    case 'tenants:resume':
+      return { method: 'POST', path: `/v1/admin/tenants/${tenantId()}/resume` };
+    case 'tenants:delete':
+      // Not undoable: the flag makes a slip of the shell history harmless.
+      if (values.yes !== true) throw new UsageError('tenants:delete deletes the tenant and all its data; add --yes to confirm');
+      return { method: 'DELETE', path: `/v1/admin/tenants/${tenantId()}`, done: `tenant ${args[0]} deleted` };
+    case 'tenants:export':
+      return { method: 'GET', path: `/v1/admin/tenants/${tenantId()}/export${values.vectors ? '?vectors=true' : ''}`, stream: true };
     case 'platform:limits': {
       const cap = limitValue('daily-cap', str('daily-cap'), false);
       return cap === undefined
