@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { loadSettings, SettingsError } from '@loci/config';
 import { createApp } from './create-app';
+import { shutDownGracefullyOnSignals } from './graceful-shutdown';
 
 async function main(): Promise<void> {
   let settings;
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const app = await createApp(settings);
+  shutDownGracefullyOnSignals(app, settings.shutdownGraceMs);
   await app.listen(settings.port, settings.host);
   console.log(`Loci API listening on http://${settings.host}:${settings.port}${settings.http.apiDocs ? ' (docs at /docs)' : ''}`);
 }

@@ -22,13 +22,31 @@ async function main(): Promise<void> {
   });
   const logger = app.get(Logger);
   app.useLogger(logger);
-  app.enableShutdownHooks();
   // The worker process always consumes the queue, whatever LOCI_RUN_WORKER says for the API.
   app.get(IngestWorker).start();
-  // Keep the process alive until a shutdown signal; enableShutdownHooks closes the app then.
+  // Keep the process alive until a shutdown signal.
   const keepAlive = setInterval(() => undefined, 60_000);
-  process.once('SIGTERM', () => clearInterval(keepAlive));
-  process.once('SIGINT', () => clearInterval(keepAlive));
+  // On SIGTERM/SIGINT: closing the app stops claiming at once, gives running jobs
+  // LOCI_SHUTDOWN_GRACE_MS to finish (then back to the queue), closes the pools, and the
+  // process exits 0 (Nest's own hooks would raise the signal again: exit 143).
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal}: no new jobs; finishing running ones (at most ${settings.shutdownGraceMs} ms)`, 'Shutdown');
+    app.close().then(
+      () => {
+        clearInterval(keepAlive);
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 main().catch((error: unknown) => {

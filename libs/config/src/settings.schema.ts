@@ -189,6 +189,7 @@ export const settingsSchema = z.object({
   LOCI_CHUNK_TOKENS: integerFromEnv(1200, 100, 8000),
   LOCI_CHUNK_OVERLAP_TOKENS: integerFromEnv(100, 0, 1000),
   LOCI_RUN_WORKER: booleanFromEnv(true),
+  LOCI_SHUTDOWN_GRACE_MS: integerFromEnv(30_000, 0, 3_600_000),
   LOCI_WORKER_CONCURRENCY: integerFromEnv(2, 1, 64),
   LOCI_CPU_THREADS: integerFromEnv(2, 1, 32),
   LOCI_PRICES_FILE: optionalString,

@@ -22,6 +22,8 @@ export interface Settings {
   /** AES-256-GCM key sealing tenants' own provider keys (32 bytes). */
   encryptionKey: Buffer;
   limits: LimitSettings;
+  /** On SIGTERM: how long requests in flight (API) and running jobs (worker) may take to finish. */
+  shutdownGraceMs: number;
   login: LoginThrottleSettings;
   http: HttpSettings;
 }
@@ -177,6 +179,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       maxOutputTokens: raw.LOCI_GB_MAX_OUTPUT_TOKENS,
     },
     limits: { slotLeaseMs: raw.LOCI_SLOT_LEASE_MS, reservationLeaseMs: raw.LOCI_RESERVATION_LEASE_MS },
+    shutdownGraceMs: raw.LOCI_SHUTDOWN_GRACE_MS,
     login: {
       windowMs: raw.LOCI_LOGIN_WINDOW_SECONDS * 1000,
       maxFailuresPerEmail: raw.LOCI_LOGIN_MAX_FAILURES_PER_EMAIL,

@@ -68,7 +68,8 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     if (this.resumeTimer) clearInterval(this.resumeTimer);
-    if (this.running) await this.runner.stop();
+    // Stops claiming at once; running jobs get the shutdown grace, then go back to the queue.
+    if (this.running) await this.runner.stop({ graceMs: this.settings.shutdownGraceMs });
     this.running = false;
   }
 }
