@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
 import { AttemptPolicy, LimitStore, openLimitStore } from '@loci/quota';
+import { contractRedisTarget, keysMatching, removeKeysMatching } from './redis-target';
 
 /**
- * The login attempt counter on the store the environment selects (Redis with REDIS_URL, else in
- * process): the same answers on both, and atomic under concurrent attempts. Exact timing is the
+ * The login attempt counter on the store the environment selects (a Redis Cluster with
+ * REDIS_CLUSTER_NODES, Redis with REDIS_URL, else in process): the same answers on each, and atomic under concurrent attempts. Exact timing is the
  * unit spec's (a fake clock); here waits are read back, never slept through. Keys live under a
  * random prefix that afterAll removes, since Redis is shared between runs.
  */
-const redisUrl = process.env.REDIS_URL || undefined;
+const { label, target: redisTarget } = contractRedisTarget();
 
-describe(`attempt counter contract (${redisUrl ? 'Redis' : 'memory'})`, () => {
+describe(`attempt counter contract (${label})`, () => {
   const prefix = `loci-contract-attempts:${randomBytes(6).toString('hex')}:`;
   let store: LimitStore;
   let other: LimitStore; // a second app instance: its own connection on Redis
@@ -19,16 +19,13 @@ describe(`attempt counter contract (${redisUrl ? 'Redis' : 'memory'})`, () => {
   const noBackoff: AttemptPolicy = { maxFailures: 3, windowMs: 900_000, backoffAfter: 3, backoffBaseMs: 1_000 };
 
   beforeAll(() => {
-    store = openLimitStore(redisUrl);
-    other = redisUrl ? openLimitStore(redisUrl) : store;
+    store = openLimitStore(redisTarget);
+    other = redisTarget ? openLimitStore(redisTarget) : store;
   });
 
   afterAll(async () => {
-    if (redisUrl) {
-      const redis = new Redis(redisUrl);
-      const stream = redis.scanStream({ match: `${prefix}*`, count: 500 });
-      for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.del(...keys);
-      redis.disconnect();
+    if (redisTarget) {
+      await removeKeysMatching(redisTarget, `*${prefix}*`); // on a Cluster, behind the limits' hash tag
       await other.close();
     }
     await store.close();
@@ -71,13 +68,13 @@ describe(`attempt counter contract (${redisUrl ? 'Redis' : 'memory'})`, () => {
     await expect(store.attempts.take(k, noBackoff)).resolves.toEqual({ ok: true, count: 1 });
   });
 
-  if (redisUrl) {
+  if (redisTarget) {
     it('gives each counter the window as its time to live in Redis', async () => {
       const k = key();
       await store.attempts.take(k, noBackoff);
-      const redis = new Redis(redisUrl);
-      const ttl = await redis.pttl(k);
-      redis.disconnect();
+      const found = await keysMatching(redisTarget, `*${k}`);
+      expect(found).toHaveLength(1);
+      const ttl = found[0].pttl;
       expect(ttl).toBeGreaterThan(800_000);
       expect(ttl).toBeLessThanOrEqual(900_000);
     });
