@@ -156,6 +156,20 @@ describe('user lifecycle (e2e)', () => {
       expectError(await me(admin.token), 401, 'unauthenticated');
     });
 
+    it('two admins demoting each other at the same moment: one wins, the other is refused, an admin remains', async () => {
+      for (let round = 0; round < 5; round++) {
+        const { tenant, admin: first } = await loneAdminTenant();
+        const second = await createUser(t.app, tenant.id, 'admin');
+        const results = await Promise.all([
+          t.http.patch(`/v1/users/${second.id}`).set(bearer(first.token)).send({ role: 'member' }),
+          t.http.patch(`/v1/users/${first.id}`).set(bearer(second.token)).send({ role: 'member' }),
+        ]);
+        expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+        const listed = await t.http.get(`/v1/admin/tenants/${tenant.id}/users`).set(bearer(operator.token)).expect(200);
+        expect(listed.body.items.filter((u: { role: string }) => u.role === 'admin')).toHaveLength(1);
+      }
+    });
+
     it('forbids members, API keys and operators (who have no tenant) every user route', async () => {
       const target = `/v1/users/${a.admin.id}`;
       for (const headers of [bearer(a.member.token), { 'X-API-Key': a.apiKey.key }, bearer(operator.token)]) {
