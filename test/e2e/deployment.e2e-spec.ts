@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
@@ -91,7 +91,7 @@ describe('deployment: the built API refuses to boot without its secrets, naming 
       timeout: 60_000,
       ...(asUid === undefined ? {} : { uid: asUid, gid: asUid }),
     });
-    return { status: run.status, output: `${run.stdout}${run.stderr}` };
+    return { status: run.status, output: `${run.stdout}${run.stderr}`, spawnError: run.error };
   }
 
   const noStackTrace = (output: string) => expect(output).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
@@ -106,15 +106,25 @@ describe('deployment: the built API refuses to boot without its secrets, naming 
   });
 
   it('a data dir it cannot write (an image running as USER node): exit 78 naming JWT_SECRET and LOCI_DATA_DIR, no EACCES stack', () => {
-    const dataDir = join(dataRoot, 'root-owned');
+    let dataDir = join(dataRoot, 'read-only');
     mkdirSync(dataDir);
+    chmodSync(dataDir, 0o555);
     // Root writes anywhere, so as root the API runs as `nobody`, as the image runs as `node`.
     const asRoot = process.getuid?.() === 0;
-    chmodSync(dataDir, 0o555);
-    const { status, output } = boot({ NODE_ENV: 'development', LOCI_DATA_DIR: dataDir }, asRoot ? 65534 : undefined);
-    expect(status).toBe(78);
-    expect(output).toContain(`JWT_SECRET: not set, and it could not be kept in ${join(dataDir, 'secrets', 'jwt_secret')} (EACCES)`);
-    expect(output).toContain(`set JWT_SECRET, or make LOCI_DATA_DIR (${dataDir}) writable`);
-    noStackTrace(output);
+    let expectedCode = 'EACCES';
+    let run = boot({ NODE_ENV: 'development', LOCI_DATA_DIR: dataDir }, asRoot ? 65534 : undefined);
+    if (run.spawnError) {
+      // `nobody` cannot run this node (e.g. a Node 24 installed under /root for CI): a data dir
+      // below a regular file is as unwritable to root, and takes the same path.
+      dataDir = join(dataRoot, 'not-a-dir');
+      writeFileSync(dataDir, '');
+      dataDir = join(dataDir, 'data');
+      expectedCode = 'ENOTDIR';
+      run = boot({ NODE_ENV: 'development', LOCI_DATA_DIR: dataDir });
+    }
+    expect(run.status).toBe(78);
+    expect(run.output).toContain(`JWT_SECRET: not set, and it could not be kept in ${join(dataDir, 'secrets', 'jwt_secret')} (${expectedCode})`);
+    expect(run.output).toContain(`set JWT_SECRET, or make LOCI_DATA_DIR (${dataDir}) writable`);
+    noStackTrace(run.output);
   });
 });
