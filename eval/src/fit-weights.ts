@@ -25,6 +25,7 @@ vectors (npm run loci -- reembed). Keywords and vectors are made as /v1/query ma
 Options:
   --vector <w,w,...>   weights of the vector list (default 0,0.1,0.2,0.4,0.7,1); the others
                        stay at the offline embedder's (lexical 1, local 0.5, global 0.2)
+  --lexical <w>        the weight of the BM25 list (default 1; 0 with naive measures the vectors alone)
   --modes <m,m>        default naive,mix
   --corpus <folder>    default ../shared/eval/hotpotqa-100
 `;
@@ -40,13 +41,20 @@ interface Row {
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { store: { type: 'string' }, vector: { type: 'string' }, modes: { type: 'string' }, corpus: { type: 'string' } },
+    options: {
+      store: { type: 'string' },
+      vector: { type: 'string' },
+      lexical: { type: 'string' },
+      modes: { type: 'string' },
+      corpus: { type: 'string' },
+    },
   });
   if (!values.store) {
     process.stderr.write(FIT_USAGE);
     return 2;
   }
   const weights = (values.vector ?? '0,0.1,0.2,0.4,0.7,1').split(',').map(Number);
+  const lexical = Number(values.lexical ?? 1);
   const modes = (values.modes ?? 'naive,mix').split(',') as RetrievalMode[];
   const set = loadEvalSet(values.corpus ?? defaultCorpusFolder(findRepoRoot()));
   const bm25 = scoreBaseline(new Bm25Ranker(set.passages, ENGLISH_ANALYZER), set.questions, [2, 5]);
@@ -80,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
     const rows: Row[] = [];
     for (const mode of modes) {
       for (const vector of weights) {
-        const channelWeights: ChannelWeights = { ...HASHING_EMBEDDER_WEIGHTS, vector };
+        const channelWeights: ChannelWeights = { ...HASHING_EMBEDDER_WEIGHTS, lexical, vector };
         const r2: number[] = [];
         const r5: number[] = [];
         const ms: number[] = [];
@@ -108,9 +116,9 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`${mode} vector=${vector}: R@2 ${last.r2} R@5 ${last.r5} p50 ${last.ms} ms\n`);
       }
     }
-    process.stdout.write(`| mode | vector weight | R@2 | R@5 | p50 ms |\n|---|---|---|---|---|\n`);
-    for (const row of rows) process.stdout.write(`| ${row.mode} | ${row.vector} | ${row.r2.toFixed(3)} | ${row.r5.toFixed(3)} | ${row.ms} |\n`);
-    process.stdout.write(`| bm25 | – | ${round3(bm25.recall['2']).toFixed(3)} | ${round3(bm25.recall['5']).toFixed(3)} | – |\n`);
+    process.stdout.write(`| mode | lexical weight | vector weight | R@2 | R@5 | p50 ms |\n|---|---|---|---|---|---|\n`);
+    for (const row of rows) process.stdout.write(`| ${row.mode} | ${lexical} | ${row.vector} | ${row.r2.toFixed(3)} | ${row.r5.toFixed(3)} | ${row.ms} |\n`);
+    process.stdout.write(`| bm25 | – | – | ${round3(bm25.recall['2']).toFixed(3)} | ${round3(bm25.recall['5']).toFixed(3)} | – |\n`);
     return 0;
   } finally {
     await app.close();

@@ -149,6 +149,14 @@ export class ReembedRepository {
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
   }
+
+  /**
+   * Every moved row left a dead version in its table and in each HNSW index over it; searches
+   * step over those until a vacuum clears them, and PGlite has no autovacuum.
+   */
+  async vacuum(db: Db, tables: ReembedTable[]): Promise<void> {
+    if (tables.length > 0) await db.execute(sql.raw(`VACUUM (ANALYZE) ${tables.join(', ')}`));
+  }
 }
 
 /** Rows in scope not yet embedded by `model`, as `t`. */

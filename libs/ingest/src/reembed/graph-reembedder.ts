@@ -131,6 +131,7 @@ export class GraphReembedder {
       (page, vectors) =>
         this.rows.setEdgeVectors(db, model, page.map((edge, i) => ({ tenantId: edge.tenantId, id: edge.id, embedding: vectors[i][0] }))),
     );
+    await this.rows.vacuum(db, (['chunks', 'entities', 'edges'] as const).filter((table) => report[table] > 0));
     return report;
   }
 }
