@@ -228,12 +228,15 @@ describe('fuzzing every operation of /openapi.json', () => {
     await t.http.patch(`/v1/admin/tenants/${people.tenant.id}/limits`).set('Authorization', `Bearer ${operator.token}`).send({ tier: 'enterprise' });
     const victim = await createTenant(t.app);
     const deletable = await createTenant(t.app);
+    // A user the user routes may change or delete (not one whose token the walk signs in with).
+    const spare = await createUser(t.app, people.tenant.id, 'member');
     // Memory for the plausible user and dataset, so gb queries get past "no such dataset".
     await t.http.post('/v1/gb/remember').set('X-API-Key', people.apiKey.key).send({ user_id: 'u1', text: 'Alice works at Acme since 2023.' }).expect(200);
     const document = await t.http.post('/v1/documents').set('X-API-Key', people.apiKey.key).send({ name: 'fuzz', text: 'Alice works at Acme.' });
     Object.assign(ids, {
       tenantId: [victim.id, people.tenant.id],
       deletableTenantId: [deletable.id],
+      userId: [spare.id],
       documentId: [document.body.document_id],
       keyId: [randomUUID()],
       request_id: [randomUUID()],
