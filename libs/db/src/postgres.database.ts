@@ -19,6 +19,10 @@ export class PostgresDatabase implements Database {
     // An idle client that loses its connection emits 'error'; without a listener that would
     // crash the process. The pool replaces the client on the next checkout.
     pool.on('error', () => undefined);
+    // A checked-out client (a transaction's) has no pool listener: the server ending its
+    // connection (a restart, pg_terminate_backend) emitted an unhandled 'error' that ended the
+    // process. The caller learns of it through its query; release drops the dead client.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     markCheckoutFaults(pool);
     return new PostgresDatabase(pool);
   }
