@@ -167,6 +167,53 @@ describe('graceful shutdown of the API process on SIGTERM', () => {
   }
 });
 
+describe('graceful shutdown of the worker process on SIGTERM', () => {
+  const BUILT_WORKER = join(ROOT, 'dist/apps/worker/src/main.js');
+  let dataDir: string;
+  let database: { url: string; drop: () => Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    if (!existsSync(BUILT_WORKER)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe', timeout: 600_000 });
+    dataDir = mkdtempSync(join(tmpdir(), 'loci-worker-shutdown-'));
+    database = process.env.DATABASE_URL ? await createFreshPostgresDatabase(process.env.DATABASE_URL) : undefined;
+  }, 700_000);
+  afterAll(async () => {
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stops claiming, closes its pools and exits 0 (not by the signal)', async () => {
+    let output = '';
+    const worker = spawn(process.execPath, [BUILT_WORKER], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        LOCI_DATA_DIR: dataDir,
+        ...(database ? { DATABASE_URL: database.url } : {}),
+        ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+        LOCI_SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      },
+    });
+    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      worker.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    try {
+      await until(() => output.includes('started: kinds'), 90_000, () => `the worker to start consuming\n${output}`);
+      worker.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(output).toContain('SIGTERM: no new jobs');
+      expect(output).toMatch(/job runner \S+ stopped/);
+    } finally {
+      if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
+    }
+  });
+});
+
 /** Whether a new TCP connection to the port is accepted. */
 function connects(port: number): Promise<boolean> {
   return new Promise((resolve) => {
