@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { loadSettings, SettingsError } from '@loci/config';
+import { loggableError } from '@loci/db';
 import { createApp } from './create-app';
 import { shutDownGracefullyOnSignals } from './graceful-shutdown';
 
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // The record, not the error: a failed statement's message (the operator bootstrap's, say)
+  // carries its parameters.
+  console.error(JSON.stringify({ msg: 'failed to start', err: loggableError(error) }));
   process.exit(1);
 });

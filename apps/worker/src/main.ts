@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { loadSettings, SettingsError } from '@loci/config';
+import { loggableError } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
 import { WorkerModule } from './worker.module';
 
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
         process.exit(0);
       },
       (error: unknown) => {
-        console.error(error);
+        console.error(JSON.stringify({ msg: 'shutdown failed', err: loggableError(error) }));
         process.exit(1);
       },
     );
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // The record, not the error: a failed statement's message (the operator bootstrap's, say)
+  // carries its parameters.
+  console.error(JSON.stringify({ msg: 'failed to start', err: loggableError(error) }));
   process.exit(1);
 });
