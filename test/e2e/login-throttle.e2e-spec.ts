@@ -3,8 +3,9 @@ import type { Response } from 'supertest';
 import { createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
 
 /**
- * Issue 15, item 1: failed logins are counted per email and per client address in the limit
- * store (Redis, or in process), and past the cap the answer is 429 with Retry-After.
+ * Issue 15, item 1: failed logins (and wrong current passwords at a password change) are counted
+ * per email and per client address in the limit store (Redis, or in process), and past the cap
+ * the answer is 429 with Retry-After.
  *
  * The app trusts X-Forwarded-For from loopback, so each request can come from its own address:
  * Redis is shared between test runs, and the per-address counters of one run must not meet
@@ -102,6 +103,19 @@ describe('login throttling (e2e)', () => {
     const user = await createUser(t.app, null, 'operator');
     for (let i = 0; i < 15; i++) expect((await login(user.email, user.password, address)).status).toBe(200);
     expect((await login(unknownEmail(), 'wrong', address)).status).toBe(401);
+  });
+
+  it('counts wrong current passwords at POST /v1/auth/password against the same account, and locks both ways in', async () => {
+    const user = await createUser(t.app, null, 'operator');
+    const change = (current: string) =>
+      t.http
+        .post('/v1/auth/password')
+        .set('Authorization', `Bearer ${user.token}`)
+        .set('X-Forwarded-For', randomAddress())
+        .send({ current_password: current, new_password: 'a brand new password' });
+    for (let i = 0; i < 10; i++) expect((await change(`wrong-${i}`)).status).toBe(403);
+    expectThrottled(await change(user.password));
+    expectThrottled(await login(user.email, user.password));
   });
 
   it('keeps bad input a 400, uncounted', async () => {

@@ -35,7 +35,32 @@ export class LoginThrottleService {
   ) {}
 
   async login(email: string, password: string, clientAddress: string | undefined): Promise<AccessToken> {
-    const keys = this.keysFor(email, clientAddress);
+    return this.attempt(email, clientAddress, () => this.logins.login(email, password), (error) => error instanceof UnauthenticatedError);
+  }
+
+  /**
+   * Runs `judge` (a check of the account's password) as one counted attempt against the email
+   * and the client address. An error for which `isWrongPassword` holds stays counted; any other
+   * outcome gives the attempt back, and a success clears the email's failures.
+   */
+  async attempt<T>(email: string, clientAddress: string | undefined, judge: () => Promise<T>, isWrongPassword: (error: unknown) => boolean): Promise<T> {
+    const taken = await this.take(this.keysFor(email, clientAddress));
+    let result: T;
+    try {
+      result = await judge();
+    } catch (error) {
+      // A wrong password stays counted; anything else (the database down) was no guess.
+      if (!isWrongPassword(error)) await this.giveBack(taken);
+      throw error;
+    }
+    const [emailKey, ...others] = taken;
+    await this.quietly(() => this.store.attempts.clear(emailKey));
+    await this.giveBack(others);
+    return result;
+  }
+
+  /** Counts the attempt on every key, or refuses it (429) and counts it on none. */
+  private async take(keys: Array<{ key: string; policy: AttemptPolicy }>): Promise<string[]> {
     const taken: string[] = [];
     try {
       for (const { key, policy } of keys) {
@@ -52,19 +77,7 @@ export class LoginThrottleService {
       await this.giveBack(taken);
       throw new LimitExceededError(503, { error: 'limits_unavailable' }, UNAVAILABLE_RETRY_AFTER_SECONDS);
     }
-
-    let token: AccessToken;
-    try {
-      token = await this.logins.login(email, password);
-    } catch (error) {
-      // A wrong password stays counted; anything else (the database down) was no guess.
-      if (!(error instanceof UnauthenticatedError)) await this.giveBack(taken);
-      throw error;
-    }
-    const [emailKey, ...others] = taken;
-    await this.quietly(() => this.store.attempts.clear(emailKey));
-    await this.giveBack(others);
-    return token;
+    return taken;
   }
 
   /** The email first: an address refused after it gives the email's attempt back. */

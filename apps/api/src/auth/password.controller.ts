@@ -1,5 +1,5 @@
-import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, HttpCode, Ip, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiOkResponse, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { z } from 'zod';
 import { CurrentPrincipal, PasswordChangeService, Principal } from '@loci/auth';
 import { ForbiddenError } from '@loci/common';
@@ -21,8 +21,13 @@ export class PasswordController {
     schema: openApiSchemaOf(accessTokenResponse, 'output'),
   })
   @ApiForbiddenResponse({ description: 'The current password is wrong.' })
-  change(@CurrentPrincipal() principal: Principal, @ValidBody(changePasswordBody) body: z.output<typeof changePasswordBody>) {
+  @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account or from this client, here or at login (`too_many_login_attempts`, Retry-After).' })
+  change(
+    @CurrentPrincipal() principal: Principal,
+    @ValidBody(changePasswordBody) body: z.output<typeof changePasswordBody>,
+    @Ip() clientAddress: string | undefined,
+  ) {
     if (principal.kind !== 'jwt') throw new ForbiddenError('Sign in to change a password.');
-    return this.passwords.change(principal.userId, body.current_password, body.new_password);
+    return this.passwords.change(principal.userId, body.current_password, body.new_password, clientAddress);
   }
 }
