@@ -93,6 +93,10 @@ describe('tenant export (e2e)', () => {
     const usage = ofType(records, 'usage');
     expect(usage.length).toBeGreaterThan(0);
     expect(usage[0]).toMatchObject({ request_id: expect.any(String), stage: expect.any(String), cost_micros: expect.any(Number) });
+    const questions = ofType(records, 'request');
+    expect(questions.length).toBeGreaterThan(0);
+    expect(questions.map((q) => q.route)).toContain('/v1/query');
+    expect(questions[0]).toMatchObject({ request_id: expect.any(String), status: 200, steps: expect.anything() });
 
     // No vectors unless asked, and no other tenant's rows or ids anywhere.
     const body = res.body as string;

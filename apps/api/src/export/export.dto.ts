@@ -11,5 +11,5 @@ export const exportQuery = z.strictObject({
 export const EXPORT_DESCRIPTION =
   'JSON Lines (application/x-ndjson), one record per line with a `type`: `export` (header), `graph`, `document`, ' +
   '`chunk`, `entity`, `edge`, `entity_document`, `edge_document`, `entity_chunk`, `edge_chunk`, `usage` (one model ' +
-  'call of the ledger, cost in integer micro-dollars), then `end` with the count of each type. No `end` line: the ' +
-  'export was cut short.';
+  'call of the ledger, cost in integer micro-dollars), `request` (one question: route, status, steps), then `end` ' +
+  'with the count of each type. No `end` line: the export was cut short.';

@@ -22,6 +22,8 @@ const SECTIONS: ReadonlyArray<{ kind: ExportKind; type: string; pageSize: number
   { kind: 'edge_chunk', type: 'edge_chunk', pageSize: 1000 },
   // The inference ledger: one record per model call, with its tokens and cost (micro-dollars).
   { kind: 'inference', type: 'usage', pageSize: 500 },
+  // The request log: one record per question, with its route, status and steps (trajectory).
+  { kind: 'request_log', type: 'request', pageSize: 200 },
 ];
 
 /** The two ids of a provenance link, named as the link's columns are. */
@@ -39,7 +41,8 @@ export interface ExportOptions {
 
 /**
  * A tenant's data as JSON Lines: a header record, then graphs, documents, chunks, entities,
- * edges, their provenance links and the usage ledger, one record per line with a `type`, and an
+ * edges, their provenance links, the usage ledger and the request log, one record per line with
+ * a `type`, and an
  * `end` record with the count of each type (a reader that finds no `end` line got a cut-short
  * export). Read from the store a page at a time as the client takes the lines.
  */

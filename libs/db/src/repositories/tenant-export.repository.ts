@@ -2,7 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, asc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import { Database, DATABASE } from '../database';
 import { isUuid } from '../ids';
-import { chunks, documents, edgeChunks, edgeDocuments, edges, entities, entityChunks, entityDocuments, graphs, inferences } from '../schema';
+import {
+  chunks,
+  documents,
+  edgeChunks,
+  edgeDocuments,
+  edges,
+  entities,
+  entityChunks,
+  entityDocuments,
+  graphs,
+  inferences,
+  requestLogs,
+} from '../schema';
 
 /** Where a page of a table ends: the last row's key (an id, or a link's two ids). */
 export type ExportCursor = number | readonly [number, number] | null;
@@ -17,7 +29,8 @@ export type ExportKind =
   | 'edge_document'
   | 'entity_chunk'
   | 'edge_chunk'
-  | 'inference';
+  | 'inference'
+  | 'request_log';
 
 export interface ExportPage {
   rows: Record<string, unknown>[];
@@ -94,6 +107,13 @@ export class TenantExportRepository {
           .from(inferences)
           .where(and(eq(inferences.tenantId, tenantId), gt(inferences.id, afterId)))
           .orderBy(asc(inferences.id))
+          .limit(limit);
+      case 'request_log':
+        return db
+          .select()
+          .from(requestLogs)
+          .where(and(eq(requestLogs.tenantId, tenantId), gt(requestLogs.id, afterId)))
+          .orderBy(asc(requestLogs.id))
           .limit(limit);
       default: {
         const link = LINKS[kind];
