@@ -21,9 +21,13 @@ const onSharedStores = Boolean(process.env.REDIS_URL && process.env.DATABASE_URL
  * connections at once, lets the question in flight finish with its 200, releases its slot and
  * settles its reservation, and exits 0 well within LOCI_SHUTDOWN_GRACE_MS. On the embedded
  * default (PGlite and in-process limits in the child) and on PostgreSQL + Redis, where the
- * test then reads the child's counters and ledger.
+ * test then reads the child's counters and ledger. When the grace ends first, the request still
+ * running loses its connection and the process frees its slot and settles its reservation at
+ * the estimate itself, before closing the limit store, rather than leaving them to their leases.
  */
-describe('graceful shutdown of the API process on SIGTERM', () => {
+
+/** A built API process for one describe block, on the test's stores, with a bootstrap operator. */
+function useApiProcess(extraEnv: Record<string, string>) {
   let double: LlmDouble;
   let child: ChildProcess;
   let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -56,12 +60,12 @@ describe('graceful shutdown of the API process on SIGTERM', () => {
         JWT_SECRET: randomBytes(32).toString('hex'),
         LOCI_BOOTSTRAP_OPERATOR_EMAIL: OPERATOR.email,
         LOCI_BOOTSTRAP_OPERATOR_PASSWORD: OPERATOR.password,
-        LOCI_SHUTDOWN_GRACE_MS: String(GRACE_MS),
         ...llmDoubleEnv(double),
         LOCI_LLM_MAX_RETRIES: '0',
         LOCI_EXTRACT_MODEL: 'local:local-nlp-v1',
         LOCI_SUMMARIZE_MODEL: 'local:local-nlp-v1',
         LOCI_QUERY_MIN_SIMILARITY: '-1',
+        ...extraEnv,
       },
     });
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -112,22 +116,51 @@ describe('graceful shutdown of the API process on SIGTERM', () => {
     return { tenantId: tenant.id as string, userId: user.id as string, token: token as string };
   }
 
+  return {
+    get double() {
+      return double;
+    },
+    get child() {
+      return child;
+    },
+    get exited() {
+      return exited;
+    },
+    get output() {
+      return output;
+    },
+    get port() {
+      return port;
+    },
+    get baseUrl() {
+      return baseUrl;
+    },
+    get databaseUrl() {
+      return database?.url;
+    },
+    memberOfLimitedTenant,
+  };
+}
+
+describe('graceful shutdown of the API process on SIGTERM', () => {
+  const api = useApiProcess({ LOCI_SHUTDOWN_GRACE_MS: String(GRACE_MS) });
+
   it('refuses new connections, answers the question in flight with 200, releases its slot and reservation, and exits 0', async () => {
-    const { tenantId, userId, token } = await memberOfLimitedTenant();
+    const { tenantId, userId, token } = await api.memberOfLimitedTenant();
     const held = gate();
-    double.anthropic.queue({ ...ANSWER, hold: held.promise });
-    const inFlight = fetch(`${baseUrl}/v1/query`, {
+    api.double.anthropic.queue({ ...ANSWER, hold: held.promise });
+    const inFlight = fetch(`${api.baseUrl}/v1/query`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ query: 'Where does Alice work?', hl_keywords: ['work'], ll_keywords: ['Alice'] }),
     }).then(async (response) => ({ status: response.status, body: (await response.json()) as { answer: string } }));
     try {
-      await until(() => double.anthropic.requests.length === 1, 30_000, () => `the answer call to reach the double\n${output}`);
+      await until(() => api.double.anthropic.requests.length === 1, 30_000, () => `the answer call to reach the double\n${api.output}`);
 
-      child.kill('SIGTERM');
-      await until(() => output.includes('SIGTERM: no new connections'), 10_000, () => `the process to start draining\n${output}`);
-      expect(await connects(port)).toBe(false);
-      expect(child.exitCode).toBeNull(); // still finishing the question
+      api.child.kill('SIGTERM');
+      await until(() => api.output.includes('SIGTERM: no new connections'), 10_000, () => `the process to start draining\n${api.output}`);
+      expect(await connects(api.port)).toBe(false);
+      expect(api.child.exitCode).toBeNull(); // still finishing the question
     } finally {
       held.open();
     }
@@ -135,37 +168,71 @@ describe('graceful shutdown of the API process on SIGTERM', () => {
     const answered = await inFlight;
     expect(answered.status).toBe(200);
     expect(answered.body.answer).toContain('Alice works at Acme.');
-    const { code, signal } = await exited;
+    const { code, signal } = await api.exited;
     expect({ code, signal }).toEqual({ code: 0, signal: null });
-    expect(output).not.toContain('closing their connections'); // finished, not cut at the grace's end
+    expect(api.output).not.toContain('closing their connections'); // finished, not cut at the grace's end
 
-    if (onSharedStores) await expectNothingHeld(tenantId, userId);
+    if (onSharedStores) await expectNothingHeld(api.databaseUrl!, tenantId, userId, 0);
   });
-
-  /** Read from the stores the dead process shared: its slot is free, its reservation settled to the ledger. */
-  async function expectNothingHeld(tenantId: string, userId: string) {
-    const store: LimitStore = openLimitStore(process.env.REDIS_URL);
-    const pg = new Client({ connectionString: database!.url });
-    await pg.connect();
-    try {
-      const slots = limitKeys.clientSlots(tenantId, 'user', userId);
-      const probe = await store.acquireSlot(slots, `probe-${randomUUID()}`, 1, 5_000);
-      expect(probe.ok).toBe(true);
-      const ledger = await pg.query<{ pending: string; settled: string }>(
-        `select count(*) filter (where status = 'pending') as pending, coalesce(sum(cost_micros), 0) as settled from inferences where tenant_id = $1`,
-        [tenantId],
-      );
-      expect(Number(ledger.rows[0].pending)).toBe(0);
-      const answerCost = 1_500; // 1,000 in + 100 out tokens at the double's model price (spend-leaks)
-      expect(Number(ledger.rows[0].settled)).toBeGreaterThanOrEqual(answerCost);
-      const day = utcDay(await store.now());
-      expect(await store.committed(limitKeys.tenantSpendDay(tenantId, day))).toBe(Number(ledger.rows[0].settled));
-    } finally {
-      await pg.end();
-      await store.close();
-    }
-  }
 });
+
+describe('graceful shutdown of the API process when the grace ends first', () => {
+  // Leases far longer than the test: only the shutdown itself can free the slot and reservation.
+  const api = useApiProcess({ LOCI_SHUTDOWN_GRACE_MS: '1000', LOCI_SLOT_LEASE_MS: '600000', LOCI_RESERVATION_LEASE_MS: '600000' });
+
+  it('closes the connection still waiting, frees its slot, settles its reservation at the estimate, and exits 0', async () => {
+    const { tenantId, userId, token } = await api.memberOfLimitedTenant();
+    const held = gate(); // opened only after the process is gone: the call never completes
+    api.double.anthropic.queue({ ...ANSWER, hold: held.promise });
+    try {
+      const inFlight = fetch(`${api.baseUrl}/v1/query`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'Where does Alice work?', hl_keywords: ['work'], ll_keywords: ['Alice'] }),
+      }).then(
+        (response) => `answered ${response.status}`,
+        () => 'connection closed',
+      );
+      await until(() => api.double.anthropic.requests.length === 1, 30_000, () => `the answer call to reach the double\n${api.output}`);
+      api.child.kill('SIGTERM');
+      expect(await inFlight).toBe('connection closed');
+      expect(await api.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      held.open();
+    }
+    expect(api.output).toContain('requests still running after 1000 ms: closing their connections');
+    if (onSharedStores) await expectNothingHeld(api.databaseUrl!, tenantId, userId, 1);
+  });
+});
+
+/**
+ * Read from the stores the dead process shared: the client's slot is free, and the day's counter
+ * holds exactly what the ledger does (settled calls, and `pending` calls at their estimate): no
+ * reservation is left live.
+ */
+async function expectNothingHeld(databaseUrl: string, tenantId: string, userId: string, pending: number) {
+  const store: LimitStore = openLimitStore(process.env.REDIS_URL);
+  const pg = new Client({ connectionString: databaseUrl });
+  await pg.connect();
+  try {
+    const slots = limitKeys.clientSlots(tenantId, 'user', userId);
+    const probe = await store.acquireSlot(slots, `probe-${randomUUID()}`, 1, 5_000);
+    expect(probe.ok).toBe(true);
+    const ledger = await pg.query<{ pending: string; spend: string }>(
+      `select count(*) filter (where status = 'pending') as pending,
+              coalesce(sum(case when status = 'pending' then estimated_cost_micros else cost_micros end), 0) as spend
+         from inferences where tenant_id = $1`,
+      [tenantId],
+    );
+    expect(Number(ledger.rows[0].pending)).toBe(pending);
+    expect(Number(ledger.rows[0].spend)).toBeGreaterThan(0);
+    const day = utcDay(await store.now());
+    expect(await store.committed(limitKeys.tenantSpendDay(tenantId, day))).toBe(Number(ledger.rows[0].spend));
+  } finally {
+    await pg.end();
+    await store.close();
+  }
+}
 
 describe('graceful shutdown of the worker process on SIGTERM', () => {
   const BUILT_WORKER = join(ROOT, 'dist/apps/worker/src/main.js');

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import type { Response } from 'supertest';
+import { Database, DATABASE } from '@loci/db';
 import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
 
 /**
@@ -11,7 +12,7 @@ import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
  */
 const onPostgres = Boolean(process.env.DATABASE_URL);
 if (!onPostgres) {
-  console.warn('store-unavailable e2e skipped: DATABASE_URL is not set (PGlite runs in the process; there is no connection to lose).');
+  console.warn('store-unavailable e2e: the PostgreSQL part is skipped, DATABASE_URL is not set (PGlite has no connection to lose).');
 }
 
 (onPostgres ? describe : describe.skip)('the store unavailable (PostgreSQL)', () => {
@@ -142,5 +143,32 @@ if (!onPostgres) {
       await outside.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
       for (const send of [apiKeyQuestion, dashboardQuestion, jwtDocuments, remember]) await recovers(send);
     });
+  });
+});
+
+/**
+ * The embedded store has no connection to lose, but it can stop: PGlite closed (or its
+ * WebAssembly aborted) answers every statement with an error of its own, which is a store fault.
+ */
+(onPostgres ? describe.skip : describe)('the embedded store stopped (PGlite)', () => {
+  let t: TestApp;
+  let people: Awaited<ReturnType<typeof createTenantWithPeople>>;
+
+  beforeAll(async () => {
+    t = await startTestApp({ ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined });
+    people = await createTenantWithPeople(t.app);
+    await t.app.get<Database>(DATABASE).close();
+  });
+  afterAll(() => t?.close());
+
+  it('answers each surface with 503 store_unavailable, not 401 or 500', async () => {
+    const apiKey = await t.http.post('/v1/query').set('Authorization', `Bearer ${people.apiKey.key}`).send({ query: 'Where?', context_only: true });
+    expect({ status: apiKey.status, body: apiKey.body }).toEqual({ status: 503, body: { detail: { error: 'store_unavailable' } } });
+    const remember = await t.http.post('/v1/gb/remember').set('Authorization', `Bearer ${people.apiKey.key}`).send({ user_id: 'u', text: 'Alice works at Acme.' });
+    expect({ status: remember.status, body: remember.body }).toEqual({ status: 503, body: { error: 'store_unavailable' } });
+    const documents = await t.http.get('/v1/documents').set('Authorization', `Bearer ${people.member.token}`);
+    expect(documents.status).toBe(503);
+    expect(documents.body.error.code).toBe('store_unavailable');
+    expect(documents.headers['retry-after']).toBe('5');
   });
 });

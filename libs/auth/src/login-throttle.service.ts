@@ -2,9 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LimitExceededError, UnauthenticatedError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import { AttemptPolicy, attemptKeys, LIMIT_STORE, LimitStore } from '@loci/quota';
+import { AccessToken } from './access-token-issuer';
 import { LoginService } from './login.service';
-
-type AccessToken = Awaited<ReturnType<LoginService['login']>>;
 
 /** Asked of a client that could not be checked because the limit store is unreachable. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;

@@ -9,9 +9,16 @@ import { SpendControl } from './spend-control.service';
 
 @Injectable()
 class LimitStoreLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(LIMIT_STORE) private readonly store: LimitStore) {}
+  private readonly logger = new Logger('SpendControl');
+
+  constructor(
+    @Inject(LIMIT_STORE) private readonly store: LimitStore,
+    private readonly spend: SpendControl,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    const ended = await this.spend.endOutstanding();
+    if (ended > 0) this.logger.warn(`shutdown: ended ${ended} slot(s) and reservation(s) of requests still running`);
     await this.store.close();
   }
 }

@@ -65,6 +65,8 @@ export class SpendControl {
   private readonly logger = new Logger('SpendControl');
   private readonly mirror: LedgerMirror;
   private readonly clock: ServerClock;
+  /** How to end each slot and reservation still held by a running request (see endOutstanding). */
+  private readonly outstanding = new Set<() => Promise<void>>();
 
   constructor(
     @Inject(LIMIT_STORE) private readonly store: LimitStore,
@@ -136,7 +138,7 @@ export class SpendControl {
         const result = await this.store.reserve(reservationId, checked, estimateMicros, leaseMs, { window: dayWindow(now) });
         // The estimate named the day and the store confirmed its own clock is in it (the
         // guard), so the estimate dates the ledger row in the day the counters charged.
-        if (result.ok) return this.reservation(reservationId, scopes, leaseMs, new Date(now));
+        if (result.ok) return this.reservation(reservationId, scopes, leaseMs, new Date(now), estimateMicros);
         if (!('retry' in result)) {
           // Scopes are ordered month, day, platform, so the first that did not fit is reported.
           throw this.refusal(scopes[result.scopeIndex], result.committedMicros + shortfalls[result.scopeIndex], now);
@@ -159,14 +161,17 @@ export class SpendControl {
     renew?.unref();
     let released = false;
     let refunded = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      this.outstanding.delete(release);
+      if (renew) clearInterval(renew);
+      if (slotKey !== null) await this.store.releaseSlot(slotKey, leaseId).catch(() => undefined);
+    };
+    this.outstanding.add(release);
     return {
       quota,
-      release: async () => {
-        if (released) return;
-        released = true;
-        if (renew) clearInterval(renew);
-        if (slotKey !== null) await this.store.releaseSlot(slotKey, leaseId).catch(() => undefined);
-      },
+      release,
       refundQuota: async () => {
         if (refunded || quotaKey === null) return;
         refunded = true;
@@ -178,7 +183,7 @@ export class SpendControl {
     };
   }
 
-  private reservation(reservationId: string, scopes: SpendControlScope[], leaseMs: number, at: Date): Reservation {
+  private reservation(reservationId: string, scopes: SpendControlScope[], leaseMs: number, at: Date, estimateMicros: number): Reservation {
     const settleScopes = scopes.map((s) => s.scope);
     // A call longer than the lease (queued behind LOCI_MODEL_CONCURRENCY, a slow provider)
     // keeps its reservation until settled; only a dead process's reservation expires. The
@@ -192,27 +197,41 @@ export class SpendControl {
         .catch(() => undefined); // the store is down: try again next time
     }, leaseMs / RENEWALS_PER_LEASE);
     renew.unref();
-    return {
-      at,
-      settle: async (actualMicros: number) => {
-        clearInterval(renew);
-        try {
-          // Guarded: a settle into a counter the store just lost would recreate it with this
-          // call's cost alone, and the rebuild (set-if-absent) would then be refused. So a lost
-          // scope is rebuilt first; this call's pending row is then counted at its estimate and
-          // its actual added too: an in-flight call at a flush may be counted twice (never
-          // forgotten).
-          for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            if ((await this.store.settle(reservationId, settleScopes, actualMicros, {})) !== 'unseeded') return;
-            await this.mirror.ensureSeeded(scopes);
-          }
-          throw new Error('the scopes kept being lost');
-        } catch (error) {
-          // The ledger row stays the truth; the counter is rebuilt from it if it drifted.
-          this.logger.error(`settle ${reservationId} failed: ${errorSummary(error)}`);
+    // At shutdown a call still running is settled at its estimate, which its pending ledger row holds.
+    const endAtEstimate = () => settle(estimateMicros);
+    this.outstanding.add(endAtEstimate);
+    const settle = async (actualMicros: number) => {
+      this.outstanding.delete(endAtEstimate);
+      clearInterval(renew);
+      try {
+        // Guarded: a settle into a counter the store just lost would recreate it with this
+        // call's cost alone, and the rebuild (set-if-absent) would then be refused. So a lost
+        // scope is rebuilt first; this call's pending row is then counted at its estimate and
+        // its actual added too: an in-flight call at a flush may be counted twice (never
+        // forgotten).
+        for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+          if ((await this.store.settle(reservationId, settleScopes, actualMicros, {})) !== 'unseeded') return;
+          await this.mirror.ensureSeeded(scopes);
         }
-      },
+        throw new Error('the scopes kept being lost');
+      } catch (error) {
+        // The ledger row stays the truth; the counter is rebuilt from it if it drifted.
+        this.logger.error(`settle ${reservationId} failed: ${errorSummary(error)}`);
+      }
     };
+    return { at, settle };
+  }
+
+  /**
+   * Process shutdown, once requests had their grace (the limit store closes next): frees the
+   * slots of requests still running and settles their model calls' reservations at the
+   * estimate (their ledger rows stay pending at it, so counter and ledger agree), at once rather
+   * than when their leases expire. Returns how many it ended.
+   */
+  async endOutstanding(): Promise<number> {
+    const ends = [...this.outstanding];
+    await Promise.all(ends.map((end) => end()));
+    return ends.length;
   }
 
   /** Several caps used up: the tenant's monthly answer first (it lasts longer), then the day's. */
