@@ -16,6 +16,7 @@ import { normalizeEntityName } from '@loci/common';
 import { countTokens } from '@loci/llm';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import { RetrievalRepository, RetrievalService } from '@loci/retrieval';
+import { candidateNames } from '../../libs/retrieval/src/question-names';
 import { createTestEnvironment, TestEnvironment } from '@loci/testing';
 
 /**
@@ -163,6 +164,40 @@ describe(`lexical search contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     expect(names(await repository.searchChunksLexically(scope, question, 10))).not.toContain('Notebook 7');
     const context = await retrieval.retrieve({ ...scope, mode: 'local', questionText: question, budgets: { chunkTokens: 100_000 } });
     expect(context.chunks.map((c) => c.chunkId).slice(0, 2)).toEqual([seed.chunkId, second.chunkId]);
+  });
+
+  it('naive and mix put first a document the question names, above a passage that only shares its words', async () => {
+    const scope = await createGraph();
+    await addPassage(scope, 'Ada Lovelace', 'An English mathematician, remembered for a program for a calculating machine.');
+    await addPassage(scope, 'Engine programs', 'A famous engine program was written that year: the program ran on the engine.');
+    // Names of stop words alone name nothing, though every question spells them out.
+    await addPassage(scope, 'What', 'A famous word.');
+    for (let i = 0; i < 4; i++) await addPassage(scope, `Machine ${i}`, `Machine number ${i} was built in a workshop.`);
+    const question = 'What year was the famous program Ada Lovelace wrote for the engine?';
+    const lexical = await repository.searchChunksLexically(scope, question, 10);
+    expect(names(lexical)[0]).toBe('Engine programs');
+    expect(names(await repository.documentsNamed(scope, candidateNames(question)))).toEqual(['Ada Lovelace']);
+    for (const mode of ['naive', 'mix'] as const) {
+      const context = await retrieval.retrieve({ ...scope, mode, questionText: question, budgets: { chunkTokens: 100_000 } });
+      expect(names(context.chunks).slice(0, 2)).toEqual(['Ada Lovelace', 'Engine programs']);
+    }
+  });
+
+  it('mix ranks second the document the best passage names, which BM25 ranks below passages sharing a word of the question', async () => {
+    const scope = await createGraph();
+    await addPassage(scope, 'Leland, North Carolina', 'Leland is a town in Brunswick County. Maximum Overdrive was shot in Leland in 1986.');
+    await addPassage(scope, 'Maximum Overdrive (film)', 'A horror picture written and directed by Stephen King, with Emilio Estevez.');
+    for (let i = 0; i < 4; i++) await addPassage(scope, `Film ${i}`, `Film number ${i} was shot in a studio.`);
+    const question = 'Who made the movie that was shot in Leland?';
+    const lexicalHits = await repository.searchChunksLexically(scope, question, 10);
+    const lexical = names(lexicalHits);
+    expect(lexical[0]).toBe('Leland, North Carolina');
+    expect(lexical.slice(0, 2)).not.toContain('Maximum Overdrive (film)');
+    const context = await retrieval.retrieve({ ...scope, mode: 'mix', questionText: question, budgets: { chunkTokens: 100_000 } });
+    expect(names(context.chunks).slice(0, 2)).toEqual(['Leland, North Carolina', 'Maximum Overdrive (film)']);
+    // naive ranks by BM25 and names only: it does not follow links.
+    const naive = await retrieval.retrieve({ ...scope, mode: 'naive', questionText: question, budgets: { chunkTokens: 100_000 } });
+    expect(names(naive.chunks).slice(0, 2)).not.toContain('Maximum Overdrive (film)');
   });
 
   it('naive mode fuses BM25 with the vector search and returns the BM25 match first', async () => {

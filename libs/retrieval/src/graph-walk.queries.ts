@@ -1,6 +1,7 @@
 import { SQL, sql } from 'drizzle-orm';
 import { bigintArray, entityVisible, PROCESSED, Scope } from './visibility.sql';
 import { SUPPORTING_CHUNKS_PER_ENTITY } from './retrieval.queries';
+import { namesSomething } from './lexical.queries';
 
 /** What the walk reads around its seeds, in one statement (walkNeighbourhoodSql). */
 export interface WalkNeighbourhoodInput {
@@ -42,7 +43,7 @@ export function walkNeighbourhoodSql(scope: Scope, input: WalkNeighbourhoodInput
         ORDER BY c.id DESC
         LIMIT ${CHUNKS_PER_LINKED_DOCUMENT}) c
       WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.name_key = ANY(${names}::text[])
-        AND d.status = ${PROCESSED}),
+        AND d.status = ${PROCESSED} AND ${namesSomething('d.name_key')}),
     first_hop AS MATERIALIZED (
       SELECT ec.entity_id, ec.chunk_id
       FROM unnest(${bigintArray(input.chunkIds)}) AS seed(id)

@@ -84,6 +84,37 @@ export function entitiesNamedSql(scope: Scope, names: string[], limit = MAX_NAME
     LIMIT ${limit}`;
 }
 
+/**
+ * The first chunk of each processed document of the graph whose name key (documentNameKey: the
+ * name without a file extension or a trailing qualifier in parentheses) is one of `names`,
+ * longest key first, at most `limit`: the documents a question names. Index reads only
+ * (documents by name key, chunks by document and index). A key of stopwords alone ("a.txt",
+ * "The") names nothing: every question spells it out.
+ */
+export function documentsNamedSql(scope: Scope, names: string[], limit = MAX_NAMED_DOCUMENTS): SQL {
+  const { tenantId, graphId } = scope;
+  return sql`SELECT c.id AS chunk_id, d.id AS document_id, d.name AS document_name, d.document_date, d.loaded_at, c.text,
+           c.token_count, 0::float8 AS score
+    FROM documents d
+    CROSS JOIN LATERAL (
+      SELECT c.id, c.text, c.token_count FROM chunks c
+      WHERE c.tenant_id = ${tenantId} AND c.document_id = d.id
+      ORDER BY c.index
+      LIMIT 1) c
+    WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId}
+      AND d.name_key = ANY(${`{${names.map(arrayElement).join(',')}}`}::text[])
+      AND d.status = ${PROCESSED}
+      AND ${namesSomething('d.name_key')}
+    ORDER BY length(d.name_key) DESC, d.id
+    LIMIT ${limit}`;
+}
+
+/** True when the name key (SQL text) has a word that is not a stopword. */
+export const namesSomething = (key: string): SQL => sql`length(to_tsvector(${TEXT_SEARCH_CONFIG}, ${sql.raw(key)})) > 0`;
+
+/** A question names at most this many documents (a comparison names two, a list a few). */
+export const MAX_NAMED_DOCUMENTS = 8;
+
 /** A question names at most this many entities worth seeding a walk with. */
 export const MAX_NAMED_ENTITIES = 16;
 

@@ -6,6 +6,7 @@ import { keepBestScore, roundRobin } from './merge';
 import { personalizedPageRank } from './graph-walk';
 import { relationWordsFor } from './fact-topics';
 import { candidateNames, namedInPassage } from './question-names';
+import { PassageLink, rankWithNamedDocuments, RankedPassage, spreadThroughLinks } from './passage-links';
 import { ChunkHit, EdgeHit, EntityHit, Scope, SupportingChunk } from './retrieval.queries';
 import { RetrievalRepository } from './retrieval.repository';
 import {
@@ -47,9 +48,15 @@ interface GraphFinds {
   entities: RetrievedEntity[];
   relations: RetrievedRelation[];
   chunks: RetrievedChunk[];
+  /**
+   * The local path's passages: BM25's, the documents the question names and those the best
+   * passages name (passage-links.ts), best first. They take BM25's place in the fusion of a mode
+   * that walks the graph.
+   */
+  passages: RetrievedChunk[];
 }
 
-const nothing = (): GraphFinds => ({ entities: [], relations: [], chunks: [] });
+const nothing = (): GraphFinds => ({ entities: [], relations: [], chunks: [], passages: [] });
 
 /**
  * The retrieval of `/v1/query` (LightRAG's modes over Loci's graph):
@@ -116,8 +123,14 @@ export class RetrievalService {
     const lexicalSearch = questionText
       ? timed('lexical.chunks', () => this.repository.searchChunksLexically(scope, questionText, topK))
       : Promise.resolve([]);
-    const [local, global, naive, lexicalFinds] = await Promise.all([
-      usesLocal && (lowLevel || questionText) ? this.localPath(scope, { vector: lowLevel, questionText, lexicalSearch }, topK, timed) : nothing(),
+    // The documents the question names, beside BM25 for the modes that rank passages by it.
+    const namedSearch =
+      questionText && (usesNaive || usesLocal)
+        ? timed('lexical.documents', () => this.repository.documentsNamed(scope, candidateNames(questionText)))
+        : Promise.resolve([]);
+    const passageSearch = Promise.all([lexicalSearch, namedSearch]).then(([lexical, named]) => rankWithNamedDocuments(lexical, named));
+    const [local, global, naive, passageFinds] = await Promise.all([
+      usesLocal && (lowLevel || questionText) ? this.localPath(scope, { vector: lowLevel, questionText, passageSearch }, topK, timed) : nothing(),
       usesGlobal && (highLevel || globalText)
         ? this.globalPath(
             scope,
@@ -138,9 +151,10 @@ export class RetrievalService {
           )
         : nothing(),
       question ? timed('naive.chunks', () => this.repository.searchChunks(scope, question, topK)) : [],
-      lexicalSearch,
+      passageSearch,
     ]);
-    const lexical = usesNaive ? lexicalFinds : [];
+    // A mode that walks the graph ranks passages with their links; naive by BM25 and names.
+    const lexical = usesLocal ? local.passages : usesNaive ? passageFinds.slice(0, topK).map((p) => p.chunk) : [];
 
     const byId = <T extends { id: number }>(item: T) => item.id;
     const byChunk = (chunk: RetrievedChunk) => chunk.chunkId;
@@ -152,7 +166,7 @@ export class RetrievalService {
           { items: lexical, weight: weights.lexical },
           { items: naive, weight: weights.vector },
           // A graph mode's own list is its ranking; the weights are for what joins others.
-          { items: local.chunks, weight: mode === 'local' ? 1 : weights.local },
+          { items: local.chunks, weight: weights.local },
           { items: global.chunks, weight: mode === 'global' ? 1 : weights.global },
         ],
         byChunk,
@@ -174,7 +188,7 @@ export class RetrievalService {
    */
   private async localPath(
     scope: Scope,
-    input: { vector?: number[]; questionText?: string; lexicalSearch: Promise<ChunkHit[]> },
+    input: { vector?: number[]; questionText?: string; passageSearch: Promise<RankedPassage[]> },
     topK: number,
     timed: Timer,
   ): Promise<GraphFinds> {
@@ -183,24 +197,39 @@ export class RetrievalService {
       input.vector ? timed('local.entities', () => this.repository.searchEntities(scope, input.vector!, topK)) : [],
     ]);
     const entities = roundRobin([byName, byVector], (e) => e.id, keepBestScore).slice(0, topK);
-    const seedPassages = (await input.lexicalSearch).slice(0, WALK_SEED_PASSAGES);
-    if (entities.length === 0 && seedPassages.length === 0) return nothing();
+    const passages = await input.passageSearch;
+    if (entities.length === 0 && passages.length === 0) return nothing();
     const entityIds = entities.map((e) => e.id);
-    const [edges, chunks] = await Promise.all([
+    const [edges, walked] = await Promise.all([
       entityIds.length > 0
         ? timed('local.edges', () => this.repository.edgesAround(scope, entityIds, topK * EDGES_PER_ENTITY_HIT))
         : [],
-      this.walk(scope, entities, seedPassages, topK, timed),
+      this.walk(scope, entities, passages, topK, timed),
     ]);
-    return { entities: entities.map(toEntity), relations: edges.map(toRelation), chunks };
+    return {
+      entities: entities.map(toEntity),
+      relations: edges.map(toRelation),
+      chunks: walked.chunks,
+      passages: walked.passages.slice(0, topK).map((p) => p.chunk),
+    };
   }
 
   /**
    * Chunks ranked by a personalized PageRank walk (graph-walk.ts) restarting at the seed
-   * entities (by rank) and seed passages (by BM25 score), half the restart mass each when both
-   * are present. A chunk's score is the best similarity among the seeds it was reached from.
+   * entities (by rank) and seed passages (the best of `ranked`, by relevance), half the restart
+   * mass each when both are present. A chunk's score is the best similarity among the seeds it
+   * was reached from. Beside it, `ranked` after one hop through the documents the seed passages
+   * name (spreadThroughLinks).
    */
-  private async walk(scope: Scope, entities: EntityHit[], passages: ChunkHit[], topK: number, timed: Timer): Promise<RetrievedChunk[]> {
+  private async walk(
+    scope: Scope,
+    entities: EntityHit[],
+    ranked: RankedPassage[],
+    topK: number,
+    timed: Timer,
+  ): Promise<{ chunks: RetrievedChunk[]; passages: RankedPassage[] }> {
+    const passages = ranked.slice(0, WALK_SEED_PASSAGES).map((p) => p.chunk);
+    const relevance = new Map(ranked.map((p) => [p.chunk.chunkId, p.relevance]));
     // The seed passages' own mentions come from extraction (entity_chunks) and, for the names
     // they spell out, from the graph's entity names (extraction misses many) and its documents'
     // names (a passage naming a document points to it, as a link would).
@@ -226,26 +255,48 @@ export class RetrievalService {
     ];
     const mentions = [...extracted, ...links];
     const entityShare = passages.length === 0 ? 1 : entities.length === 0 ? 0 : 0.5;
-    const topPassage = Math.max(...passages.map((p) => p.lexicalScore ?? 0), Number.MIN_VALUE);
     const rankWeights = entities.map((_, rank) => 1 / (rank + 1));
     const rankTotal = rankWeights.reduce((a, b) => a + b, 0) || 1;
-    const passageTotal = passages.reduce((sum, p) => sum + (p.lexicalScore ?? 0) / topPassage, 0) || 1;
+    const passageTotal = passages.reduce((sum, p) => sum + (relevance.get(p.chunkId) ?? 0), 0) || 1;
     const seeds = {
       entities: new Map(entities.map((e, rank) => [e.id, (entityShare * rankWeights[rank]) / rankTotal])),
-      chunks: new Map(passages.map((p) => [p.chunkId, ((1 - entityShare) * (p.lexicalScore ?? 0)) / topPassage / passageTotal])),
+      chunks: new Map(passages.map((p) => [p.chunkId, ((1 - entityShare) * (relevance.get(p.chunkId) ?? 0)) / passageTotal])),
     };
-    const ranked = [...personalizedPageRank(mentions, seeds)]
+    const walkedIds = [...personalizedPageRank(mentions, seeds)]
       .filter(([, score]) => score > 0)
       .sort((a, b) => b[1] - a[1] || a[0] - b[0])
       .slice(0, topK)
       .map(([id]) => id);
-    const found = await timed('local.chunks', () => this.repository.chunksByIds(scope, ranked));
+
+    // The documents the seed passages name, each stood for by its earliest chunk the walk read
+    // (chunk ids grow with ingestion, so that is its first one unless it has more than the
+    // walk reads) when none of its chunks is ranked already.
+    const passageLinks: PassageLink[] = [];
+    const standIn = new Map<number, number>();
+    for (const d of linkedDocuments) {
+      standIn.set(d.documentId, Math.min(standIn.get(d.documentId) ?? Infinity, d.chunkId));
+    }
+    for (const [documentId, key] of new Map(linkedDocuments.map((d) => [d.documentId, d.nameKey]))) {
+      for (const p of passagesNaming(key)) passageLinks.push({ fromChunkId: p.chunkId, toDocumentId: documentId });
+    }
+    const rankedDocuments = new Set(ranked.map((p) => p.chunk.documentId));
+    const standInIds = [...standIn].filter(([documentId]) => !rankedDocuments.has(documentId)).map(([, chunkId]) => chunkId);
+    const fetchIds = [...new Set([...walkedIds, ...standInIds])];
+    const found = await timed('local.chunks', () => this.repository.chunksByIds(scope, fetchIds));
+    const foundById = new Map(found.map((c) => [c.chunkId, c]));
+    const linkedChunks = new Map(
+      [...standIn].flatMap(([documentId, chunkId]) => (foundById.has(chunkId) ? [[documentId, foundById.get(chunkId)!] as const] : [])),
+    );
+
     const best = Math.max(0, ...entities.map((e) => e.score));
     const seedScore = new Map(passages.map((p) => [p.chunkId, p.lexicalScore]));
-    return found.map((chunk) => {
+    const chunks = walkedIds.flatMap((id) => {
+      const chunk = foundById.get(id);
+      if (!chunk) return [];
       const lexicalScore = seedScore.get(chunk.chunkId);
-      return lexicalScore === undefined ? { ...chunk, score: best } : { ...chunk, score: best, lexicalScore };
+      return [lexicalScore === undefined ? { ...chunk, score: best } : { ...chunk, score: best, lexicalScore }];
     });
+    return { chunks, passages: spreadThroughLinks(ranked, passageLinks, linkedChunks) };
   }
 
   /**
@@ -320,6 +371,7 @@ export class RetrievalService {
       )
         .map((fused) => fused.item)
         .slice(0, topK),
+      passages: [],
     };
   }
 }
