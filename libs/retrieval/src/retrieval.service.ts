@@ -64,10 +64,12 @@ const nothing = (): GraphFinds => ({ entities: [], relations: [], chunks: [], pa
  *   chunks supporting them;
  * - global: live edges nearest to the high-level keywords, their endpoints, supporting chunks;
  * - hybrid: both, merged round-robin and de-duplicated;
- * - naive: chunks best matching the question by BM25 and nearest to it (text or summary
- *   vector);
+ * - naive: chunks best matching the question by BM25 (the documents it names raised) and nearest
+ *   to it (text or summary vector);
  * - mix: hybrid plus naive.
- * The chunk lists (lexical, vector, local, global) are fused by weighted reciprocal rank
+ * In the modes that walk the graph, the passage ranking also follows the links of its best
+ * passages to the documents they name (passage-links.ts) and takes BM25's place.
+ * The chunk lists (passages, vector, local, global) are fused by weighted reciprocal rank
  * (fusion.ts; weights in retrieval.types.ts), so chunks come back best first and a weak channel
  * cannot push a strong one's finds down. A path whose input is missing (e.g. no high-level
  * keywords) contributes nothing. The paths of one request run concurrently; then the token
