@@ -65,6 +65,24 @@ export interface ChannelWeights {
  */
 export const MODEL_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 1, local: 0.5, global: 0.2 });
 export const HASHING_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 0.2, local: 0.5, global: 0.2 });
+/**
+ * The offline word-vector embedder (`local:local-wordvec-v1`, opt-in): alone it ranks far below
+ * BM25 and below the hashing embedder (recall@2 0.28 against 0.475), and every vector weight
+ * above 0.1 lowered naive and mix on the eval (eval/src/fit-weights.ts; docs/QUALITY.md). It
+ * keeps a tie-breaker's weight rather than 0 so that a question sharing no lexeme with the
+ * graph still gets the vector hits.
+ */
+export const WORD_VECTOR_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 0.1, local: 0.5, global: 0.2 });
+
+/**
+ * The weights measured for the embedder (`provider:model`) the question's vectors come from:
+ * each offline embedder its own (the hashing one at any width), a provider's model an equal vote.
+ */
+export function channelWeightsFor(embeddingModel: string): Readonly<ChannelWeights> {
+  if (embeddingModel === 'local:local-wordvec-v1') return WORD_VECTOR_EMBEDDER_WEIGHTS;
+  if (embeddingModel.startsWith('local:')) return HASHING_EMBEDDER_WEIGHTS;
+  return MODEL_EMBEDDER_WEIGHTS;
+}
 
 export interface RetrievedChunk {
   chunkId: number;

@@ -5,8 +5,7 @@ import { GraphsRepository, InferencesRepository, RequestLogsRepository } from '@
 import { CallContext, CitableSource, Keywords, ModelGateway, OwnKeysService, StageRunner } from '@loci/llm';
 import {
   ChannelWeights,
-  HASHING_EMBEDDER_WEIGHTS,
-  MODEL_EMBEDDER_WEIGHTS,
+  channelWeightsFor,
   RetrievalMode,
   RetrievalService,
   RetrievedChunk,
@@ -182,9 +181,9 @@ export class QueryService {
     return best >= this.settings.query.minSimilarity;
   }
 
-  /** The offline hashing embedder's similarity is weak evidence: BM25 leads over it. */
+  /** The fusion weights measured for the configured embedder: an offline one's vectors are weak evidence, BM25 leads. */
   private channelWeights(): ChannelWeights {
-    return this.gateway.router.choose('embed').provider === 'local' ? HASHING_EMBEDDER_WEIGHTS : MODEL_EMBEDDER_WEIGHTS;
+    return channelWeightsFor(this.gateway.router.choose('embed').spec);
   }
 
   /** Keywords from the request when both lists are given (no model call); else the keywords stage (JWT only). */
