@@ -104,6 +104,7 @@ export async function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport>
         answers: options.answers,
       },
       caller: 'dashboard-jwt',
+      embedder: server.embedder,
       store: {
         kind: location.store,
         key: location.key,

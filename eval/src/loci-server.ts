@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { loadSettings } from '@loci/config';
+import { ModelGateway } from '@loci/llm';
 import { createApp } from '../../apps/api/src/create-app';
 
 /** The operator the eval's store is created with, and logs in as on every run. */
@@ -9,6 +10,8 @@ export const EVAL_OPERATOR = { email: 'eval-operator@loci.invalid', password: 'e
 
 export interface LociServer {
   url: string;
+  /** The embedder (`provider:model`) ingestion and questions use: LOCI_EMBED_MODEL or the default. */
+  embedder: string;
   close(): Promise<void>;
 }
 
@@ -50,7 +53,8 @@ export async function startLociServer(options: LociServerOptions): Promise<LociS
   // 5 s), so the client rarely reuses a socket the server is closing.
   http.keepAliveTimeout = 120_000;
   const address = http.address() as { port: number };
-  return { url: `http://127.0.0.1:${address.port}`, close: () => app.close() };
+  const embedder = app.get(ModelGateway).router.choose('embed').spec;
+  return { url: `http://127.0.0.1:${address.port}`, embedder, close: () => app.close() };
 }
 
 /** LOCI_* settings that change what ingestion writes; part of the store's cache key. */

@@ -12,6 +12,8 @@ export interface EvalReport {
   options: { limit: number | null; distractors: number | null; modes: string[]; top_k: number[]; answers: boolean };
   /** How questions were asked (see ask-questions.ts for why a dashboard session). */
   caller: 'dashboard-jwt';
+  /** The embedder (`provider:model`) the store was ingested and searched with. */
+  embedder: string;
   store: {
     kind: StoreKind;
     key: string;
@@ -86,7 +88,7 @@ export function resultsTable(report: EvalReport): string[] {
 export function runSummary(report: EvalReport): string {
   const i = report.store.ingestion;
   return (
-    `${report.corpus.questions} questions, ${report.corpus.passages} passages (${i.chunks} chunks; ${i.failed} failed) on ${report.store.kind}` +
+    `${report.corpus.questions} questions, ${report.corpus.passages} passages (${i.chunks} chunks; ${i.failed} failed) on ${report.store.kind}, embedder ${report.embedder}` +
     `${report.store.reused ? ' (reused store)' : ''}; ingestion ${i.elapsed_s} s (${i.passages_per_s} passages/s); ` +
     `${report.machine.cpus} CPUs, Node ${report.machine.node}; run ${report.elapsed_s} s. ` +
     `BM25 as ${report.baselines[0]?.description ?? '–'}, k1 ${report.baselines[0]?.k1}, b ${report.baselines[0]?.b}.`

@@ -75,6 +75,8 @@ describe('npm run eval -- hotpotqa --limit 10 (embedded store)', () => {
     expect(report.corpus).toMatchObject({ questions: 10, passages: 30 });
     expect(report.corpus.license).toMatch(/CC BY-SA 4\.0/);
     expect(report.store).toMatchObject({ kind: 'pglite', reused: false, stale: false });
+    // The offline default, recorded so that a results file says which embedder it measured.
+    expect(report.embedder).toBe('local:local-hash-v1');
     expect(report.store.ingestion).toMatchObject({ documents: 30, processed: 30, failed: 0 });
     expect(report.store.ingestion.chunks).toBeGreaterThanOrEqual(30);
 
