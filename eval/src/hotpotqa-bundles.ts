@@ -51,7 +51,11 @@ export interface BundleReport {
   machine: Awaited<ReturnType<typeof describeMachine>>;
   source: ReturnType<typeof describeCheckout>;
   rankers: BundleRankerResult[];
-  /** Per question and ranker: each returned chunk, best first: where it lies (so the run can be scored again), its tokens and the passages it alone holds. */
+  /**
+   * Per question and ranker: each returned chunk, best first: where it lies (so the run can be
+   * scored again), its tokens and the passages it alone holds. A baseline ranks every chunk that
+   * shares a word with the question; only the chunks its scores read are kept (scoredPrefix).
+   */
   questions: Array<{ id: string; ranker: string; chunks: Array<{ document: string; start: number; end: number; tokens: number; titles: string[] }> }>;
   elapsed_s: number;
 }
@@ -161,11 +165,29 @@ export async function runHotpotqaBundles(options: BundleOptions): Promise<Bundle
       ranked.map((r) => ({
         id: r.id,
         ranker: name,
-        chunks: r.chunks.map((c) => ({ document: c.document.name, start: c.start, end: c.end, tokens: countTokens(c.text), titles: c.titles })),
+        chunks: (r.latencyMs === undefined ? scoredPrefix(r.chunks, options) : r.chunks).map((c) => ({
+          document: c.document.name,
+          start: c.start,
+          end: c.end,
+          tokens: countTokens(c.text),
+          titles: c.titles,
+        })),
       })),
     ),
     elapsed_s: Math.round((Date.now() - started) / 100) / 10,
   };
+}
+
+/**
+ * The first chunks of a baseline's ranking that its scores read: the largest k of recall@k, or
+ * as many as fill the largest budget (the one cut to fit included), whichever is more. The rest
+ * (often thousands of chunks a question) made a results file ten times larger and is never read.
+ */
+export function scoredPrefix<T extends { text: string }>(chunks: T[], options: { topK: number[]; budgets: number[] }): T[] {
+  const maxBudget = Math.max(0, ...options.budgets);
+  let count = 0;
+  for (let used = 0; count < chunks.length && used < maxBudget; count++) used += countTokens(chunks[count].text);
+  return chunks.slice(0, Math.max(count, ...options.topK));
 }
 
 /** Every question in context mode as the dashboard user (so each mode is searched as asked; see ask-questions.ts). */

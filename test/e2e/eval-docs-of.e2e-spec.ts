@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { countTokens } from '@loci/llm';
 import { BundleDocument, bundlePassages, contextTitles, heldChunk, locateChunk, passagesHeld, titlesWithinChunks, titlesWithinTokens } from '../../eval/src/bundles';
 import { defaultCorpusFolder, loadEvalSet } from '../../eval/src/corpus';
+import { scoredPrefix } from '../../eval/src/hotpotqa-bundles';
 import { findRepoRoot, main } from '../../eval/src/run';
 
 /**
@@ -96,6 +97,20 @@ describe('eval --docs-of definitions (no store)', () => {
     expect(held.length).toBeGreaterThanOrEqual(1);
     expect(held.length).toBeLessThan(6);
     expect(long.passages.slice(0, held.length).map((p) => p.title)).toEqual(held);
+  });
+
+  it("keeps of a baseline's ranking the chunks its scores read: the largest k, or what fills the largest budget", () => {
+    const chunks = document.passages.map((p) => heldChunk(document, p.start, document.text.slice(p.start, p.end)));
+    const tokens = chunks.map((c) => countTokens(c.text));
+    // A budget that ends inside the third chunk keeps it (it is cut to fit, and counted).
+    const budget = tokens[0] + tokens[1] + 1;
+    expect(scoredPrefix(chunks, { topK: [1], budgets: [5, budget] })).toEqual(chunks.slice(0, 3));
+    expect(scoredPrefix(chunks, { topK: [1, 4], budgets: [budget] })).toEqual(chunks.slice(0, 4));
+    expect(scoredPrefix(chunks, { topK: [2], budgets: [tokens[0] + tokens[1]] })).toEqual(chunks.slice(0, 2));
+    expect(scoredPrefix(chunks, { topK: [10], budgets: [100_000] })).toEqual(chunks);
+    for (const b of [5, budget, 100_000]) {
+      expect(titlesWithinTokens(scoredPrefix(chunks, { topK: [1], budgets: [b] }), b)).toEqual(titlesWithinTokens(chunks, b));
+    }
   });
 });
 
