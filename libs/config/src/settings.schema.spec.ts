@@ -60,6 +60,13 @@ describe('settings schema', () => {
     expect([short.LOCI_SLOT_LEASE_MS, short.LOCI_RESERVATION_LEASE_MS]).toEqual([2_000, 3_000]);
   });
 
+  it('cuts chunks of at most 300 tokens with 25 of overlap unless told otherwise (measured: docs/QUALITY.md, Chunking)', () => {
+    const defaults = parseSettings({});
+    expect([defaults.LOCI_CHUNK_TOKENS, defaults.LOCI_CHUNK_OVERLAP_TOKENS]).toEqual([300, 25]);
+    const large = parseSettings({ LOCI_CHUNK_TOKENS: '1200', LOCI_CHUNK_OVERLAP_TOKENS: '100' });
+    expect([large.LOCI_CHUNK_TOKENS, large.LOCI_CHUNK_OVERLAP_TOKENS]).toEqual([1200, 100]);
+  });
+
   it('parses booleans', () => {
     expect(parseSettings({ LOCI_MIGRATE_ON_START: 'false' }).LOCI_MIGRATE_ON_START).toBe(false);
     expect(parseSettings({ LOCI_MIGRATE_ON_START: '1' }).LOCI_MIGRATE_ON_START).toBe(true);

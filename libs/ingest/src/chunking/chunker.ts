@@ -19,8 +19,8 @@ export interface ChunkOptions {
   overlapTokens?: number;
 }
 
-export const DEFAULT_CHUNK_MAX_TOKENS = 1200;
-export const DEFAULT_CHUNK_OVERLAP_TOKENS = 100;
+export const DEFAULT_CHUNK_MAX_TOKENS = 300;
+export const DEFAULT_CHUNK_OVERLAP_TOKENS = 25;
 /** One code point can take 4 byte-level tokens; below this, cutting stops making sense. */
 export const MIN_CHUNK_MAX_TOKENS = 16;
 
