@@ -1,6 +1,7 @@
 import { SQL, sql } from 'drizzle-orm';
 import { TEXT_SEARCH_CONFIG } from '@loci/db';
 import { bigintArray, edgeVisible, entityVisible, PROCESSED, Scope } from './visibility.sql';
+import { entitySearchSql } from './retrieval.queries';
 
 /**
  * BM25 over a graph's chunks, from the chunk_terms postings (libs/db schema): Okapi BM25 with
@@ -85,6 +86,21 @@ export function entitiesNamedSql(scope: Scope, names: string[], limit = MAX_NAME
 }
 
 /**
+ * The local path's seed entities in one statement, one round trip: `part` 0 holds the entities
+ * `names` names (entitiesNamedSql), 1 those nearest to `vector` (entitySearchSql), each part in
+ * its own statement's order (`position`). The two are always awaited together.
+ */
+export function seedEntitiesSql(scope: Scope, names: string[], vector: number[], k: number): SQL {
+  return sql`SELECT 0 AS part, row_number() OVER (ORDER BY length(n.normalized_name) DESC, n.id) AS position,
+           n.id, n.name, n.type, n.description, n.score
+    FROM (${entitiesNamedSql(scope, names)}) n
+    UNION ALL
+    SELECT 1, row_number() OVER (ORDER BY v.distance, v.id), v.id, v.name, v.type, v.description, v.score
+    FROM (${entitySearchSql(scope, vector, k)}) v
+    ORDER BY part, position`;
+}
+
+/**
  * The first chunk of each processed document of the graph whose name key (documentNameKey: the
  * name without a file extension or a trailing qualifier in parentheses) is one of `names`,
  * longest key first, at most `limit`: the documents a question names. Index reads only
@@ -94,7 +110,7 @@ export function entitiesNamedSql(scope: Scope, names: string[], limit = MAX_NAME
 export function documentsNamedSql(scope: Scope, names: string[], limit = MAX_NAMED_DOCUMENTS): SQL {
   const { tenantId, graphId } = scope;
   return sql`SELECT c.id AS chunk_id, d.id AS document_id, d.name AS document_name, d.document_date, d.loaded_at, c.text,
-           c.token_count, 0::float8 AS score
+           c.token_count, 0::float8 AS score, length(d.name_key) AS key_length
     FROM documents d
     CROSS JOIN LATERAL (
       SELECT c.id, c.text, c.token_count FROM chunks c
@@ -107,6 +123,25 @@ export function documentsNamedSql(scope: Scope, names: string[], limit = MAX_NAM
       AND ${namesSomething('d.name_key')}
     ORDER BY length(d.name_key) DESC, d.id
     LIMIT ${limit}`;
+}
+
+/**
+ * BM25's chunks (chunkLexicalSearchSql) and the documents `names` names (documentsNamedSql) in
+ * one statement, one round trip: `part` 0 holds BM25's rows, 1 the named documents' first
+ * chunks, each part in its own statement's order (`position`). The two take the same question
+ * and are always awaited together.
+ */
+export function passageSearchSql(scope: Scope, text: string, k: number, names: string[], corpus?: CorpusStats): SQL {
+  return sql`SELECT 0 AS part, row_number() OVER (ORDER BY l.score DESC, l.chunk_id) AS position,
+           l.chunk_id, l.document_id, l.document_name, l.document_date, l.loaded_at, l.text, l.token_count, l.score,
+           l.corpus_chunks, l.corpus_mean_length
+    FROM (${chunkLexicalSearchSql(scope, text, k, corpus)}) l
+    UNION ALL
+    SELECT 1, row_number() OVER (ORDER BY n.key_length DESC, n.document_id),
+           n.chunk_id, n.document_id, n.document_name, n.document_date, n.loaded_at, n.text, n.token_count, n.score,
+           NULL::float8, NULL::float8
+    FROM (${documentsNamedSql(scope, names)}) n
+    ORDER BY part, position`;
 }
 
 /** True when the name key (SQL text) has a word that is not a stopword. */

@@ -76,7 +76,7 @@ export function entitySearchSql(scope: Scope, vector: number[], k: number): SQL 
         AND ${entityVisible(scope, 'e')}
       ORDER BY distance
       LIMIT ${k})
-    SELECT id, name, type, description, 1 - distance AS score FROM nearest ORDER BY distance, id`;
+    SELECT id, name, type, description, 1 - distance AS score, distance FROM nearest ORDER BY distance, id`;
 }
 
 export function edgeSearchSql(scope: Scope, vector: number[], k: number): SQL {

@@ -15,7 +15,7 @@ import {
   SupportingChunk,
   supportingChunksSql,
 } from './retrieval.queries';
-import { chunkLexicalSearchSql, documentsNamedSql, edgeLexicalSearchSql, entitiesNamedSql } from './lexical.queries';
+import { chunkLexicalSearchSql, documentsNamedSql, edgeLexicalSearchSql, entitiesNamedSql, passageSearchSql, seedEntitiesSql } from './lexical.queries';
 import { CorpusStatsMemo } from './corpus-stats.memo';
 import { chunksByIdsSql, WalkNeighbourhoodInput, walkNeighbourhoodSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
@@ -59,9 +59,39 @@ export class RetrievalRepository {
 
   /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
   async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
-    const rows = await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope)));
+    return this.lexicalHits(scope, await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope))));
+  }
+
+  /**
+   * searchChunksLexically and documentsNamed in one statement (passageSearchSql); only BM25 when
+   * there are no names.
+   */
+  async searchPassages(scope: Scope, text: string, k: number, names: string[]): Promise<{ lexical: ChunkHit[]; named: ChunkHit[] }> {
+    if (names.length === 0) return { lexical: await this.searchChunksLexically(scope, text, k), named: [] };
+    const rows = await queryRows<Raw>(this.database.db, passageSearchSql(scope, text, k, names, this.corpus.get(scope)));
+    return {
+      lexical: this.lexicalHits(scope, rows.filter((r) => num(r.part) === 0)),
+      named: rows.filter((r) => num(r.part) === 1).map(toChunkHit),
+    };
+  }
+
+  private lexicalHits(scope: Scope, rows: Raw[]): ChunkHit[] {
     if (rows.length > 0) this.corpus.remember(scope, { chunks: num(rows[0].corpus_chunks), meanLength: num(rows[0].corpus_mean_length) });
     return rows.map((r) => ({ ...chunkBase(r), score: 0, lexicalScore: num(r.score) }));
+  }
+
+  /**
+   * entitiesNamed and searchEntities in one statement (seedEntitiesSql) when both have an
+   * input; otherwise the one that has, or none.
+   */
+  async seedEntities(scope: Scope, names: string[], vector: number[] | undefined, k: number): Promise<{ named: EntityHit[]; nearest: EntityHit[] }> {
+    if (!vector) return { named: await this.entitiesNamed(scope, names), nearest: [] };
+    if (names.length === 0) return { named: [], nearest: await this.searchEntities(scope, vector, k) };
+    const rows = await queryRows<Raw>(this.database.db, seedEntitiesSql(scope, names, vector, k));
+    return {
+      named: rows.filter((r) => num(r.part) === 0).map(toEntityHit),
+      nearest: rows.filter((r) => num(r.part) === 1).map(toEntityHit),
+    };
   }
 
   /** Live facts stated in `chunkIds`, best matching `text` by BM25 (score = BM25). */

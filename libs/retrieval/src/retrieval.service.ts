@@ -122,15 +122,15 @@ export class RetrievalService {
 
     // BM25 ranks chunks for naive and mix, seeds the local path's walk and gives the global
     // path the passages whose facts it ranks.
-    const lexicalSearch = questionText
-      ? timed('lexical.chunks', () => this.repository.searchChunksLexically(scope, questionText, topK))
-      : Promise.resolve([]);
-    // The documents the question names, beside BM25 for the modes that rank passages by it.
-    const namedSearch =
-      questionText && (usesNaive || usesLocal)
-        ? timed('lexical.documents', () => this.repository.documentsNamed(scope, candidateNames(questionText)))
-        : Promise.resolve([]);
-    const passageSearch = Promise.all([lexicalSearch, namedSearch]).then(([lexical, named]) => rankWithNamedDocuments(lexical, named));
+    // The documents the question names come with BM25 (one statement) for the modes that rank
+    // passages by it.
+    const passagesRead: Promise<{ lexical: ChunkHit[]; named: ChunkHit[] }> = questionText
+      ? timed('lexical.chunks', () =>
+          this.repository.searchPassages(scope, questionText, topK, usesNaive || usesLocal ? candidateNames(questionText) : []),
+        )
+      : Promise.resolve({ lexical: [], named: [] });
+    const lexicalSearch = passagesRead.then((p) => p.lexical);
+    const passageSearch = passagesRead.then(({ lexical, named }) => rankWithNamedDocuments(lexical, named));
     const [local, global, naive, passageFinds] = await Promise.all([
       usesLocal && (lowLevel || questionText) ? this.localPath(scope, { vector: lowLevel, questionText, passageSearch }, topK, timed) : nothing(),
       usesGlobal && (highLevel || globalText)
@@ -194,10 +194,10 @@ export class RetrievalService {
     topK: number,
     timed: Timer,
   ): Promise<GraphFinds> {
-    const [byName, byVector] = await Promise.all([
-      input.questionText ? timed('local.names', () => this.repository.entitiesNamed(scope, candidateNames(input.questionText!))) : [],
-      input.vector ? timed('local.entities', () => this.repository.searchEntities(scope, input.vector!, topK)) : [],
-    ]);
+    // The entities the question names and those nearest to the vector: one statement.
+    const { named: byName, nearest: byVector } = await timed('local.entities', () =>
+      this.repository.seedEntities(scope, input.questionText ? candidateNames(input.questionText) : [], input.vector, topK),
+    );
     const entities = roundRobin([byName, byVector], (e) => e.id, keepBestScore).slice(0, topK);
     const passages = await input.passageSearch;
     if (entities.length === 0 && passages.length === 0) return nothing();
