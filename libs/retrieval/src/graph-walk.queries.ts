@@ -27,10 +27,15 @@ export interface WalkNeighbourhoodInput {
 export function walkNeighbourhoodSql(scope: Scope, input: WalkNeighbourhoodInput): SQL {
   const { tenantId, graphId } = scope;
   const names = textArray(input.names);
-  return sql`WITH linked AS MATERIALIZED (
+  // The names (hundreds: every capitalised run of three passages) are sent once and joined, not
+  // compared with = ANY(constant): the planner estimated that array element by element (1-2 ms
+  // of planning at the 10k bench).
+  return sql`WITH wanted AS MATERIALIZED (
+      SELECT DISTINCT name FROM unnest(${names}::text[]) AS n(name)),
+    linked AS MATERIALIZED (
       SELECT e.id, e.normalized_name
       FROM entities e
-      WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId} AND e.normalized_name = ANY(${names}::text[])
+      WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId} AND e.normalized_name IN (SELECT name FROM wanted)
         AND ${entityVisible(scope, 'e')}
       ORDER BY length(e.normalized_name) DESC, e.id
       LIMIT ${input.maxLinked}),
@@ -42,7 +47,7 @@ export function walkNeighbourhoodSql(scope: Scope, input: WalkNeighbourhoodInput
         WHERE c.tenant_id = ${tenantId} AND c.document_id = d.id
         ORDER BY c.id DESC
         LIMIT ${CHUNKS_PER_LINKED_DOCUMENT}) c
-      WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.name_key = ANY(${names}::text[])
+      WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.name_key IN (SELECT name FROM wanted)
         AND d.status = ${PROCESSED} AND ${namesSomething('d.name_key')}),
     first_hop AS MATERIALIZED (
       SELECT ec.entity_id, ec.chunk_id

@@ -284,8 +284,14 @@ export class RetrievalService {
     const rankedDocuments = new Set(ranked.map((p) => p.chunk.documentId));
     const standInIds = [...standIn].filter(([documentId]) => !rankedDocuments.has(documentId)).map(([, chunkId]) => chunkId);
     const fetchIds = [...new Set([...walkedIds, ...standInIds])];
-    const found = await timed('local.chunks', () => this.repository.chunksByIds(scope, fetchIds));
-    const foundById = new Map(found.map((c) => [c.chunkId, c]));
+    // The passages already read (BM25's, the named documents') are not read again: only the
+    // chunks the walk reached beyond them, and no statement when there are none.
+    const known = new Map(ranked.map(({ chunk: { lexicalScore: _bm25, ...row } }) => [row.chunkId, { ...row, score: 0 }]));
+    const fetched = await timed('local.chunks', () => this.repository.chunksByIds(scope, fetchIds.filter((id) => !known.has(id))));
+    const foundById = new Map<number, ChunkHit>([
+      ...fetchIds.flatMap((id) => (known.has(id) ? [[id, known.get(id)!] as const] : [])),
+      ...fetched.map((c) => [c.chunkId, c] as const),
+    ]);
     const linkedChunks = new Map(
       [...standIn].flatMap(([documentId, chunkId]) => (foundById.has(chunkId) ? [[documentId, foundById.get(chunkId)!] as const] : [])),
     );
