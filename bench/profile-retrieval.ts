@@ -1,0 +1,122 @@
+/* Retrieval profiler: RetrievalService.retrieve on a seeded bench database, every statement it sends
+ * recorded (statements per question, by mode), then run again under EXPLAIN (ANALYZE, BUFFERS):
+ * p50 execution, planning and buffers per statement; the results are written to <out.json> so two
+ * builds can be compared row for row. `npm run bench -- explain` covers only the floor's statements.
+ * Usage: DATABASE_URL=… npx tsx bench/profile-retrieval.ts <questions.json> <out.json> [n] [modes] [noexplain]
+ * (PLAN=<label> prints one plan; DUMP=<prefix> writes the statements of the last question).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Pool } from 'pg';
+import { PostgresDatabase } from '../libs/db/src/postgres.database';
+import { SESSION_SETTINGS } from '../libs/db/src/database';
+import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
+import { RetrievalService } from '../libs/retrieval/src/retrieval.service';
+
+const [questionsPath, outPath, countArg, modesArg, explainArg] = process.argv.slice(2);
+const count = Number(countArg ?? 20);
+const modes = (modesArg ?? 'naive,local,global,hybrid,mix').split(',') as Array<'naive' | 'local' | 'global' | 'hybrid' | 'mix'>;
+const explain = explainArg !== 'noexplain';
+const printed = new Set<string>();
+
+async function main() {
+  const file = JSON.parse(readFileSync(questionsPath, 'utf8'));
+  const questions = file.questions.slice(0, count);
+  const tenantId = file.large_tenant.tenant_id;
+  const graphId = Number(file.large_tenant.graph_id);
+  const url = new URL(process.env.DATABASE_URL!);
+  url.searchParams.set('options', Object.entries(SESSION_SETTINGS).map(([k, v]) => `-c ${k}=${v}`).join(' '));
+  const database = PostgresDatabase.connect(url.toString(), 4);
+  const pool = (database as unknown as { pool: Pool }).pool;
+  const recorded: Array<{ text: string; values: unknown[] }> = [];
+  const original = pool.query.bind(pool) as (...a: unknown[]) => unknown;
+  (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown, cb?: unknown) => {
+    const c = config as { text?: string; values?: unknown[] };
+    if (typeof config === 'object' && c.text) recorded.push({ text: c.text, values: c.values ?? (Array.isArray(values) ? values : []) });
+    else if (typeof config === 'string') recorded.push({ text: config, values: (values as unknown[]) ?? [] });
+    return original(config, values, cb);
+  };
+  const service = new RetrievalService(database);
+  const embedder = new LocalHashingEmbedder();
+  const results: Record<string, unknown[]> = {};
+  const counts: Record<string, number[]> = {};
+  const perStatement: Record<string, Record<string, { exec: number[]; plan: number[]; buffers: number[] }>> = {};
+  for (const mode of modes) {
+    results[mode] = [];
+    counts[mode] = [];
+    perStatement[mode] = {};
+    for (const q of questions) {
+      recorded.length = 0;
+      const request = {
+        tenantId,
+        graphId,
+        mode,
+        questionText: q.query,
+        highLevelKeywords: q.hl_keywords,
+        embeddingModel: 'local:local-hash-v1',
+        ...(mode === 'naive' || mode === 'mix' ? { questionVector: embedder.embedText(q.query) } : {}),
+        ...(mode !== 'naive' && q.ll_keywords.length ? { lowLevelVector: embedder.embedText(q.ll_keywords.join(', ')) } : {}),
+        ...(mode !== 'naive' && q.hl_keywords.length ? { highLevelVector: embedder.embedText(q.hl_keywords.join(', ')) } : {}),
+      };
+      const context = await service.retrieve(request);
+      const { timings: _t, ...rest } = context as unknown as Record<string, unknown>;
+      results[mode].push(rest);
+      counts[mode].push(recorded.length);
+      if (!explain) continue;
+      const statements = [...recorded];
+      if (process.env.DUMP) writeFileSync(`${process.env.DUMP}-${mode}.json`, JSON.stringify(statements));
+      for (const s of statements) {
+        const label = labelOf(s.text);
+        if (process.env.PLAN === label && !printed.has(label)) {
+          printed.add(label);
+          const text = (await original({ text: `EXPLAIN (ANALYZE, BUFFERS) ${s.text}`, values: s.values }) as { rows: Array<Record<string, string>> }).rows;
+          console.log(text.map((r) => r['QUERY PLAN']).join('\n'));
+        }
+        const [row] = (await original({ text: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${s.text}`, values: s.values }) as { rows: Array<Record<string, unknown>> }).rows;
+        const plan = (row['QUERY PLAN'] as Array<Record<string, unknown>>)[0];
+        const top = plan.Plan as Record<string, number>;
+        const entry = (perStatement[mode][label] ??= { exec: [], plan: [], buffers: [] });
+        entry.exec.push(Number(plan['Execution Time']));
+        entry.plan.push(Number(plan['Planning Time']));
+        entry.buffers.push((top['Shared Hit Blocks'] ?? 0) + (top['Shared Read Blocks'] ?? 0));
+      }
+    }
+  }
+  writeFileSync(outPath, JSON.stringify(results));
+  const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  for (const mode of modes) {
+    const c = counts[mode];
+    console.log(`${mode}: statements per question min ${Math.min(...c)} max ${Math.max(...c)} mean ${(c.reduce((a, b) => a + b, 0) / c.length).toFixed(1)}`);
+    let exec = 0;
+    let plan = 0;
+    for (const [label, e] of Object.entries(perStatement[mode])) {
+      exec += p50(e.exec) * (e.exec.length / c.length);
+      plan += p50(e.plan) * (e.exec.length / c.length);
+      console.log(`  ${label.padEnd(28)} n=${String(e.exec.length).padStart(3)} exec p50 ${p50(e.exec).toFixed(2)} ms  plan p50 ${p50(e.plan).toFixed(2)} ms  buffers p50 ${p50(e.buffers)}`);
+    }
+    if (explain) console.log(`  total (p50 × share)          exec ${exec.toFixed(2)} ms  plan ${plan.toFixed(2)} ms`);
+  }
+  await database.close();
+}
+
+function labelOf(text: string): string {
+  const t = text.replace(/\s+/g, ' ');
+  if (t.includes('chunk_terms') && t.includes('edge_chunks')) return 'edge_lexical';
+  if (t.includes('chunk_terms')) return 'chunk_lexical' + (t.includes('name_key') ? '+named' : '');
+  if (t.includes('linked_documents')) return 'walk_neighbourhood';
+  if (t.includes('WITH ORDINALITY AS wanted') && t.includes('JOIN chunks')) return 'chunks_by_ids';
+  if (t.includes('d.name_key = ANY') && t.includes('normalized_name')) return 'named(entities+documents)';
+  if (t.includes('d.name_key = ANY')) return 'documents_named';
+  if (t.includes('e.normalized_name = ANY')) return 'entities_named';
+  if (t.includes('by_summary')) return 'chunk_vector';
+  if (t.includes('<=>') && t.includes('FROM entities')) return 'entity_vector';
+  if (t.includes('<=>') && t.includes('FROM edges')) return 'edge_vector';
+  if (t.includes('edges_live') || t.includes('degree')) return 'edges_around';
+  if (t.includes('entity_position')) return 'supporting_chunks';
+  if (t.includes('FROM entities')) return 'entities_by_ids';
+  return t.slice(0, 40);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
