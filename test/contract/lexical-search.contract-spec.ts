@@ -176,7 +176,7 @@ describe(`lexical search contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     const question = 'What year was the famous program Ada Lovelace wrote for the engine?';
     const lexical = await repository.searchChunksLexically(scope, question, 10);
     expect(names(lexical)[0]).toBe('Engine programs');
-    expect(names(await repository.documentsNamed(scope, candidateNames(question)))).toEqual(['Ada Lovelace']);
+    expect(names((await repository.searchPassages(scope, question, 10, candidateNames(question))).named)).toEqual(['Ada Lovelace']);
     for (const mode of ['naive', 'mix'] as const) {
       const context = await retrieval.retrieve({ ...scope, mode, questionText: question, budgets: { chunkTokens: 100_000 } });
       expect(names(context.chunks).slice(0, 2)).toEqual(['Ada Lovelace', 'Engine programs']);

@@ -15,7 +15,7 @@ import {
   SupportingChunk,
   supportingChunksSql,
 } from './retrieval.queries';
-import { chunkLexicalSearchSql, documentsNamedSql, edgeLexicalSearchSql, entitiesNamedSql, passageSearchSql, seedEntitiesSql } from './lexical.queries';
+import { chunkLexicalSearchSql, edgeLexicalSearchSql, entitiesNamedSql, passageSearchSql, seedEntitiesSql } from './lexical.queries';
 import { CorpusStatsMemo } from './corpus-stats.memo';
 import { chunksByIdsSql, WalkNeighbourhoodInput, walkNeighbourhoodSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
@@ -104,12 +104,6 @@ export class RetrievalRepository {
   async entitiesNamed(scope: Scope, names: string[]): Promise<EntityHit[]> {
     if (names.length === 0) return [];
     return this.rows(entitiesNamedSql(scope, names), toEntityHit);
-  }
-
-  /** The first chunk of each processed document whose name key is one of `names` (documents the question names). */
-  async documentsNamed(scope: Scope, names: string[]): Promise<ChunkHit[]> {
-    if (names.length === 0) return [];
-    return this.rows(documentsNamedSql(scope, names), toChunkHit);
   }
 
   /** The linked entities and documents and the mentions around the walk's seeds, in one statement. */
