@@ -6,6 +6,7 @@ import { hashPassword } from '@loci/auth';
 import { Database, DATABASE, users, UserRow, UsersRepository } from '@loci/db';
 import { createTenant, createTestEnvironment, startTestApp } from '@loci/testing';
 import { createApp } from '../../apps/api/src/create-app';
+import { OperatorBootstrapService } from '../../apps/api/src/operator-bootstrap.service';
 
 /** The first operator comes from LOCI_BOOTSTRAP_OPERATOR_EMAIL/_PASSWORD, once per database. */
 
@@ -43,6 +44,7 @@ describe('operator bootstrap (e2e)', () => {
       const res = await t.http.post('/v1/auth/login').send({ email: EMAIL, password: PASSWORD }).expect(200);
       const token: string = res.body.access_token;
       await t.http.get('/v1/admin/tenants').set('Authorization', `Bearer ${token}`).expect(200);
+      expect(t.app.get(OperatorBootstrapService).firstRunHint()).toBeUndefined();
       const who = await t.http.get('/v1/me').set('Authorization', `Bearer ${token}`).expect(200);
       expect(who.body).toMatchObject({ kind: 'jwt', role: 'operator', tenant_id: null, user_id: operators[0].id });
     } finally {
@@ -56,6 +58,8 @@ describe('operator bootstrap (e2e)', () => {
       expect(t.settings.bootstrapOperator).toBeUndefined();
       expect(await operatorsIn(t.app)).toEqual([]);
       expect((await t.http.post('/v1/auth/login').send({ email: EMAIL, password: PASSWORD })).status).toBe(401);
+      // Nobody can sign in: the log says how to create the first operator (first-run.e2e-spec.ts).
+      expect(t.app.get(OperatorBootstrapService).firstRunHint()).toContain('LOCI_BOOTSTRAP_OPERATOR_EMAIL');
     } finally {
       await t.close();
     }
@@ -75,6 +79,10 @@ describe('operator bootstrap (e2e)', () => {
       await withApp(environment.settings, async (app) => {
         expect(await operatorsIn(app)).toEqual([first]);
         expect((await login(app, EMAIL, PASSWORD)).status).toBe(200);
+      });
+      // Without the settings, a store that has users asks nobody to create one.
+      await withApp({ ...environment.settings, bootstrapOperator: undefined }, async (app) => {
+        expect(app.get(OperatorBootstrapService).firstRunHint()).toBeUndefined();
       });
     });
 

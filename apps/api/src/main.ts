@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { loadSettings, SettingsError } from '@loci/config';
 import { loggableError } from '@loci/db';
 import { createApp } from './create-app';
+import { OperatorBootstrapService } from './operator-bootstrap.service';
 import { shutDownGracefullyOnSignals } from './graceful-shutdown';
 
 async function main(): Promise<void> {
@@ -18,7 +20,11 @@ async function main(): Promise<void> {
   const app = await createApp(settings);
   shutDownGracefullyOnSignals(app, settings.shutdownGraceMs);
   await app.listen(settings.port, settings.host);
-  console.log(`Loci API listening on http://${settings.host}:${settings.port}${settings.http.apiDocs ? ' (docs at /docs)' : ''}`);
+  // Through the app's logger, after every boot line, so the log reads in order and in one shape.
+  const logger = new Logger('Loci');
+  logger.log(`listening on http://${settings.host}:${settings.port}${settings.http.apiDocs ? ' (docs at /docs)' : ''}`);
+  const hint = app.get(OperatorBootstrapService).firstRunHint();
+  if (hint) logger.warn(hint);
 }
 
 main().catch((error: unknown) => {

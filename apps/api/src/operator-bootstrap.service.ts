@@ -17,9 +17,15 @@ export class OperatorBootstrapService implements OnApplicationBootstrap {
     private readonly users: UsersRepository,
   ) {}
 
+  /** Set at boot when the store has no user at all: nobody can sign in yet. */
+  private firstRun = false;
+
   async onApplicationBootstrap(): Promise<void> {
     const operator = this.settings.bootstrapOperator;
-    if (!operator) return;
+    if (!operator) {
+      this.firstRun = !(await this.users.exists());
+      return;
+    }
     const existing = await this.users.findByEmail(operator.email);
     if (existing) {
       if (existing.role !== 'operator') {
@@ -39,5 +45,19 @@ export class OperatorBootstrapService implements OnApplicationBootstrap {
       // Another instance booting at the same moment created it first.
       if (!(error instanceof ConflictError)) throw error;
     }
+  }
+
+  /**
+   * What a newcomer needs when nobody can sign in: how to create the first operator. main.ts
+   * logs it after "listening", as the last line they read; undefined once any user exists.
+   */
+  firstRunHint(): string | undefined {
+    if (!this.firstRun) return undefined;
+    return (
+      'no user exists yet, so nobody can sign in. Create the first operator: restart with ' +
+      'LOCI_BOOTSTRAP_OPERATOR_EMAIL=<email> LOCI_BOOTSTRAP_OPERATOR_PASSWORD=<at least 12 characters> ' +
+      '(created at boot if no user has that email), or stop the server and run `npm run loci -- init`, ' +
+      'which generates a password and prints it once'
+    );
   }
 }

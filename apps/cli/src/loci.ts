@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { init, INIT_USAGE, terminalAsker } from './init';
 import { REEMBED_USAGE, reembed } from './reembed';
 
 /**
@@ -21,6 +22,7 @@ Commands:
   tenants:export <tenant id> [--vectors]        writes the tenant's data to stdout as JSON Lines
   platform:limits [--daily-cap <usd|none>]      shows, or sets, the platform daily cap
   usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <tenant id>]
+${INIT_USAGE}
 ${REEMBED_USAGE}
 
 Options:
@@ -35,6 +37,8 @@ export interface LociIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
   env: Record<string, string | undefined>;
+  /** Asks the person at the terminal (init's email); absent in scripts and tests. */
+  ask?: (question: string) => Promise<string>;
 }
 
 class UsageError extends Error {}
@@ -52,6 +56,7 @@ const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   tenant: { type: 'string' },
+  email: { type: 'string' },
   graph: { type: 'string' },
   'page-size': { type: 'string' },
   yes: { type: 'boolean' },
@@ -83,6 +88,13 @@ export async function main(argv: string[], io: LociIo): Promise<number> {
   if (values.help || !command) {
     (values.help ? io.stdout : io.stderr).write(LOCI_USAGE);
     return values.help ? 0 : 2;
+  }
+  if (command === 'init') {
+    if (rest.length > 0) {
+      io.stderr.write(`init takes no arguments, only options\n\n${LOCI_USAGE}`);
+      return 2;
+    }
+    return init({ email: values.email }, io);
   }
   if (command === 'reembed') {
     if (rest.length > 0) {
@@ -205,7 +217,7 @@ function definedOnly<T extends Record<string, unknown>>(object: T): Partial<T> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, ask: terminalAsker() }).then((code) => {
     process.exitCode = code;
   });
 }

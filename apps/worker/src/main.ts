@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
+import { BootLogger } from '@loci/common';
 import { loadSettings, SettingsError } from '@loci/config';
 import { loggableError } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), {
-    bufferLogs: true,
+    logger: new BootLogger(settings.logLevel),
     abortOnError: false,
   });
   const logger = app.get(Logger);

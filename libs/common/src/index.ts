@@ -3,3 +3,4 @@ export * from './errors';
 export * from './money';
 export * from './storable-text';
 export * from './tenant-errors';
+export * from './boot-logger';

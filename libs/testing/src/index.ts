@@ -7,3 +7,4 @@ export * from './llm-double';
 export * from './gb-graph';
 export * from './limited-tenant';
 export * from './pdf';
+export * from './built-api';

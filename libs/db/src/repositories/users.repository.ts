@@ -76,6 +76,16 @@ export class UsersRepository {
     return row;
   }
 
+  /** Whether any user of the given role (or any user at all) exists: the first-run check. */
+  async exists(role?: UserRole): Promise<boolean> {
+    const [row] = await this.database.db
+      .select({ id: users.id })
+      .from(users)
+      .where(role ? eq(users.role, role) : undefined)
+      .limit(1);
+    return row !== undefined;
+  }
+
   async findById(userId: string): Promise<UserRow | undefined> {
     if (!isUuid(userId)) return undefined;
     const [row] = await this.database.db.select().from(users).where(eq(users.id, userId));

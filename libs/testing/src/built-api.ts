@@ -1,0 +1,66 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '../../..');
+export const BUILT_API = join(ROOT, 'dist/apps/api/src/main.js');
+export const BUILT_LOCI_CLI = join(ROOT, 'dist/apps/cli/src/loci.js');
+
+/** Builds once when dist/ is missing (CI builds before testing; a fresh checkout may not have). */
+export function ensureBuilt(): void {
+  if (!existsSync(BUILT_API) || !existsSync(BUILT_LOCI_CLI)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe', timeout: 600_000 });
+}
+
+export interface BuiltApi {
+  baseUrl: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The built API as `npm start` runs it, with exactly `env` (plus PATH, a port and 127.0.0.1),
+ * ready once /readyz answers 200.
+ */
+export async function startBuiltApi(env: Record<string, string>, readyWithinMs = 120_000): Promise<BuiltApi> {
+  ensureBuilt();
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, [BUILT_API], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...env },
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  const deadline = Date.now() + readyWithinMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the API process exited (${child.exitCode}) during boot:\n${output}`);
+    if (await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the API process was not ready within ${readyWithinMs} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { baseUrl, output: () => output, stop };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
