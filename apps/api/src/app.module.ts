@@ -26,6 +26,8 @@ import { GbQueryController } from './gb/gb-query.controller';
 import { GbTrajectoriesController } from './gb/gb-trajectories.controller';
 import { GbTrajectoriesService } from './gb/gb-trajectories.service';
 import { RememberController } from './gb/remember.controller';
+import { GraphBrowseController } from './graph/graph-browse.controller';
+import { GraphBrowseService } from './graph/graph-browse.service';
 import { HealthController } from './health/health.controller';
 import { RecordRefusalsInterceptor } from './limits/record-refusals.interceptor';
 import { loggerOptions } from './logging';
@@ -77,12 +79,14 @@ export class AppModule {
         QueryController,
         UsageController,
         TenantExportController,
+        GraphBrowseController,
       ],
       providers: [
         TenantAdminService,
         TenantUsersService,
         TenantLifecycleService,
         TenantExportService,
+        GraphBrowseService,
         OperatorBootstrapService,
         QueryService,
         GbQueryService,

@@ -5,6 +5,7 @@ import { findMigrationsFolder } from './migrations-folder';
 import { openDatabase } from './open-database';
 import { ApiKeysRepository } from './repositories/api-keys.repository';
 import { DocumentsRepository } from './repositories/documents.repository';
+import { GraphBrowseRepository } from './repositories/graph-browse.repository';
 import { GraphReadsRepository } from './repositories/graph-reads.repository';
 import { GraphWritesRepository } from './repositories/graph-writes.repository';
 import { GraphsRepository } from './repositories/graphs.repository';
@@ -43,6 +44,7 @@ const repositories = [
   DocumentsRepository,
   GraphWritesRepository,
   GraphReadsRepository,
+  GraphBrowseRepository,
   RequestLogsRepository,
   PlatformLimitsRepository,
   UsageRepository,

@@ -12,6 +12,7 @@ export * from './transactions';
 export * from './repositories/api-keys.repository';
 export * from './repositories/documents.repository';
 export * from './repositories/graph-reads.repository';
+export * from './repositories/graph-browse.repository';
 export * from './repositories/entity-name-search.sql';
 export * from './repositories/graph-writes.repository';
 export * from './repositories/graphs.repository';

@@ -4,6 +4,7 @@ export * from './documents/documents.service';
 export * from './gb/remember.service';
 export * from './graph/graph-writer';
 export * from './graph/names';
+export { slotRelations } from './graph/temporal-rules';
 export * from './ingest.module';
 export * from './pipeline/document-ingester';
 export * from './pipeline/ingest-job';

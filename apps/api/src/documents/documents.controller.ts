@@ -16,11 +16,11 @@ import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { NotFoundError, toStorableText, ValidationError } from '@loci/common';
 import { openApiSchemaOf, ValidQuery, ZodValidationPipe } from '@loci/http';
 import { DocumentsService } from '@loci/ingest';
-import { pageQuery } from '../admin/admin.dto';
 import { tenantIdOf } from '../tenant-scope';
 import {
   createDocumentBody,
   documentIdParam,
+  documentListQuery,
   documentListResponse,
   documentResponse,
   submittedResponse,
@@ -73,9 +73,9 @@ export class DocumentsController {
 
   @Get()
   @ApiOkResponse({ schema: openApiSchemaOf(documentListResponse, 'output') })
-  async list(@CurrentPrincipal() principal: Principal, @ValidQuery(pageQuery) page: z.output<typeof pageQuery>) {
+  async list(@CurrentPrincipal() principal: Principal, @ValidQuery(documentListQuery) page: z.output<typeof documentListQuery>) {
     const views = await this.documents.list(tenantIdOf(principal), page);
-    return { items: views.map(toDocumentResponse), limit: page.limit, offset: page.offset };
+    return { items: views.map(toDocumentResponse), limit: page.limit, offset: page.offset, status: page.status ?? null };
   }
 
   @Get(':documentId')

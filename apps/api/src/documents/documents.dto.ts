@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DocumentView } from '@loci/ingest';
 import { freeText, plainName } from '@loci/http';
+import { pageQuery } from '../admin/admin.dto';
 
 export const createDocumentBody = z.strictObject({
   name: plainName(z.string().trim().min(1).max(500)),
@@ -18,18 +19,23 @@ export const uploadFields = z.object({
   document_date: createDocumentBody.shape.document_date,
 });
 
+const documentStatus = z.enum(['pending', 'processing', 'processed', 'failed', 'deferred']);
+
+/** A page of the tenant's documents, newest first, optionally only those in one status. */
+export const documentListQuery = pageQuery.extend({ status: documentStatus.optional() });
+
 export const documentIdParam = z.string().regex(/^\d{1,15}$/);
 
 export const submittedResponse = z.object({
   document_id: z.string(),
-  status: z.enum(['pending', 'processing', 'processed', 'failed', 'deferred']),
+  status: documentStatus,
 });
 
 export const documentResponse = z.object({
   document_id: z.string(),
   name: z.string(),
   mime_type: z.string(),
-  status: z.enum(['pending', 'processing', 'processed', 'failed', 'deferred']),
+  status: documentStatus,
   /** Why the document failed or is deferred, in words a tenant can act on. */
   error: z.string().nullable(),
   progress: z.object({ chunks_done: z.number().int(), chunks_total: z.number().int() }),
@@ -45,6 +51,8 @@ export const documentListResponse = z.object({
   items: z.array(documentResponse),
   limit: z.number().int(),
   offset: z.number().int(),
+  /** The status filter asked for, or null. */
+  status: documentStatus.nullable(),
 });
 
 export function toDocumentResponse({ document, counts }: DocumentView): z.infer<typeof documentResponse> {

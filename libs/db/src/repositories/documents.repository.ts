@@ -50,11 +50,18 @@ export class DocumentsRepository {
     return row;
   }
 
-  async list(tenantId: string, graphId: number, page: { limit: number; offset: number }): Promise<DocumentRow[]> {
+  /** Newest first; only documents in `page.status` when it is given. */
+  async list(tenantId: string, graphId: number, page: { limit: number; offset: number; status?: DocumentStatus }): Promise<DocumentRow[]> {
     return this.database.db
       .select()
       .from(documents)
-      .where(and(eq(documents.tenantId, tenantId), eq(documents.graphId, graphId)))
+      .where(
+        and(
+          eq(documents.tenantId, tenantId),
+          eq(documents.graphId, graphId),
+          page.status === undefined ? undefined : eq(documents.status, page.status),
+        ),
+      )
       .orderBy(desc(documents.createdAt), desc(documents.id))
       .limit(page.limit)
       .offset(page.offset);

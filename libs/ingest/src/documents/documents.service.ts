@@ -64,7 +64,7 @@ export class DocumentsService {
     return result;
   }
 
-  async list(tenantId: string, page: { limit: number; offset: number }): Promise<DocumentView[]> {
+  async list(tenantId: string, page: { limit: number; offset: number; status?: DocumentRow['status'] }): Promise<DocumentView[]> {
     const graph = await this.graphs.defaultGraph(tenantId);
     const rows = await this.documents.list(tenantId, graph.id, page);
     const counts = await this.documents.counts(tenantId, rows.map((r) => r.id));

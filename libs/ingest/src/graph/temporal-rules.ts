@@ -41,3 +41,17 @@ export function endedBy(relation: string): readonly string[] {
   const slot = ENDINGS[relation];
   return slot ? SLOTS[slot] : [];
 }
+
+/**
+ * Every relation whose facts tell the story of `relation`'s slot for one source: the slot's
+ * relations and the events that end it ("works_at" → joined, left, …). A relation of no slot
+ * tells only its own story.
+ */
+export function slotRelations(relation: string): readonly string[] {
+  const slot = slotOf.get(relation) ?? ENDINGS[relation];
+  if (!slot) return [relation];
+  const endings = Object.entries(ENDINGS)
+    .filter(([, endedSlot]) => endedSlot === slot)
+    .map(([ending]) => ending);
+  return [...new Set([relation, ...SLOTS[slot], ...endings])];
+}
