@@ -434,7 +434,7 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const explain = async (statement: ReturnType<typeof sql>) =>
       searchTransaction(database.db, async (tx) => {
         const rows = await queryRows<Record<string, string>>(tx, sql`EXPLAIN (ANALYZE) ${statement}`);
-        return rows.map((row) => Object.values(row)[0].replace(/'\[[^\]]*\]'::vector/g, "'[…]'::vector")).join('\n');
+        return rows.map((row) => Object.values(row)[0].replace(/'\[[^\]]*\]'::halfvec/g, "'[…]'::halfvec")).join('\n');
       });
     let big: { tenantId: string; graphId: number };
     let small: { tenantId: string; graphId: number };
@@ -518,7 +518,7 @@ function randomVector(): number[] {
 /** `n` processed chunks, entities and edges with random vectors, built in SQL (fast). */
 async function seedRandomRows(database: Database, { tenantId, graphId }: { tenantId: string; graphId: number }, n: number) {
   // Correlated with the outer row (g.i), so each row gets its own vector.
-  const randomVectorSql = sql.raw(`(SELECT array_agg(random() - 0.5 + 0 * s.j)::vector FROM generate_series(1, 1024) s(j) WHERE g.i IS NOT NULL)`);
+  const randomVectorSql = sql.raw(`(SELECT array_agg(random() - 0.5 + 0 * s.j)::halfvec FROM generate_series(1, 1024) s(j) WHERE g.i IS NOT NULL)`);
   const run = (statement: ReturnType<typeof sql>) => database.db.execute(statement);
   await run(sql`INSERT INTO documents (tenant_id, graph_id, kind, name, content_hash, text, status)
     SELECT ${tenantId}, ${graphId}, 'document', 'bulk ' || g.i, md5(random()::text), 'bulk', 'processed'

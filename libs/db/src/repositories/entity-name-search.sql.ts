@@ -25,7 +25,7 @@ const sameEmbedder = (embeddingModel: string | undefined): SQL =>
 
 const wantedRows = (vectors: number[][]) =>
   sql.join(
-    vectors.map((vector, i) => sql`(${i}::int, ${`[${vector.join(',')}]`}::vector)`),
+    vectors.map((vector, i) => sql`(${i}::int, ${`[${vector.join(',')}]`}::halfvec)`),
     sql`, `,
   );
 

@@ -33,7 +33,8 @@ export type LockedEntity = Pick<EntityRow, 'id' | 'description' | 'type'>;
 /** The columns of an existing edge that ingestion changes (merge, supersession, ending). */
 export type EdgeState = Pick<EdgeRow, 'id' | 'weight' | 'description' | 'validAt' | 'invalidAt' | 'expiredAt'>;
 
-export const vectorLiteral = (vector: number[]) => sql`${JSON.stringify(vector)}::vector`;
+/** A query vector typed like the columns (halfvec), so `col <=> literal` is the HNSW index's operator. */
+export const vectorLiteral = (vector: number[]) => sql`${JSON.stringify(vector)}::halfvec`;
 
 /** `ids` as one bigint[] parameter (ids are numbers, so the literal is safe and driver-neutral). */
 const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(',')}}`}::bigint[]`;

@@ -122,7 +122,7 @@ export class ReembedRepository {
       summary_embedding: r.summaryEmbedding ? JSON.stringify(r.summaryEmbedding) : null,
     }));
     await db.execute(sql`
-      UPDATE chunks t SET embedding = v.embedding::vector, summary_embedding = v.summary_embedding::vector, embedding_model = ${model}
+      UPDATE chunks t SET embedding = v.embedding::halfvec, summary_embedding = v.summary_embedding::halfvec, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text, summary_embedding text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
   }
@@ -136,7 +136,7 @@ export class ReembedRepository {
       name_embedding: JSON.stringify(r.nameEmbedding),
     }));
     await db.execute(sql`
-      UPDATE entities t SET embedding = v.embedding::vector, name_embedding = v.name_embedding::vector, embedding_model = ${model}
+      UPDATE entities t SET embedding = v.embedding::halfvec, name_embedding = v.name_embedding::halfvec, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text, name_embedding text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
   }
@@ -145,7 +145,7 @@ export class ReembedRepository {
     if (rows.length === 0) return;
     const values = rows.map((r) => ({ tenant_id: r.tenantId, id: r.id, embedding: JSON.stringify(r.embedding) }));
     await db.execute(sql`
-      UPDATE edges t SET embedding = v.embedding::vector, embedding_model = ${model}
+      UPDATE edges t SET embedding = v.embedding::halfvec, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
   }

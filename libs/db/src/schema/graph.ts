@@ -13,7 +13,7 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { createdAt, embeddingColumn, serialIdColumn, tenantIdColumn, updatedAt } from './columns';
+import { createdAt, embeddingColumn, serialIdColumn, tenantIdColumn, updatedAt, VECTOR_COSINE_OPS } from './columns';
 import { tenants } from './tenancy';
 
 export const graphKind = pgEnum('graph_kind', ['default', 'gb']);
@@ -117,8 +117,8 @@ export const chunks = pgTable(
     uniqueIndex('chunks_document_index_key').on(t.tenantId, t.documentId, t.index),
     // Small graphs (a gb dataset of a large tenant) are read exactly through this, not HNSW.
     index('chunks_graph_idx').on(t.tenantId, t.graphId),
-    index('chunks_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
-    index('chunks_summary_embedding_hnsw').using('hnsw', t.summaryEmbedding.op('vector_cosine_ops')),
+    index('chunks_embedding_hnsw').using('hnsw', t.embedding.op(VECTOR_COSINE_OPS)),
+    index('chunks_summary_embedding_hnsw').using('hnsw', t.summaryEmbedding.op(VECTOR_COSINE_OPS)),
   ],
 );
 
@@ -175,8 +175,8 @@ export const entities = pgTable(
     graphRef(t),
     index('entities_graph_name_idx').on(t.tenantId, t.graphId, t.normalizedName),
     index('entities_graph_updated_idx').on(t.tenantId, t.graphId, t.updatedAt),
-    index('entities_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
-    index('entities_name_embedding_hnsw').using('hnsw', t.nameEmbedding.op('vector_cosine_ops')),
+    index('entities_embedding_hnsw').using('hnsw', t.embedding.op(VECTOR_COSINE_OPS)),
+    index('entities_name_embedding_hnsw').using('hnsw', t.nameEmbedding.op(VECTOR_COSINE_OPS)),
   ],
 );
 
@@ -224,7 +224,7 @@ export const edges = pgTable(
     // One-hop expansion reads live edges around a set of entities, newest first.
     index('edges_live_source_idx').on(t.tenantId, t.sourceId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
     index('edges_live_target_idx').on(t.tenantId, t.targetId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
-    index('edges_embedding_hnsw').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('edges_embedding_hnsw').using('hnsw', t.embedding.op(VECTOR_COSINE_OPS)),
     index('edges_live_graph_idx').on(t.tenantId, t.graphId).where(sql`${t.expiredAt} IS NULL`),
     // Deleting an entity, a document or a whole graph looks edges up by each foreign key (the
     // cascades and the SET NULL): without these, every deleted row scans the tenant's edges.

@@ -1,4 +1,5 @@
 import type { LockedEntity } from '@loci/db';
+import { halfRound } from './half-precision';
 import { mergeDescriptions } from './names';
 import { similarEarlierNames, type SimilarName } from './similar-names';
 import type { EntityToWrite } from './write-types';
@@ -117,16 +118,16 @@ function closest(
 }
 
 /**
- * Cosine similarity as the store computes it: on the vectors rounded to 4-byte floats (the
- * width of a pgvector component). NaN when either vector is zero, as in pgvector.
+ * Cosine similarity as the store computes it: on the vectors rounded to half precision (the
+ * width of a `halfvec` component). NaN when either vector is zero, as in pgvector.
  */
 export function cosineSimilarity(a: number[], b: number[]): number {
   let dot = 0;
   let normA = 0;
   let normB = 0;
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const x = Math.fround(a[i]);
-    const y = Math.fround(b[i]);
+    const x = halfRound(a[i]);
+    const y = halfRound(b[i]);
     dot += x * y;
     normA += x * x;
     normB += y * y;

@@ -1,3 +1,5 @@
+import { halfRound } from './half-precision';
+
 /** An earlier name of the same text whose name vector is close enough to resolve to. */
 export interface SimilarName {
   /** Its position in the text's names. */
@@ -7,14 +9,14 @@ export interface SimilarName {
 
 /**
  * For each name vector, the earlier ones at cosine ≥ `threshold`, computed as the store computes
- * cosine (cosineSimilarity in entity-plan: components rounded to 4-byte floats, NaN for a zero
+ * cosine (cosineSimilarity in entity-plan: components rounded to half precision, NaN for a zero
  * vector, never close). It compares every pair, so it is quadratic in the names of one text:
  * 200 names take ~0.1 s, and a chunk of 8000 tokens (or an LLM's long reply) can name over a
  * thousand, seconds of CPU. GraphWriter runs it on a worker thread beyond a few dozen names.
  */
 export function similarEarlierNames(vectors: number[][], threshold: number): SimilarName[][] {
   // Rounded once, not once per pair; the sums are taken in the same order as cosineSimilarity's.
-  const rounded = vectors.map((vector) => Float64Array.from(vector, Math.fround));
+  const rounded = vectors.map((vector) => Float64Array.from(vector, halfRound));
   const norms = rounded.map((v) => dot(v, v, v.length));
   return rounded.map((a, i) => {
     const similar: SimilarName[] = [];
