@@ -32,6 +32,7 @@ import { HealthController } from './health/health.controller';
 import { RecordRefusalsInterceptor } from './limits/record-refusals.interceptor';
 import { loggerOptions } from './logging';
 import { MeController } from './me/me.controller';
+import { ApiMetricsModule } from './metrics/api-metrics.module';
 import { OperatorBootstrapService } from './operator-bootstrap.service';
 import { QueryController } from './query/query.controller';
 import { QueryService } from './query/query.service';
@@ -60,6 +61,7 @@ export class AppModule {
         IngestModule,
         RetrievalModule,
         TerminusModule.forRoot({ logger: false }),
+        ApiMetricsModule,
       ],
       controllers: [
         AuthController,

@@ -205,6 +205,8 @@ export const settingsSchema = z.object({
     emptyAsUndefined,
     z.string().min(12, { message: 'must be at least 12 characters' }).optional(),
   ),
+  // GET /metrics: off (404) unless a token is set; Prometheus then sends it as a bearer token.
+  LOCI_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, { message: 'must be at least 16 characters' }).optional()),
   // Login throttling: failed logins counted per email and per client address in a fixed window.
   LOCI_LOGIN_WINDOW_SECONDS: integerFromEnv(900, 1, 86_400),
   LOCI_LOGIN_MAX_FAILURES_PER_EMAIL: integerFromEnv(10, 1, 100_000),

@@ -26,6 +26,8 @@ export interface Settings {
   shutdownGraceMs: number;
   login: LoginThrottleSettings;
   http: HttpSettings;
+  /** GET /metrics answers only a bearer of this token; unset, the route does not exist (404). */
+  metrics: { token?: string };
 }
 
 /**
@@ -128,6 +130,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     port: raw.PORT,
     host: raw.HOST,
     logLevel: raw.LOG_LEVEL,
+    metrics: { token: raw.LOCI_METRICS_TOKEN },
     dataDir,
     database: { url: raw.DATABASE_URL, poolMax: raw.LOCI_DB_POOL_MAX, migrateOnStart: raw.LOCI_MIGRATE_ON_START },
     redis: { url: raw.REDIS_URL, clusterNodes: raw.REDIS_CLUSTER_NODES },

@@ -15,7 +15,17 @@ export interface Database {
   migrate(migrationsFolder: string): Promise<void>;
   /** Throws when the store cannot answer a trivial query. */
   ping(): Promise<void>;
+  /** The connection pool's state (PostgreSQL); PGlite has one in-process session and none. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Connections open, idle among them, and checkouts waiting for one. */
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 export const DATABASE = Symbol('DATABASE');

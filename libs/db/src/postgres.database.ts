@@ -2,7 +2,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { Pool } from 'pg';
 import * as schema from './schema';
-import { Database, Db, MIGRATIONS_LOCK_SQL, SESSION_SETTINGS } from './database';
+import { Database, Db, MIGRATIONS_LOCK_SQL, PoolStats, SESSION_SETTINGS } from './database';
 import { markStoreFault } from './postgres-errors';
 
 /** PostgreSQL (with pgvector) through a node-postgres pool: the production store. */
@@ -43,6 +43,10 @@ export class PostgresDatabase implements Database {
 
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.pool.options.max ?? 10 };
   }
 
   async close(): Promise<void> {

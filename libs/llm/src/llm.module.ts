@@ -1,6 +1,7 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
 import { InferencesRepository } from '@loci/db';
+import { LociMetrics } from '@loci/metrics';
 import { ModelGateway } from './gateway/model-gateway';
 import { ModelRouter } from './gateway/model-router';
 import { SPEND_GUARD, SpendGuard } from './gateway/spend-guard';
@@ -35,7 +36,15 @@ import { LOCAL_TEXT_WORK, type LocalTextWork } from './local/local-text-work';
     },
     {
       provide: ModelGateway,
-      inject: [ModelRouter, ProviderRegistry, PriceTable, InferencesRepository, SETTINGS, { token: SPEND_GUARD, optional: true }],
+      inject: [
+        ModelRouter,
+        ProviderRegistry,
+        PriceTable,
+        InferencesRepository,
+        SETTINGS,
+        { token: SPEND_GUARD, optional: true },
+        { token: LociMetrics, optional: true },
+      ],
       useFactory: (
         router: ModelRouter,
         registry: ProviderRegistry,
@@ -43,7 +52,8 @@ import { LOCAL_TEXT_WORK, type LocalTextWork } from './local/local-text-work';
         ledger: InferencesRepository,
         s: Settings,
         spendGuard?: SpendGuard,
-      ) => new ModelGateway(router, registry, prices, ledger, s.llm, spendGuard),
+        metrics?: LociMetrics,
+      ) => new ModelGateway(router, registry, prices, ledger, s.llm, spendGuard, metrics),
     },
     {
       provide: StageRunner,

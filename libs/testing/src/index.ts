@@ -8,3 +8,4 @@ export * from './gb-graph';
 export * from './limited-tenant';
 export * from './pdf';
 export * from './built-api';
+export * from './prometheus-text';

@@ -1,4 +1,4 @@
-import { type INestApplication, Logger } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import type { Settings } from '@loci/config';
@@ -25,9 +25,6 @@ export async function startTestApp(
   try {
     app = await createApp(environment.settings, options);
     await app.init();
-    // Nest buffers its log until listen() (createApp asks it to); tests never listen, so the
-    // lines a test wants to read are released here.
-    if (options.logDestination) Logger.flush();
   } catch (error) {
     await environment.cleanup();
     throw error;

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import {
@@ -12,6 +12,7 @@ import {
   transactionRetryingConflicts,
 } from '@loci/db';
 import { CallContext, Extraction, ModelGateway, OwnKeysService, ReasoningLevel, StageRunner } from '@loci/llm';
+import { LociMetrics } from '@loci/metrics';
 import { CpuPool } from '../cpu/cpu-pool';
 import { entityNameText, entityText, factText } from '../graph/embedding-texts';
 import { emptyChanges, EntityToWrite, GraphChanges, GraphWriter, RelationToWrite } from '../graph/graph-writer';
@@ -43,6 +44,7 @@ export class DocumentIngester {
     private readonly ownKeys: OwnKeysService,
     private readonly cpu: CpuPool,
     private readonly statistics: TableStatisticsKeeper,
+    @Optional() private readonly metrics?: LociMetrics,
   ) {}
 
   async ingest(tenantId: string, documentId: number, requestId: string, options: RememberStageOptions = {}): Promise<GraphChanges> {
@@ -64,6 +66,7 @@ export class DocumentIngester {
     for (const piece of pieces) {
       if (piece.index !== null && written.has(piece.index)) continue;
       mergeChanges(changes, await this.ingestPiece(ctx, document, piece, options));
+      if (piece.index !== null) this.metrics?.chunkIngested(document.kind);
       // In the background: the planner needs statistics of what was just written (a fresh
       // tenant's questions are planned badly without them), and the keeper analyzes rarely.
       this.statistics.noteWrites();

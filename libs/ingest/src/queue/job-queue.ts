@@ -1,8 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, eq, sql, SQL } from 'drizzle-orm';
-import { Database, DATABASE, Db, isUuid, JobRow, jobs, tenants } from '@loci/db';
+import { Database, DATABASE, Db, isUuid, JobRow, jobs, queryRows, tenants } from '@loci/db';
 import { claimStatement, dbNowPlus } from './claim-statement';
 import { describeError } from './job-errors';
+
+/** The queue's backlog, for the metrics scrape. */
+export interface QueueDepth {
+  /** Queued and due: waiting for a worker. */
+  ready: number;
+  /** Queued for later (a retry's backoff). */
+  scheduled: number;
+  running: number;
+  /** How long the oldest ready job has been due, in seconds (0 with none). */
+  oldestReadySeconds: number;
+}
 
 /** A job as claimed: its `lockedBy` and `attempts` are the lease a worker holds. */
 export type Job = JobRow;
@@ -129,6 +140,23 @@ export class JobQueue {
       .where(and(eq(jobs.tenantId, tenantId), sql`${jobs.status} = 'queued'`))
       .returning({ id: jobs.id });
     return rows.length;
+  }
+
+  /**
+   * The backlog of every tenant and kind, read on each metrics scrape: one statement over the
+   * rows of the two partial indexes (queued, running), never the finished jobs.
+   */
+  async depth(): Promise<QueueDepth> {
+    const [row] = await queryRows<{ ready: string; scheduled: string; running: string; oldest: string | null }>(
+      this.database.db,
+      sql`SELECT count(*) FILTER (WHERE ${jobs.status} = 'queued' AND ${jobs.runAt} <= now()) AS ready,
+                 count(*) FILTER (WHERE ${jobs.status} = 'queued' AND ${jobs.runAt} > now()) AS scheduled,
+                 count(*) FILTER (WHERE ${jobs.status} = 'running') AS running,
+                 extract(epoch FROM now() - min(${jobs.runAt}) FILTER (WHERE ${jobs.status} = 'queued' AND ${jobs.runAt} <= now())) AS oldest
+            FROM ${jobs}
+           WHERE ${jobs.status} IN ('queued', 'running')`,
+    );
+    return { ready: Number(row.ready), scheduled: Number(row.scheduled), running: Number(row.running), oldestReadySeconds: Math.max(0, Number(row.oldest ?? 0)) };
   }
 
   /** Extends the lease to now + leaseMs; false when the lease is lost (the handler should stop). */

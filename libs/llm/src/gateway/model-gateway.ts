@@ -3,6 +3,7 @@ import { EMBEDDING_DIMENSIONS, InferenceOutcome, InferencesRepository, NewInfere
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { z } from 'zod';
+import type { LociMetrics } from '@loci/metrics';
 import { costMicros, PriceTable } from '../metering/prices';
 import { estimateChatInputTokens, estimateEmbeddingTokens } from '../metering/token-counter';
 import { ModelCallError } from '../model-call.error';
@@ -49,6 +50,7 @@ export class ModelGateway {
     private readonly ledger: InferencesRepository,
     private readonly settings: LlmSettings,
     private readonly spendGuard?: SpendGuard,
+    private readonly metrics?: LociMetrics,
   ) {
     this.inFlight = pLimit(settings.concurrency);
   }
@@ -206,11 +208,13 @@ export class ModelGateway {
       const failure = this.failed(choice, error, started);
       await reservation?.settle(failure.costMicros);
       await this.ledger.complete(key, failure);
+      this.count(entry, failure);
       throw error;
     }
     const done = this.succeeded(choice, outcome, started);
     await reservation?.settle(done.costMicros);
     await this.ledger.complete(key, done);
+    this.count(entry, done);
     return { result: outcome.result, cost: done.costMicros };
   }
 
@@ -225,12 +229,26 @@ export class ModelGateway {
     try {
       outcome = await call(undefined);
     } catch (error) {
-      await this.ledger.record(entry, this.failed(choice, error, started));
+      const failure = this.failed(choice, error, started);
+      await this.ledger.record(entry, failure);
+      this.count(entry, failure);
       throw error;
     }
     const done = this.succeeded(choice, outcome, started);
     await this.ledger.record(entry, done);
+    this.count(entry, done);
     return { result: outcome.result, cost: done.costMicros };
+  }
+
+  /**
+   * The Prometheus series follow the ledger: counted once the call is on record, under the model
+   * asked for (the router's, from the price table), not a provider's alias of it.
+   */
+  private count(entry: NewInference, outcome: InferenceOutcome): void {
+    this.metrics?.modelCall(
+      { provider: entry.provider, model: entry.model, stage: entry.stage, billing: entry.billedTo },
+      outcome,
+    );
   }
 
   private succeeded(choice: ModelChoice, outcome: { usage: TokenUsage; model: string }, started: number): InferenceOutcome {

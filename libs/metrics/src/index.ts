@@ -1,0 +1,2 @@
+export * from './loci-metrics';
+export * from './metrics.module';
