@@ -355,6 +355,56 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 
   describe('graph rows', () => {
+    it('merges into an entity in place (HOT, no index entry) unless its vector changes', async () => {
+      const { tenantId, graphId } = await createTenantWithGraph();
+      const writes = new GraphWritesRepository();
+      const [{ id }] = await writes.insertEntities(database.db, [
+        { tenantId, graphId, name: 'Acme', normalizedName: 'acme', embedding: unitVectorAt(10, 1), nameEmbedding: unitVectorAt(20, 2), embeddingModel: 'm' },
+      ]);
+      // The session's not yet reported counts of updated and HOT-updated entity rows (they may
+      // include earlier transactions', so each update is measured as a difference).
+      const counts = async (tx: Db) => {
+        const [row] = await queryRows<{ updated: number; hot: number }>(
+          tx,
+          sql`SELECT pg_stat_get_xact_tuples_updated('entities'::regclass)::int AS updated,
+                     pg_stat_get_xact_tuples_hot_updated('entities'::regclass)::int AS hot`,
+        );
+        return [Number(row.updated), Number(row.hot)];
+      };
+      const vectors = async () =>
+        (
+          await queryRows<{ embedding: string; name_embedding: string; description: string }>(
+            database.db,
+            sql`SELECT embedding::text AS embedding, name_embedding::text AS name_embedding, description FROM entities WHERE tenant_id = ${tenantId} AND id = ${id}`,
+          )
+        )[0];
+      const before = await vectors();
+
+      const afterMerge = await database.db.transaction(async (tx) => {
+        const [updated, hot] = await counts(tx as unknown as Db);
+        await writes.updateEntities(tx as unknown as Db, tenantId, [{ id, description: 'A company.', type: 'organization' }]);
+        const [updatedAfter, hotAfter] = await counts(tx as unknown as Db);
+        return [updatedAfter - updated, hotAfter - hot];
+      });
+      expect(afterMerge).toEqual([1, 1]);
+      const merged = await vectors();
+      expect(merged).toEqual({ ...before, description: 'A company.' });
+
+      const afterNewVector = await database.db.transaction(async (tx) => {
+        const [updated, hot] = await counts(tx as unknown as Db);
+        await writes.updateEntities(tx as unknown as Db, tenantId, [
+          { id, description: 'A company.', type: 'organization', embedding: unitVectorAt(30, 3) },
+        ]);
+        const [updatedAfter, hotAfter] = await counts(tx as unknown as Db);
+        return [updatedAfter - updated, hotAfter - hot];
+      });
+      // A new vector is a new HNSW entry: that update cannot be HOT.
+      expect(afterNewVector).toEqual([1, 0]);
+      const rewritten = await vectors();
+      expect(rewritten.name_embedding).toBe(before.name_embedding);
+      expect(rewritten.embedding).not.toBe(before.embedding);
+    });
+
     it('keeps a superseded edge but excludes it from live-edge reads', async () => {
       const { tenantId, graphId } = await createTenantWithGraph();
       const alice = await createEntity(tenantId, graphId, 'Alice');

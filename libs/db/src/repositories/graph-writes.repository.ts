@@ -13,6 +13,7 @@ import {
 } from './entity-name-search.sql';
 import {
   ChunkRow,
+  EMBEDDING_DIMENSIONS,
   chunks,
   chunkTerms,
   EdgeRow,
@@ -29,7 +30,9 @@ export type NewChunk = Omit<typeof chunks.$inferInsert, 'id' | 'createdAt' | 'te
 export type NewEntity = Omit<typeof entities.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
 export type NewEdge = Omit<typeof edges.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
 /** What merging needs of an existing entity. */
-export type LockedEntity = Pick<EntityRow, 'id' | 'description' | 'type'>;
+export type LockedEntity = Pick<EntityRow, 'id' | 'description' | 'type' | 'embeddingModel'>;
+/** What a chunk changes of an existing entity; `embedding` only when its vector is to be rewritten. */
+export type EntityPatch = { id: number; description: string | null; type: string | null; embedding?: number[] };
 /** The columns of an existing edge that ingestion changes (merge, supersession, ending). */
 export type EdgeState = Pick<EdgeRow, 'id' | 'weight' | 'description' | 'validAt' | 'invalidAt' | 'expiredAt'>;
 
@@ -142,7 +145,7 @@ export class GraphWritesRepository {
   async lockEntities(db: Db, tenantId: string, entityIds: number[]): Promise<LockedEntity[]> {
     if (entityIds.length === 0) return [];
     return db
-      .select({ id: entities.id, description: entities.description, type: entities.type })
+      .select({ id: entities.id, description: entities.description, type: entities.type, embeddingModel: entities.embeddingModel })
       .from(entities)
       .where(and(eq(entities.tenantId, tenantId), inArray(entities.id, entityIds)))
       .orderBy(entities.id)
@@ -158,14 +161,27 @@ export class GraphWritesRepository {
     return inserted;
   }
 
-  async updateEntities(db: Db, tenantId: string, patches: Array<{ id: number; description: string | null; type: string | null }>): Promise<void> {
+  /**
+   * Writes merged descriptions and types, and `embedding` only for the patches that carry one:
+   * a row whose vectors stay is given its own values back, which PostgreSQL sees as unchanged,
+   * so with no indexed column changed the update can be HOT (no new index entries, no HNSW
+   * insertions). `name_embedding` is never rewritten: a name's vector is written once, at insert.
+   */
+  async updateEntities(db: Db, tenantId: string, patches: EntityPatch[]): Promise<void> {
     if (patches.length === 0) return;
     const values = sql.join(
-      patches.map((p) => sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text)`),
+      patches.map(
+        (p) => sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text, ${p.embedding ? JSON.stringify(p.embedding) : null}::text)`,
+      ),
       sql`, `,
     );
-    await db.execute(sql`UPDATE entities AS e SET description = v.description, type = v.type, updated_at = now()
-      FROM (VALUES ${values}) AS v(id, description, type)
+    // Both branches typed halfvec(1024), the column's type: with a bare `halfvec` PostgreSQL
+    // coerces the result to the column's width, which detoasts the kept vector into a new value,
+    // and the update is no longer HOT (measured: 0 of 1 050 merges).
+    await db.execute(sql`UPDATE entities AS e SET description = v.description, type = v.type,
+        embedding = CASE WHEN v.embedding IS NULL THEN e.embedding ELSE v.embedding::${sql.raw(`halfvec(${EMBEDDING_DIMENSIONS})`)} END,
+        updated_at = now()
+      FROM (VALUES ${values}) AS v(id, description, type, embedding)
       WHERE e.tenant_id = ${tenantId} AND e.id = v.id`);
   }
 

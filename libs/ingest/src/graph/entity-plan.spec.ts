@@ -16,7 +16,7 @@ describe('planEntities', () => {
       named: [{ key: 'acme', entity: entity('ACME', axis(0), 'Makes anvils.') }],
       exact: new Map([['acme', 5]]),
       nearest: new Map(),
-      rows: new Map([[5, { id: 5, description: 'A company.', type: 'organization' }]]),
+      rows: new Map([[5, { id: 5, description: 'A company.', type: 'organization', embeddingModel: 'm' }]]),
       threshold: 0.75,
     });
     expect(plan.created).toEqual([]);
@@ -61,7 +61,7 @@ describe('planEntities', () => {
         ['b', { id: 9, similarity: 0.76 }],
         ['c', { id: 9, similarity: 0.5 }],
       ]),
-      rows: new Map([[9, { id: 9, description: null, type: null }]]),
+      rows: new Map([[9, { id: 9, description: null, type: null, embeddingModel: null }]]),
       threshold: 0.75,
     });
     expect(plan.byKey.get('b')).toBe(plan.byKey.get('a'));
@@ -77,6 +77,38 @@ describe('planEntities', () => {
       threshold: 0.75,
     });
     expect(plan.changes.map((c) => c.kind)).toEqual(['created']);
+  });
+
+  describe('the stored entity\'s vector', () => {
+    const text = axis(3);
+    const named = (description: string) => [{ key: 'acme', entity: { ...entity('Acme', axis(0), description), textVector: text } }];
+    const plan = (stored: string | null, description: string, embeddingModel: string | null = 'm', exact = true) =>
+      planEntities({
+        named: named(description),
+        exact: exact ? new Map([['acme', 5]]) : new Map(),
+        nearest: exact ? new Map() : new Map([['acme', { id: 5, similarity: 0.9 }]]),
+        rows: new Map([[5, { id: 5, description: stored, type: 'organization', embeddingModel }]]),
+        threshold: 0.75,
+        embeddingModel: 'm',
+      }).byKey.get('acme')!;
+
+    it('is replaced by the text\'s when the entity gets its first description', () => {
+      expect(plan(null, 'Makes anvils.')).toMatchObject({ changed: true, description: 'Makes anvils.', textVector: text });
+      expect(plan('  ', 'Makes anvils.').textVector).toBe(text);
+    });
+
+    it('stays when a description is appended, or nothing changes', () => {
+      expect(plan('A company.', 'Makes anvils.')).toMatchObject({ changed: true, description: 'A company.; Makes anvils.' });
+      expect(plan('A company.', 'Makes anvils.').textVector).toBeUndefined();
+      expect(plan('A company.', 'a company.')).toMatchObject({ changed: false });
+      expect(plan('A company.', 'a company.').textVector).toBeUndefined();
+    });
+
+    it('stays when another embedder made it, or the name only resolved by vector to it', () => {
+      expect(plan(null, 'Makes anvils.', 'other').textVector).toBeUndefined();
+      expect(plan(null, 'Makes anvils.', 'm', false)).toMatchObject({ changed: true, description: 'Makes anvils.' });
+      expect(plan(null, 'Makes anvils.', 'm', false).textVector).toBeUndefined();
+    });
   });
 });
 

@@ -14,6 +14,8 @@ export interface EntityNode {
   insert?: { name: string; normalizedName: string; nameVector: number[]; textVector: number[] };
   /** An existing row whose description or type the text changed. */
   changed: boolean;
+  /** An existing row's new `embedding`, when the change is material (see materialDescriptionChange). */
+  textVector?: number[];
 }
 
 export type EntityChange = { kind: 'created' | 'updated' | 'matched'; node: EntityNode };
@@ -37,6 +39,8 @@ export interface EntityPlanInput {
   /** The existing entities above, as locked (one missing was deleted meanwhile). */
   rows: Map<number, LockedEntity>;
   threshold: number;
+  /** The embedder of the text's vectors: a row another model embedded never gets one of them. */
+  embeddingModel?: string;
   /**
    * similarEarlierNames of the names' vectors at `threshold`, when the caller computed it (off the
    * request thread: it is quadratic in the names); computed here otherwise.
@@ -52,6 +56,8 @@ export interface EntityPlanInput {
  */
 export function planEntities(input: EntityPlanInput): EntityPlan {
   const existing = new Map<number, EntityNode>();
+  /** Existing rows embedded by the text's embedder (their vector may be replaced by the text's). */
+  const comparable = new Set<number>();
   const nodeOf = (id: number | undefined): EntityNode | undefined => {
     if (id === undefined) return undefined;
     const known = existing.get(id);
@@ -59,6 +65,7 @@ export function planEntities(input: EntityPlanInput): EntityPlan {
     const row = input.rows.get(id);
     if (!row) return undefined;
     const node: EntityNode = { id, description: row.description, type: row.type, changed: false };
+    if (row.embeddingModel === input.embeddingModel) comparable.add(id);
     existing.set(id, node);
     return node;
   };
@@ -69,11 +76,16 @@ export function planEntities(input: EntityPlanInput): EntityPlan {
   const createdAt: Array<EntityNode | undefined> = [];
   const plan: EntityPlan = { byKey: new Map(), created: [], changes: [] };
   for (const [position, { key, entity }] of input.named.entries()) {
-    const target = nodeOf(input.exact.get(key)) ?? closest(input, similarEarlier[position], createdAt, key, nodeOf);
+    const sameName = nodeOf(input.exact.get(key));
+    const target = sameName ?? closest(input, similarEarlier[position], createdAt, key, nodeOf);
     if (target) {
       const description = mergeDescriptions(target.description, entity.description);
       const type = target.type ?? entity.type;
       if (description !== (target.description ?? '') || type !== target.type) {
+        if (sameName && comparable.has(sameName.id!) && materialDescriptionChange(target.description, description)) {
+          // The text's vector is of this name and this description: what the row's would be.
+          target.textVector = entity.textVector;
+        }
         target.description = description;
         target.type = type;
         if (!target.insert) target.changed = true;
@@ -96,6 +108,18 @@ export function planEntities(input: EntityPlanInput): EntityPlan {
     plan.byKey.set(key, created);
   }
   return plan;
+}
+
+/**
+ * Whether an entity's `embedding` (name + description) is rewritten when its description
+ * merges: only when it had no description and now has one, so that the vector goes from the
+ * name alone to name and description. A description that grows by appending (`a; b`) keeps the
+ * vector of its first part: retrieval finds an entity by what it is, and what later texts add
+ * about it are facts, whose own vectors are written with them. Every other merge is then a
+ * HOT update that writes no index entry (docs/DECISIONS.md, "Fewer vector writes").
+ */
+export function materialDescriptionChange(before: string | null, after: string): boolean {
+  return !(before ?? '').trim() && after.trim() !== '';
 }
 
 function closest(

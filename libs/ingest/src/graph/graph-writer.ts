@@ -59,6 +59,7 @@ export class GraphWriter {
       nearest,
       rows: new Map(rows.map((row) => [row.id, row])),
       threshold: input.resolutionThreshold,
+      embeddingModel: input.embeddingModel,
       similarEarlier: await this.similarEarlier(named, input.resolutionThreshold),
     });
     const inserted = await this.writes.insertEntities(
@@ -183,7 +184,7 @@ function resolvedFacts(input: ExtractionWrite, byKey: Map<string, EntityNode>): 
 
 const factKey = (sourceId: number, relation: string, targetId: number) => `${sourceId}:${relation}:${targetId}`;
 
-const entityPatch = (node: EntityNode) => ({ id: node.id!, description: node.description, type: node.type });
+const entityPatch = (node: EntityNode) => ({ id: node.id!, description: node.description, type: node.type, embedding: node.textVector });
 
 const edgeState = (node: EdgeNode) => ({
   id: node.id!,
