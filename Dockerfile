@@ -16,6 +16,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY migrations ./migrations
+COPY bin ./bin
 # The offline word-vector embedder's vocabulary (local:local-wordvec-v1), read at run time.
 COPY libs/llm/assets/word-vectors-50k-100d.bin ./libs/llm/assets/
 # The data dir belongs to the unprivileged user before the volume is mounted, so a new named

@@ -107,8 +107,34 @@ describe('ingest CLI', () => {
     expect(stdout).toMatch(/processed\s+0\n/);
     expect(stdout).toMatch(/already uploaded\s+2\n/);
     expect(stdout).toMatch(/skipped\s+1\n/);
-    expect(stdout).toMatch(/totals\s+2 chunks, \d+ entities, \d+ edges/);
+    // Nothing was processed this time: the totals count only what this run did.
+    expect(stdout).toMatch(/totals\s+0 chunks, 0 entities, 0 edges \(of the 0 processed in this run\)/);
     expect(stdout).not.toMatch(/\x1b\[/); // no cursor movement without a TTY
+  });
+
+  it('finds the server at $LOCI_URL as loci does (--url wins), and totals only what this run processed', async () => {
+    const more = mkdtempSync(join(tmpdir(), 'loci-ingest-url-'));
+    try {
+      // One document the server has (team.txt's content) and one it has not.
+      writeFileSync(join(more, 'again.txt'), 'Alice Johnson works at Acme Corporation in Berlin. Bob Smith lives in Paris.\n');
+      writeFileSync(join(more, 'new.txt'), 'Erin Hale works at Umbrella Labs in Oslo.\n');
+      const { code, stdout, stderr } = await run([more, '--poll-ms', '50'], { LOCI_API_KEY: key, LOCI_URL: url });
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/processed\s+1\n/);
+      expect(stdout).toMatch(/already uploaded\s+1\n/);
+      const newChunks = Number(/new\.txt processed \(document \d+\): (\d+) chunks/.exec(stdout)?.[1]);
+      expect(newChunks).toBe(1);
+      expect(stdout).toMatch(/totals\s+1 chunks, \d+ entities, \d+ edges \(of the 1 processed in this run\)/);
+
+      // --url is taken over $LOCI_URL; a bad $LOCI_URL is named as such.
+      expect((await run([more, '--url', url, '--poll-ms', '50'], { LOCI_API_KEY: key, LOCI_URL: 'http://127.0.0.1:1' })).code).toBe(0);
+      const bad = await run([more], { LOCI_API_KEY: key, LOCI_URL: 'not a url' });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/\$LOCI_URL is not a URL: not a url/);
+    } finally {
+      rmSync(more, { recursive: true, force: true });
+    }
   });
 
   it('reports a file the server refuses with its message, and exits 1', async () => {
@@ -157,6 +183,9 @@ describe('ingest CLI', () => {
     expect((await run([dir, '--tenant-key', key, '--bogus'])).code).toBe(2);
     expect((await run([join(dir, 'missing'), '--tenant-key', key])).stderr).toMatch(/No such file or folder/);
     expect((await run([join(dir, 'tool.exe'), '--tenant-key', key])).stderr).toMatch(/nothing to upload/);
-    expect((await run(['--help'])).stdout).toMatch(/^Usage: npm run ingest/);
+    const help = (await run(['--help'])).stdout;
+    expect(help).toMatch(/^Usage: ingest /);
+    expect(help).toMatch(/LOCI_API_KEY/);
+    expect(help).toMatch(/LOCI_URL/);
   });
 });

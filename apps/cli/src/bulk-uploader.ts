@@ -246,7 +246,10 @@ function networkReason(error: unknown): string {
 
 export interface Summary {
   counts: Record<Outcome | 'skipped' | 'not_finished', number>;
-  /** Chunks, entities and edges of the documents that ended processed (new or already uploaded). */
+  /**
+   * Chunks, entities and edges of the documents this run processed: not those of documents the
+   * server had already (their graph was made by an earlier run).
+   */
   totals: DocumentCounts;
 }
 
@@ -255,7 +258,7 @@ export function summarize(result: BulkUploadResult): Summary {
   const totals = { chunks: 0, entities: 0, edges: 0 };
   for (const state of result.files) {
     counts[state.outcome ?? 'not_finished']++;
-    if ((state.outcome === 'processed' || state.outcome === 'already_uploaded') && state.counts) {
+    if (state.outcome === 'processed' && state.counts) {
       totals.chunks += state.counts.chunks;
       totals.entities += state.counts.entities;
       totals.edges += state.counts.edges;

@@ -3,18 +3,25 @@ import { exitCodeOf, summarize, uploadAll } from './bulk-uploader';
 import { collectFiles, UsageError } from './collect-files';
 import { createProgressView, formatSummary, Output } from './progress-view';
 
-export const USAGE = `Usage: npm run ingest -- <folder|file...> --tenant-key <api key> [options]
+const DEFAULT_URL = 'http://127.0.0.1:3000';
+
+export const USAGE = `Usage: ingest <folder|file...> --tenant-key <api key> [options]
+       (or: npm run ingest -- <folder|file...> --tenant-key <api key> [options])
 
 Uploads .txt .md .html .htm .pdf files to a Loci server (folders are walked recursively;
 other files are listed as skipped) and waits until each document is processed.
 
 Options:
   --tenant-key <key>   the tenant's API key (loci_...); defaults to $LOCI_API_KEY
-  --url <url>          the server (default http://127.0.0.1:3000)
+  --url <url>          the server (default $LOCI_URL or ${DEFAULT_URL})
   --concurrency <n>    documents in flight at once (default 4)
   --poll-ms <ms>       how often to ask for a document's status (default 500)
   --timeout-s <s>      longest wait for one document after its upload (default 600)
   -h, --help           this text
+
+Signing in: an API key of the tenant (--tenant-key or $LOCI_API_KEY) with the write scope;
+a tenant admin creates one at POST /v1/api-keys, an operator with
+\`loci api-keys:create <tenant id> --name <name>\`.
 
 Exit codes: 0 every file processed (or already uploaded), 1 some failed, were deferred or
 timed out, or the server could not be reached, 2 usage error or an API key the server refused.
@@ -46,7 +53,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
       allowPositionals: true,
       options: {
         'tenant-key': { type: 'string' },
-        url: { type: 'string', default: 'http://127.0.0.1:3000' },
+        url: { type: 'string' },
         concurrency: { type: 'string', default: '4' },
         'poll-ms': { type: 'string', default: '500' },
         'timeout-s': { type: 'string', default: '600' },
@@ -62,13 +69,16 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
   if (positionals.length === 0) throw new UsageError('Name at least one folder or file to upload.');
   const apiKey = (values['tenant-key'] ?? env.LOCI_API_KEY ?? '').trim();
   if (!apiKey) throw new UsageError('An API key is required: --tenant-key <key> or LOCI_API_KEY.');
+  // As `loci` does: --url, else $LOCI_URL, else the local default.
+  const given = values.url ?? env.LOCI_URL?.trim() ?? DEFAULT_URL;
+  const source = values.url !== undefined ? '--url' : env.LOCI_URL ? '$LOCI_URL' : 'the default URL';
   let url: URL;
   try {
-    url = new URL(values.url);
+    url = new URL(given);
   } catch {
-    throw new UsageError(`--url is not a URL: ${values.url}`);
+    throw new UsageError(`${source} is not a URL: ${given}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be http(s): ${values.url}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source} must be http(s): ${given}`);
   return {
     paths: positionals,
     url: url.toString(),
@@ -127,7 +137,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   return exitCodeOf(result);
 }
 
-if (require.main === module) {
+/** The command on this process's arguments and streams (bin/ingest.js, or `node dist/.../ingest.js`). */
+export function runFromProcess(): void {
   const interrupt = new AbortController();
   // The first Ctrl-C stops cleanly (summary of what finished); a second one exits at once.
   process.once('SIGINT', () => {
@@ -147,3 +158,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) runFromProcess();

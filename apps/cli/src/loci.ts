@@ -1,14 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { init, INIT_USAGE, terminalAsker } from './init';
 import { REEMBED_USAGE, reembed } from './reembed';
 
 /**
- * `npm run loci -- <command>`: the operators' command line. It drives the same admin API as
- * any other client (nothing it can do bypasses the API's checks), so it needs a running
- * server and an operator: `--token` / $LOCI_TOKEN, or $LOCI_OPERATOR_EMAIL and
- * $LOCI_OPERATOR_PASSWORD to log in.
+ * `loci <command>` (or `npm run loci -- <command>`): the operators' command line. It drives the
+ * same admin API as any other client (nothing it can do bypasses the API's checks), so it
+ * needs a running server and an operator: `--token` / $LOCI_TOKEN, or $LOCI_OPERATOR_EMAIL and
+ * $LOCI_OPERATOR_PASSWORD to log in. `init` and `reembed` work on the store instead.
  */
-export const LOCI_USAGE = `Usage: npm run loci -- <command> [options]
+export const LOCI_USAGE = `Usage: loci <command> [options]      (or: npm run loci -- <command> [options])
 
 Commands:
   tenants:list
@@ -22,6 +23,14 @@ Commands:
   tenants:export <tenant id> [--vectors]        writes the tenant's data to stdout as JSON Lines
   platform:limits [--daily-cap <usd|none>]      shows, or sets, the platform daily cap
   usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--tenant <tenant id>]
+  users:list <tenant id>
+  users:create <tenant id> --email <email> [--role admin|member] [--password <password>]
+                 without --password one is generated and printed once (role default: member)
+  users:update <tenant id> <user id> [--role admin|member] [--disable | --enable]
+  users:delete <tenant id> <user id> --yes      also revokes the API keys the user created
+  api-keys:create <tenant id> --name <name> [--scopes read,write] [--expires <ISO 8601 time>]
+                 prints the key once
+  api-keys:revoke <tenant id> <key id>
 ${INIT_USAGE}
 ${REEMBED_USAGE}
 
@@ -29,6 +38,11 @@ Options:
   --url <url>      the server (default $LOCI_URL or http://127.0.0.1:3000)
   --token <jwt>    an operator's access token (default $LOCI_TOKEN)
   -h, --help       this text
+
+Signing in (commands that call the server): --token, or $LOCI_TOKEN, or
+$LOCI_OPERATOR_EMAIL and $LOCI_OPERATOR_PASSWORD (the CLI logs in with them). No operator yet?
+\`loci init\` creates the first one (or start the server with LOCI_BOOTSTRAP_OPERATOR_EMAIL and
+LOCI_BOOTSTRAP_OPERATOR_PASSWORD).
 
 Exit codes: 0 done, 1 the server refused or could not be reached, 2 usage error.
 `;
@@ -57,6 +71,12 @@ const OPTIONS = {
   to: { type: 'string' },
   tenant: { type: 'string' },
   email: { type: 'string' },
+  role: { type: 'string' },
+  password: { type: 'string' },
+  disable: { type: 'boolean' },
+  enable: { type: 'boolean' },
+  scopes: { type: 'string' },
+  expires: { type: 'string' },
   graph: { type: 'string' },
   'page-size': { type: 'string' },
   yes: { type: 'boolean' },
@@ -107,7 +127,7 @@ export async function main(argv: string[], io: LociIo): Promise<number> {
   try {
     const request = await buildRequest(command, rest, values);
     const token = values.token ?? io.env.LOCI_TOKEN ?? (await login(url, io.env));
-    const response = await fetch(`${url}${request.path}`, {
+    const response = await reach(url, `${url}${request.path}`, {
       method: request.method,
       headers: { Authorization: `Bearer ${token}`, ...(request.body ? { 'Content-Type': 'application/json' } : {}) },
       body: request.body ? JSON.stringify(request.body) : undefined,
@@ -125,7 +145,8 @@ export async function main(argv: string[], io: LociIo): Promise<number> {
       io.stderr.write(`${response.status}: ${body?.error?.message ?? text}\n`);
       return 1;
     }
-    io.stdout.write(body === null ? `${request.done ?? 'done'}\n` : `${JSON.stringify(body, null, 2)}\n`);
+    const shown = body !== null && request.show ? request.show(body) : body;
+    io.stdout.write(shown === null ? `${request.done ?? 'done'}\n` : `${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -145,6 +166,8 @@ interface ApiRequest {
   stream?: boolean;
   /** What to print for an answer without a body (204). */
   done?: string;
+  /** What to print of the answer's body (default: all of it). */
+  show?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
 
 async function buildRequest(command: string, args: string[], values: Record<string, string | boolean | undefined>): Promise<ApiRequest> {
@@ -152,6 +175,10 @@ async function buildRequest(command: string, args: string[], values: Record<stri
   const tenantId = () => {
     if (!args[0]) throw new UsageError(`${command} needs a tenant id`);
     return encodeURIComponent(args[0]);
+  };
+  const secondId = (what: string) => {
+    if (!args[1]) throw new UsageError(`${command} needs a tenant id and a ${what}`);
+    return encodeURIComponent(args[1]);
   };
   switch (command) {
     case 'tenants:list':
@@ -194,8 +221,61 @@ async function buildRequest(command: string, args: string[], values: Record<stri
       const query = new URLSearchParams(definedOnly({ from: str('from'), to: str('to'), tenant_id: str('tenant') }) as Record<string, string>);
       return { method: 'GET', path: `/v1/admin/usage${query.size ? `?${query}` : ''}` };
     }
+    case 'users:list':
+      return { method: 'GET', path: `/v1/admin/tenants/${tenantId()}/users?limit=200` };
+    case 'users:create': {
+      if (!str('email')) throw new UsageError('users:create needs --email');
+      const role = oneOf('role', str('role') ?? 'member', ['admin', 'member']);
+      const generated = str('password') === undefined ? randomBytes(18).toString('base64url') : undefined;
+      return {
+        method: 'POST',
+        path: `/v1/admin/tenants/${tenantId()}/users`,
+        body: { email: str('email'), password: str('password') ?? generated, role },
+        // The server never shows a password; a generated one is printed here, once.
+        show: (user) => (generated ? { ...user, password: generated } : user),
+      };
+    }
+    case 'users:update': {
+      const path = `/v1/admin/tenants/${tenantId()}/users/${secondId('user id')}`;
+      if (values.disable && values.enable) throw new UsageError('users:update takes --disable or --enable, not both');
+      const body = definedOnly({
+        role: str('role') === undefined ? undefined : oneOf('role', str('role')!, ['admin', 'member']),
+        disabled: values.disable ? true : values.enable ? false : undefined,
+      });
+      if (Object.keys(body).length === 0) throw new UsageError('users:update needs --role, --disable or --enable');
+      return { method: 'PATCH', path, body };
+    }
+    case 'users:delete':
+      if (values.yes !== true) throw new UsageError('users:delete deletes the user and revokes the keys they created; add --yes to confirm');
+      return { method: 'DELETE', path: `/v1/admin/tenants/${tenantId()}/users/${secondId('user id')}` };
+    case 'api-keys:create': {
+      if (!str('name')) throw new UsageError('api-keys:create needs --name');
+      const scopes = str('scopes')?.split(',').map((scope) => oneOf('scopes', scope.trim(), ['read', 'write']));
+      return { method: 'POST', path: `/v1/admin/tenants/${tenantId()}/api-keys`, body: definedOnly({ name: str('name'), scopes, expires_at: str('expires') }) };
+    }
+    case 'api-keys:revoke':
+      return { method: 'DELETE', path: `/v1/admin/tenants/${tenantId()}/api-keys/${secondId('key id')}`, done: `key ${args[1]} revoked` };
     default:
       throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+function oneOf(option: string, value: string, allowed: string[]): string {
+  if (!allowed.includes(value)) throw new UsageError(`--${option} must be ${allowed.join(' or ')}, got "${value}"`);
+  return value;
+}
+
+/**
+ * fetch(), with a failure to connect told as such: which server, and why (refused, no such
+ * host, reset), instead of undici's bare "fetch failed".
+ */
+async function reach(server: string, target: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(target, init);
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (error as Error).message;
+    throw new Error(`could not reach the Loci server at ${server}: ${why} (is it running? --url or $LOCI_URL names it)`);
   }
 }
 
@@ -203,12 +283,12 @@ async function login(url: string, env: Record<string, string | undefined>): Prom
   const email = env.LOCI_OPERATOR_EMAIL;
   const password = env.LOCI_OPERATOR_PASSWORD;
   if (!email || !password) throw new UsageError('give --token, $LOCI_TOKEN, or $LOCI_OPERATOR_EMAIL and $LOCI_OPERATOR_PASSWORD');
-  const response = await fetch(`${url}/v1/auth/login`, {
+  const response = await reach(url, `${url}/v1/auth/login`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ email, password }),
   });
-  if (!response.ok) throw new Error(`login failed (${response.status})`);
+  if (!response.ok) throw new Error(`login as ${email} at ${url} failed (${response.status})`);
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
@@ -216,8 +296,11 @@ function definedOnly<T extends Record<string, unknown>>(object: T): Partial<T> {
   return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-if (require.main === module) {
+/** The command on this process's arguments and streams (bin/loci.js, or `node dist/.../loci.js`). */
+export function runFromProcess(): void {
   main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, ask: terminalAsker() }).then((code) => {
     process.exitCode = code;
   });
 }
+
+if (require.main === module) runFromProcess();

@@ -156,7 +156,7 @@ export function formatSummary(result: BulkUploadResult, summary: Summary): strin
   row('skipped', counts.skipped);
   for (const s of result.skipped) lines.push(`      ${s.path}: ${s.reason}`);
   if (counts.not_finished > 0) row('not finished', counts.not_finished);
-  lines.push(`  ${'totals'.padEnd(17)}${totals.chunks} chunks, ${totals.entities} entities, ${totals.edges} edges (of the documents processed)`);
+  lines.push(`  ${'totals'.padEnd(17)}${totals.chunks} chunks, ${totals.entities} entities, ${totals.edges} edges (of the ${counts.processed} processed in this run)`);
   if (result.aborted) lines.push('', `Stopped: ${result.aborted.message}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+'use strict';
+require('./run-built')('apps/cli/src/ingest.js');
