@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import {
   chunkLexicalText,
   chunkTerms,
   Database,
+  Db,
   documents,
   DocumentsRepository,
   findMigrationsFolder,
   graphs,
   GraphWritesRepository,
   openDatabase,
+  queryRows,
   tenants,
 } from '@loci/db';
 import { normalizeEntityName } from '@loci/common';
@@ -17,6 +19,7 @@ import { countTokens } from '@loci/llm';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import { RetrievalRepository, RetrievalService } from '@loci/retrieval';
 import { candidateNames } from '../../libs/retrieval/src/question-names';
+import { chunkLexicalSearchSql } from '../../libs/retrieval/src/lexical.queries';
 import { createTestEnvironment, TestEnvironment } from '@loci/testing';
 
 /**
@@ -214,5 +217,21 @@ describe(`lexical search contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     });
     expect(context.chunks[0].documentName).toBe('Kiribati');
     expect(context.chunks[0].lexicalScore).toBeGreaterThan(0);
+  });
+
+  (onPostgres ? it : it.skip)('reads a question\'s postings from the primary key alone (INCLUDE frequency and chunk length)', async () => {
+    const scope = await createGraph();
+    await addPassage(scope, 'Nile', 'The Nile flows north through Egypt to the Mediterranean.');
+    await addPassage(scope, 'Danube', 'The Danube flows east through Vienna to the Black Sea.');
+    await database.db.execute(sql`VACUUM chunk_terms`);
+    // Sequential and bitmap reads of a table this small are cheaper; turned off, the planner
+    // shows whether the key alone can answer (index-only) or each posting costs a heap fetch.
+    const plan = await database.db.transaction(async (tx) => {
+      await tx.execute(sql`SET LOCAL enable_seqscan = off`);
+      await tx.execute(sql`SET LOCAL enable_bitmapscan = off`);
+      const rows = await queryRows<Record<string, string>>(tx as unknown as Db, sql`EXPLAIN (ANALYZE) ${chunkLexicalSearchSql(scope, 'Which river flows north?', 5)}`);
+      return rows.map((row) => Object.values(row)[0]).join('\n');
+    });
+    expect(plan).toMatch(/Index Only Scan using chunk_terms_tenant_id_graph_id_lexeme_chunk_id_pk on chunk_terms q/);
   });
 });

@@ -25,6 +25,7 @@ import {
   entitySearchSql,
   EXPANSION_EDGES_PER_DIRECTION,
   RetrievalMode,
+  RetrievalRepository,
   RetrievalRequest,
   RetrievalService,
   RetrievedContext,
@@ -426,6 +427,42 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
     it('is true once a processed document has a chunk', async () => {
       await expect(retrieval.graphHasContent(graph.tenantId, graph.graphId)).resolves.toBe(true);
+    });
+  });
+
+  describe("facts' stored lexemes (migration 0014)", () => {
+    const lexemesOf = async (scope: Seeded, edgeId: number) => {
+      const rows = await queryRows<{ lexemes: string | null }>(
+        database.db,
+        sql`SELECT lexemes::text AS lexemes FROM edges WHERE tenant_id = ${scope.tenantId} AND id = ${edgeId}`,
+      );
+      return rows[0].lexemes;
+    };
+    const factScores = async (scope: Seeded, question: string) =>
+      (await new RetrievalRepository(database).searchEdgesLexically(scope, question, [scope.chunk.alice, scope.chunk.bob], 10)).map(
+        (e) => [e.id, e.score],
+      );
+
+    it('are written with the fact and rewritten with its words; a fact without them ranks the same', async () => {
+      const scope = await seedGraph();
+      const stored = await lexemesOf(scope, scope.edge.worksAtGlobex);
+      expect(stored).toEqual(expect.stringContaining("'chief'"));
+      expect(stored).toEqual(expect.stringContaining("'engin'"));
+      const question = 'Which chief engineer works at Globex?';
+      const withLexemes = await factScores(scope, question);
+      expect(withLexemes[0]).toEqual([scope.edge.worksAtGlobex, expect.any(Number)]);
+
+      // Facts written before the migration have none: ranked from their words, the same.
+      await database.db.execute(sql`UPDATE edges SET lexemes = NULL WHERE tenant_id = ${scope.tenantId}`);
+      expect(await lexemesOf(scope, scope.edge.worksAtGlobex)).toBeNull();
+      expect(await factScores(scope, question)).toEqual(withLexemes);
+
+      // A merged description is stemmed again.
+      await database.db.execute(
+        sql`UPDATE edges SET description = 'Alice Martin works at Globex as principal architect' WHERE tenant_id = ${scope.tenantId} AND id = ${scope.edge.worksAtGlobex}`,
+      );
+      expect(await lexemesOf(scope, scope.edge.worksAtGlobex)).toEqual(expect.stringContaining("'architect'"));
+      expect((await factScores(scope, 'principal architect'))[0]).toEqual([scope.edge.worksAtGlobex, expect.any(Number)]);
     });
   });
 

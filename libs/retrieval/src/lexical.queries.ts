@@ -156,12 +156,18 @@ export const MAX_NAMED_ENTITIES = 16;
 /** A text[] literal element, quoted (names are free text). */
 const arrayElement = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
+/** A fact's own words as migration 0014's trigger stems them into edges.lexemes (SQL over `x`). */
+const FACT_WORDS = sql.raw(`replace(x.relation, '_', ' ') || ' ' || coalesce(x.description, '') || ' ' || coalesce(x.keywords, '')`);
+
 /**
  * The live visible facts stated in `chunkIds` (the passages BM25 ranks first), ranked by BM25 of
  * their own words (both endpoints' names, the relation, description and keywords) against
  * `text`, with each lexeme's IDF taken from the graph's chunks: facts have too few words to be
  * a corpus of their own, and a word rare among the passages is as telling in a fact. Ranking the
- * facts of the best passages finds the fact that answers, at the grain of one statement.
+ * facts of the best passages finds the fact that answers, at the grain of one statement. The
+ * facts' own words are stemmed when they are written (edges.lexemes); only the endpoints' short
+ * names are stemmed here (and the words of facts written before migration 0014, whose lexemes
+ * are null).
  */
 export function edgeLexicalSearchSql(scope: Scope, text: string, chunkIds: number[], k: number, corpus?: CorpusStats): SQL {
   const { tenantId, graphId } = scope;
@@ -175,7 +181,8 @@ export function edgeLexicalSearchSql(scope: Scope, text: string, chunkIds: numbe
         SELECT count(*)::float8 AS df FROM chunk_terms p
         WHERE p.tenant_id = ${tenantId} AND p.graph_id = ${graphId} AND p.lexeme = a.lexeme) f),
     candidates AS MATERIALIZED (
-      SELECT DISTINCT x.id, x.source_id, x.target_id, x.relation, x.description, x.keywords, x.weight, x.valid_at, x.invalid_at
+      SELECT DISTINCT ON (x.id) x.id, x.source_id, x.target_id, x.relation, x.description, x.keywords, x.weight, x.valid_at,
+             x.invalid_at, x.lexemes
       FROM edge_chunks xc
       JOIN edges x ON x.tenant_id = ${tenantId} AND x.id = xc.edge_id
       WHERE xc.tenant_id = ${tenantId} AND xc.chunk_id = ANY(${bigintArray(chunkIds)})
@@ -187,8 +194,9 @@ export function edgeLexicalSearchSql(scope: Scope, text: string, chunkIds: numbe
       JOIN entities t ON t.tenant_id = ${tenantId} AND t.graph_id = ${graphId} AND t.id = c.target_id),
     terms AS (
       SELECT x.id, v.lexeme, coalesce(array_length(v.positions, 1), 1) AS frequency
-      FROM x CROSS JOIN LATERAL unnest(to_tsvector(${TEXT_SEARCH_CONFIG},
-        concat_ws(' ', x.source, replace(x.relation, '_', ' '), x.target, x.description, x.keywords))) AS v),
+      FROM x CROSS JOIN LATERAL unnest(
+        coalesce(x.lexemes, to_tsvector(${TEXT_SEARCH_CONFIG}, ${FACT_WORDS}))
+          || to_tsvector(${TEXT_SEARCH_CONFIG}, x.source || ' ' || x.target)) AS v),
     lengths AS (
       SELECT id, sum(frequency)::float8 AS length FROM terms GROUP BY id),
     mean AS (

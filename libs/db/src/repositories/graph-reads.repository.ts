@@ -20,7 +20,7 @@ export class GraphReadsRepository {
   async edgesByIds(tenantId: string, ids: number[]): Promise<EdgeFacts[]> {
     if (ids.length === 0) return [];
     return this.database.db
-      .select(withoutVectors(getTableColumns(edges), 'embedding'))
+      .select(withoutVectors(getTableColumns(edges), 'embedding', 'lexemes'))
       .from(edges)
       .where(and(eq(edges.tenantId, tenantId), inArray(edges.id, ids)))
       .orderBy(asc(edges.id));
@@ -50,7 +50,7 @@ export class GraphReadsRepository {
  * spent 1.4 s of the event loop parsing vectors it never shows.
  */
 export type EntityFacts = Omit<EntityRow, 'embedding' | 'nameEmbedding'>;
-export type EdgeFacts = Omit<EdgeRow, 'embedding'>;
+export type EdgeFacts = Omit<EdgeRow, 'embedding' | 'lexemes'>;
 
 function withoutVectors<T extends Record<string, unknown>, K extends keyof T>(columns: T, ...vectors: K[]): Omit<T, K> {
   const kept: Record<string, unknown> = { ...columns };

@@ -40,7 +40,9 @@ export interface ExportPage {
 
 const { embedding: _c1, summaryEmbedding: _c2, ...chunkColumns } = getTableColumns(chunks);
 const { embedding: _e1, nameEmbedding: _e2, ...entityColumns } = getTableColumns(entities);
-const { embedding: _g1, ...edgeColumns } = getTableColumns(edges);
+// edges.lexemes is derived from the fact's words (a trigger keeps it): never exported.
+const { embedding: _g1, lexemes: _g2, ...edgeColumns } = getTableColumns(edges);
+const { lexemes: _g3, ...edgeColumnsWithVectors } = getTableColumns(edges);
 
 const LINKS = {
   entity_document: { table: entityDocuments, a: entityDocuments.entityId, b: entityDocuments.documentId },
@@ -96,7 +98,7 @@ export class TenantExportRepository {
           .limit(limit);
       case 'edge':
         return db
-          .select(withVectors ? getTableColumns(edges) : edgeColumns)
+          .select(withVectors ? edgeColumnsWithVectors : edgeColumns)
           .from(edges)
           .where(and(eq(edges.tenantId, tenantId), gt(edges.id, afterId)))
           .orderBy(asc(edges.id))

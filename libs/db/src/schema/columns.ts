@@ -1,4 +1,4 @@
-import { bigint, halfvec, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, customType, halfvec, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * Width of every vector column. HNSW needs a fixed width, and vectors from different models
@@ -32,3 +32,6 @@ export const VECTOR_COSINE_OPS = 'halfvec_cosine_ops';
 
 /** Money is integer micro-dollars (1 USD = 1_000_000); never a float. */
 export const microDollars = (name: string) => bigint(name, { mode: 'number' });
+
+/** A text search vector (lexemes with positions); written by PostgreSQL, read only in SQL. */
+export const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });

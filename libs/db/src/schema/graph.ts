@@ -13,7 +13,7 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { createdAt, embeddingColumn, serialIdColumn, tenantIdColumn, updatedAt, VECTOR_COSINE_OPS } from './columns';
+import { createdAt, embeddingColumn, serialIdColumn, tenantIdColumn, tsvector, updatedAt, VECTOR_COSINE_OPS } from './columns';
 import { tenants } from './tenancy';
 
 export const graphKind = pgEnum('graph_kind', ['default', 'gb']);
@@ -142,6 +142,8 @@ export const chunkTerms = pgTable(
     chunkLength: integer('chunk_length').notNull(),
   },
   (t) => [
+    // Migration 0014 adds INCLUDE (frequency, chunk_length) to this key, so BM25 reads a
+    // question's postings index-only; the schema builder cannot express INCLUDE.
     primaryKey({ columns: [t.tenantId, t.graphId, t.lexeme, t.chunkId] }),
     // Deleting a chunk (its document, its graph) finds its postings through this.
     index('chunk_terms_chunk_idx').on(t.tenantId, t.chunkId),
@@ -201,6 +203,13 @@ export const edges = pgTable(
     relation: text('relation').notNull(),
     description: text('description'),
     keywords: text('keywords'),
+    /**
+     * The lexemes of the fact's own words (relation, description, keywords), set by a trigger
+     * (migration 0014) on every insert and on updates of those columns, so the global path's
+     * BM25 over facts does not stem them at every question; null on facts written before 0014,
+     * which are stemmed at question time as before (edgeLexicalSearchSql).
+     */
+    lexemes: tsvector('lexemes'),
     weight: doublePrecision('weight').notNull().default(1),
     embedding: embeddingColumn('embedding'),
     embeddingModel: text('embedding_model'),
