@@ -6,6 +6,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
+# npm run build bundles the console (React) into dist/console: no runtime dependency of its own.
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

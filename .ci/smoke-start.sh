@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts the built server exactly as `npm start` does, with no settings but a throwaway data
-# dir and a free port, and checks that it answers /healthz, /readyz and /docs.
+# dir and a free port, and checks that it answers /healthz, /readyz, /docs and /console.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,4 +20,8 @@ done
 curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$log"; echo "/healthz did not answer"; exit 1; }
 curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { cat "$log"; echo "/readyz is not ready"; exit 1; }
 curl -fsS "http://127.0.0.1:$port/docs" | grep -q swagger-ui || { echo "/docs does not serve Swagger UI"; exit 1; }
-echo "smoke: /healthz, /readyz and /docs answer on the embedded default"
+page="$(curl -fsS "http://127.0.0.1:$port/console")" || { echo "/console does not answer"; exit 1; }
+asset="$(grep -o '/console/assets/[^"]*\.js' <<<"$page" | head -1)"
+[[ -n "$asset" ]] || { echo "/console does not serve the console's page"; exit 1; }
+curl -fsS -o /dev/null "http://127.0.0.1:$port$asset" || { echo "/console does not serve its script $asset"; exit 1; }
+echo "smoke: /healthz, /readyz, /docs and /console answer on the embedded default"

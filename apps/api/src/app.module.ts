@@ -36,6 +36,7 @@ import { ApiMetricsModule } from './metrics/api-metrics.module';
 import { OperatorBootstrapService } from './operator-bootstrap.service';
 import { QueryController } from './query/query.controller';
 import { QueryService } from './query/query.service';
+import { OwnTenantController } from './tenant/own-tenant.controller';
 import { UsageController } from './usage/usage.controller';
 import { TenantUsersAdminController } from './users/tenant-users-admin.controller';
 import { TenantUsersService } from './users/tenant-users.service';
@@ -82,6 +83,7 @@ export class AppModule {
         UsageController,
         TenantExportController,
         GraphBrowseController,
+        OwnTenantController,
       ],
       providers: [
         TenantAdminService,

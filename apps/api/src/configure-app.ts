@@ -3,6 +3,7 @@ import { Logger } from 'nestjs-pino';
 import { Settings, SETTINGS } from '@loci/config';
 import { jsonBodyMiddleware, requestIdMiddleware } from '@loci/http';
 import { LociMetrics } from '@loci/metrics';
+import { mountConsole } from './console-assets';
 import { applyHttpHygiene } from './http-hygiene';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { mountOpenApi } from './openapi';
@@ -18,4 +19,5 @@ export function configureApp(app: INestApplication): void {
   app.use(jsonBodyMiddleware());
   app.enableShutdownHooks();
   if (settings.http.apiDocs) mountOpenApi(app);
+  mountConsole(app);
 }

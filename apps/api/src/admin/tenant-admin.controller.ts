@@ -26,6 +26,7 @@ import {
 import { EXPORT_DESCRIPTION, exportQuery } from '../export/export.dto';
 import { sendJsonLines } from '../export/ndjson-response';
 import { TenantExportService } from '../export/tenant-export.service';
+import { spendWindows } from './spend-windows';
 import { TenantAdminService } from './tenant-admin.service';
 import { TenantLifecycleService } from './tenant-lifecycle.service';
 
@@ -61,12 +62,7 @@ export class TenantAdminController {
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async getTenant(@Param('tenantId') tenantId: string) {
     const tenant = await this.admin.getTenant(tenantId);
-    // What the caps count (the ledger, pending calls at their worst case), in this UTC day and month.
-    const now = new Date();
-    const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-    const day = { from: new Date(dayStart), to: new Date(dayStart + 86_400_000) };
-    const month = { from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)) };
-    const spent = await this.ledger.tenantSpend(tenant.id, day, month);
+    const spent = await this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date()));
     return { ...toTenantResponse(tenant), spend: { today_usd: microsToUsd(spent.dayMicros), this_month_usd: microsToUsd(spent.monthMicros) } };
   }
 

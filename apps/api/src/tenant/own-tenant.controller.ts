@@ -1,0 +1,33 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
+import { microsToUsd } from '@loci/common';
+import { SpendLedgerRepository } from '@loci/db';
+import { openApiSchemaOf } from '@loci/http';
+import { tenantResponse, toTenantResponse } from '../admin/admin.dto';
+import { spendWindows } from '../admin/spend-windows';
+import { TenantAdminService } from '../admin/tenant-admin.service';
+import { tenantIdOf } from '../tenant-scope';
+
+/**
+ * A tenant admin's own tenant: its limits and what it spent today and this month, the numbers
+ * the caps compare (the console's usage screen). Read-only; operators change limits.
+ */
+@ApiTags('usage')
+@ApiBearerAuth('jwt')
+@Roles('admin')
+@Controller('v1/tenant')
+export class OwnTenantController {
+  constructor(
+    private readonly admin: TenantAdminService,
+    private readonly ledger: SpendLedgerRepository,
+  ) {}
+
+  @Get()
+  @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
+  async get(@CurrentPrincipal() principal: Principal) {
+    const tenant = await this.admin.getTenant(tenantIdOf(principal));
+    const spent = await this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date()));
+    return { ...toTenantResponse(tenant), spend: { today_usd: microsToUsd(spent.dayMicros), this_month_usd: microsToUsd(spent.monthMicros) } };
+  }
+}

@@ -1,0 +1,94 @@
+import { AppShell, Burger, Button, Group, NavLink, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useEffect, useState } from 'react';
+import { api, currentToken, Me, setToken, whenUnauthorized } from './api';
+import { AdminScreen } from './screens/Admin';
+import { AskScreen } from './screens/Ask';
+import { DocumentsScreen } from './screens/Documents';
+import { GraphScreen } from './screens/Graph';
+import { OperatorScreen } from './screens/Operator';
+import { SignIn } from './screens/SignIn';
+import { UploadScreen } from './screens/Upload';
+
+type Screen = 'ask' | 'upload' | 'documents' | 'graph' | 'admin' | 'operator';
+const TENANT_SCREENS: { id: Screen; label: string; admin?: boolean }[] = [
+  { id: 'ask', label: 'Ask' },
+  { id: 'upload', label: 'Upload' },
+  { id: 'documents', label: 'Documents' },
+  { id: 'graph', label: 'Entities and facts' },
+  { id: 'admin', label: 'Users, keys and usage', admin: true },
+];
+
+export function App() {
+  const [me, setMe] = useState<Me | null>(null);
+  const [checking, setChecking] = useState(Boolean(currentToken()));
+  const [screen, setScreen] = useState<Screen>('ask');
+  const [opened, { toggle, close }] = useDisclosure();
+
+  const signOut = () => {
+    setToken(null);
+    setMe(null);
+  };
+  useEffect(() => {
+    whenUnauthorized(signOut);
+    if (!currentToken()) return;
+    api<Me>('GET', '/v1/me')
+      .then((who) => adopt(who))
+      .catch(signOut)
+      .finally(() => setChecking(false));
+  }, []);
+  const adopt = (who: Me) => {
+    setMe(who);
+    setScreen(who.role === 'operator' ? 'operator' : 'ask');
+  };
+
+  if (checking) return null;
+  if (!me) return <SignIn onSignedIn={adopt} />;
+
+  const screens = me.role === 'operator' ? [{ id: 'operator' as Screen, label: 'Tenants and limits' }] : TENANT_SCREENS.filter((s) => !s.admin || me.role === 'admin');
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
+            <Title order={1} size="h3">
+              Loci Console
+            </Title>
+          </Group>
+          <Group wrap="nowrap" gap="xs">
+            <Text size="sm" c="dimmed" visibleFrom="sm">
+              {me.role}
+            </Text>
+            <Button variant="default" size="xs" onClick={signOut}>
+              Sign out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Screens">
+        {screens.map((s) => (
+          <NavLink
+            key={s.id}
+            component="button"
+            label={s.label}
+            active={screen === s.id}
+            aria-current={screen === s.id ? 'page' : undefined}
+            onClick={() => {
+              setScreen(s.id);
+              close();
+            }}
+          />
+        ))}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        {screen === 'ask' && <AskScreen />}
+        {screen === 'upload' && <UploadScreen />}
+        {screen === 'documents' && <DocumentsScreen />}
+        {screen === 'graph' && <GraphScreen />}
+        {screen === 'admin' && <AdminScreen />}
+        {screen === 'operator' && <OperatorScreen />}
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,158 @@
+/**
+ * The console's only way to the API: same origin, the session's token in the Authorization
+ * header (never in a URL), and every refusal turned into an ApiError carrying what the API said,
+ * whichever of its error shapes the route speaks.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
+}
+
+let token: string | null = sessionStorage.getItem('loci.token');
+let onUnauthorized: () => void = () => undefined;
+
+export function setToken(value: string | null): void {
+  token = value;
+  if (value) sessionStorage.setItem('loci.token', value);
+  else sessionStorage.removeItem('loci.token');
+}
+
+export const currentToken = () => token;
+export const whenUnauthorized = (callback: () => void) => (onUnauthorized = callback);
+
+/** What the API said, from any of its shapes: `{error:{code,message}}`, `{detail:...}`, `{error:"..."}`. */
+export function messageOf(status: number, body: unknown): { message: string; code: string | null } {
+  const b = body as Record<string, any> | null;
+  if (b && typeof b.error === 'object' && b.error) {
+    const details = Array.isArray(b.error.details) ? b.error.details.map((d: any) => `${d.field}: ${d.message}`).join('; ') : '';
+    return { message: details && !String(b.error.message).includes(details) ? `${b.error.message} (${details})` : b.error.message, code: b.error.code ?? null };
+  }
+  if (b && typeof b.error === 'string') return { message: b.error, code: b.error };
+  if (b && b.detail !== undefined) {
+    if (typeof b.detail === 'string') return { message: b.detail, code: null };
+    if (Array.isArray(b.detail)) return { message: b.detail.map((d: any) => `${(d.loc ?? []).join('.')}: ${d.msg}`).join('; '), code: 'validation' };
+    return { message: b.detail.message ?? b.detail.error ?? JSON.stringify(b.detail), code: b.detail.error ?? null };
+  }
+  return { message: `The server answered ${status}.`, code: null };
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: payload });
+  } catch {
+    throw new ApiError(0, 'The server cannot be reached.', null);
+  }
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!res.ok) {
+    const { message, code } = messageOf(res.status, parsed);
+    if (res.status === 401 && token) onUnauthorized();
+    throw new ApiError(res.status, message, code);
+  }
+  return parsed as T;
+}
+
+/** Uploads one file with upload progress (fetch has none), as multipart like the API expects. */
+export function uploadFile(file: File, onProgress: (fraction: number) => void): Promise<{ document_id: string; status: string }> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/v1/documents');
+    if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
+    xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+    xhr.onerror = () => reject(new ApiError(0, 'The upload did not reach the server.', null));
+    xhr.onload = () => {
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(xhr.responseText);
+      } catch {
+        parsed = null;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(parsed as { document_id: string; status: string });
+      else {
+        const { message, code } = messageOf(xhr.status, parsed);
+        reject(new ApiError(xhr.status, message, code));
+      }
+    };
+    const form = new FormData();
+    form.append('file', file);
+    xhr.send(form);
+  });
+}
+
+export interface Me {
+  kind: 'jwt' | 'api_key';
+  tenant_id: string | null;
+  user_id: string | null;
+  role: 'operator' | 'admin' | 'member' | null;
+}
+
+export interface DocumentItem {
+  document_id: string;
+  name: string;
+  status: 'pending' | 'processing' | 'processed' | 'failed' | 'deferred';
+  error: string | null;
+  progress: { chunks_done: number; chunks_total: number };
+  counts: { chunks: number; entities: number; edges: number };
+  created_at: string;
+}
+
+export interface Fact {
+  fact_id: string;
+  status: 'live' | 'ended' | 'superseded';
+  source: { entity_id: string; name: string };
+  relation: string;
+  target: { entity_id: string; name: string };
+  description: string | null;
+  valid_at: string | null;
+  invalid_at: string | null;
+  created_at: string;
+  expired_at: string | null;
+  documents: { document_id: string; name: string }[];
+}
+
+export interface UsageDay {
+  tenant_id: string;
+  day: string;
+  questions: number;
+  model_calls: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: { platform: number; own_key: number };
+  refusals: Record<string, number>;
+}
+
+export interface Limits {
+  daily_cost_cap_usd: number | null;
+  monthly_cost_cap_usd: number | null;
+  daily_query_quota: number | null;
+  max_concurrent_queries: number | null;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  tier: string;
+  billing: string;
+  limits: Limits;
+  suspended_at: string | null;
+  spend?: { today_usd: number; this_month_usd: number };
+}

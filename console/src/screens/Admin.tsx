@@ -1,0 +1,215 @@
+import { Alert, Badge, Button, Card, Code, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress } from '@mantine/core';
+import { FormEvent, useState } from 'react';
+import { api, Tenant, UsageDay } from '../api';
+import { ErrorNote, usd, useLoad, when } from '../ui';
+import { UsageByDay } from './Usage';
+
+interface User {
+  id: string;
+  email: string;
+  role: string;
+  disabled_at: string | null;
+}
+interface Key {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A tenant admin's screen: usage against the caps, users, API keys. */
+export function AdminScreen() {
+  return (
+    <Stack>
+      <Title order={2}>Users, keys and usage</Title>
+      <UsageCard />
+      <KeysCard />
+      <UsersCard />
+    </Stack>
+  );
+}
+
+export function SpendGauge({ label, spent, cap }: { label: string; spent: number; cap: number | null }) {
+  return (
+    <div>
+      <Text size="sm">
+        {label}: {usd(spent)} of {usd(cap)}
+      </Text>
+      <Progress value={cap ? Math.min(100, (spent / cap) * 100) : 0} color={cap && spent >= cap ? 'red' : 'blue'} aria-label={`${label} against its cap`} />
+    </div>
+  );
+}
+
+function UsageCard() {
+  const tenant = useLoad(() => api<Tenant>('GET', '/v1/tenant'), []);
+  const usage = useLoad(() => api<{ items: UsageDay[] }>('GET', '/v1/usage'), []);
+  const t = tenant.data;
+  return (
+    <Card withBorder data-testid="usage">
+      <Title order={3} size="h4">
+        Usage
+      </Title>
+      <ErrorNote error={tenant.error ?? usage.error} />
+      {t && (
+        <SimpleGrid cols={{ base: 1, sm: 2 }} my="sm">
+          <SpendGauge label="Today" spent={t.spend?.today_usd ?? 0} cap={t.limits.daily_cost_cap_usd} />
+          <SpendGauge label="This month" spent={t.spend?.this_month_usd ?? 0} cap={t.limits.monthly_cost_cap_usd} />
+          <Text size="sm">Questions a day: {t.limits.daily_query_quota ?? 'unlimited'}</Text>
+          <Text size="sm">Concurrent questions a client: {t.limits.max_concurrent_queries ?? 'unlimited'}</Text>
+        </SimpleGrid>
+      )}
+      {usage.data && <UsageByDay days={usage.data.items} dailyCap={t?.limits.daily_cost_cap_usd} />}
+    </Card>
+  );
+}
+
+function KeysCard() {
+  const keys = useLoad(() => api<{ items: Key[] }>('GET', '/v1/api-keys'), []);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string | null>('read,write');
+  const [created, setCreated] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const create = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const res = await api<{ key: string }>('POST', '/v1/api-keys', { name, scopes: (scopes ?? 'read,write').split(',') });
+      setCreated(res.key);
+      setName('');
+      keys.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const revoke = async (id: string) => {
+    setError(null);
+    try {
+      await api('DELETE', `/v1/api-keys/${id}`);
+      keys.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <Card withBorder>
+      <Title order={3} size="h4">
+        API keys
+      </Title>
+      <form onSubmit={create} aria-label="Create an API key">
+        <Group align="end" my="sm">
+          <TextInput label="Key name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+          <Select label="Scopes" data={[{ value: 'read,write', label: 'read and write' }, { value: 'read', label: 'read only' }]} value={scopes} onChange={setScopes} allowDeselect={false} />
+          <Button type="submit">Create key</Button>
+        </Group>
+      </form>
+      {created && (
+        <Alert color="green" title="Copy the key now: it is shown only once" withCloseButton onClose={() => setCreated(null)} data-testid="new-key">
+          <Code block>{created}</Code>
+        </Alert>
+      )}
+      <ErrorNote error={error ?? keys.error} />
+      <Table.ScrollContainer minWidth={520}>
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Prefix</Table.Th>
+              <Table.Th>Scopes</Table.Th>
+              <Table.Th>Last used</Table.Th>
+              <Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {keys.data?.items.map((k) => (
+              <Table.Tr key={k.id}>
+                <Table.Td>{k.name}</Table.Td>
+                <Table.Td>
+                  <Code>{k.prefix}</Code>
+                </Table.Td>
+                <Table.Td>{k.scopes.join(', ')}</Table.Td>
+                <Table.Td>{when(k.last_used_at)}</Table.Td>
+                <Table.Td>
+                  {k.revoked_at ? (
+                    <Badge color="gray">revoked</Badge>
+                  ) : (
+                    <Button size="xs" variant="subtle" color="red" onClick={() => revoke(k.id)}>
+                      Revoke
+                    </Button>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Card>
+  );
+}
+
+function UsersCard() {
+  const users = useLoad(() => api<{ items: User[] }>('GET', '/v1/users'), []);
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [role, setRole] = useState<string | null>('member');
+  const [error, setError] = useState<unknown>(null);
+  const act = async (method: string, path: string, body?: unknown) => {
+    setError(null);
+    try {
+      await api(method, path, body);
+      users.reload();
+      return true;
+    } catch (err) {
+      setError(err);
+      return false;
+    }
+  };
+  const create = async (e: FormEvent) => {
+    e.preventDefault();
+    if (await act('POST', '/v1/users', { email, password, role })) {
+      setEmail('');
+      setPassword('');
+    }
+  };
+  return (
+    <Card withBorder>
+      <Title order={3} size="h4">
+        Users
+      </Title>
+      <form onSubmit={create} aria-label="Add a user">
+        <Group align="end" my="sm">
+          <TextInput label="Email" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
+          <PasswordInput label="Password" description="At least 12 characters" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
+          <Select label="Role" data={['member', 'admin']} value={role} onChange={setRole} allowDeselect={false} />
+          <Button type="submit">Add user</Button>
+        </Group>
+      </form>
+      <ErrorNote error={error ?? users.error} />
+      <Table.ScrollContainer minWidth={480}>
+        <Table>
+          <Table.Tbody>
+            {users.data?.items.map((u) => (
+              <Table.Tr key={u.id}>
+                <Table.Td>{u.email}</Table.Td>
+                <Table.Td>{u.role}</Table.Td>
+                <Table.Td>{u.disabled_at ? <Badge color="gray">disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
+                <Table.Td>
+                  <Group gap="xs" wrap="nowrap">
+                    <Button size="xs" variant="subtle" onClick={() => act('PATCH', `/v1/users/${u.id}`, { disabled: !u.disabled_at })}>
+                      {u.disabled_at ? 'Enable' : 'Disable'}
+                    </Button>
+                    <Button size="xs" variant="subtle" color="red" onClick={() => confirm(`Delete ${u.email}?`) && act('DELETE', `/v1/users/${u.id}`)}>
+                      Delete
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Card>
+  );
+}

@@ -1,0 +1,151 @@
+import { Anchor, Badge, Button, Card, Group, List, Modal, SegmentedControl, Stack, Switch, Table, Text, Textarea, Title } from '@mantine/core';
+import { FormEvent, useState } from 'react';
+import { api } from '../api';
+import { ErrorNote } from '../ui';
+
+interface Source {
+  document_id: string;
+  chunk_id: string | null;
+  excerpt: string | null;
+  reference_id: string | null;
+  document_name: string | null;
+  freshness: string | null;
+}
+interface Answer {
+  answer: string;
+  sources: Source[];
+  metadata: {
+    mode: string;
+    model: string;
+    no_answer_reason: string | null;
+    context?: {
+      chunks: { text: string; document_name: string | null; chunk_id: string | null }[];
+      entities: { name: string; type: string | null; description: string | null }[];
+      relations: { source: string; target: string; description: string | null }[];
+    };
+  };
+}
+
+const MODES = ['mix', 'hybrid', 'local', 'global', 'naive'];
+
+/** A question to /v1/query: an answer with cited sources, or (context only) what retrieval found. */
+export function AskScreen() {
+  const [query, setQuery] = useState('');
+  const [mode, setMode] = useState('mix');
+  const [contextOnly, setContextOnly] = useState(false);
+  const [answer, setAnswer] = useState<Answer | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [open, setOpen] = useState<Source | null>(null);
+
+  const ask = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      setAnswer(await api<Answer>('POST', '/v1/query', { query, mode, include_sources: true, context_only: contextOnly }));
+    } catch (err) {
+      setError(err);
+      setAnswer(null);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const context = answer?.metadata.context;
+  return (
+    <Stack>
+      <Title order={2}>Ask a question</Title>
+      <form onSubmit={ask} aria-label="Ask">
+        <Stack>
+          <Textarea label="Question" required autosize minRows={2} value={query} onChange={(e) => setQuery(e.currentTarget.value)} />
+          <Group>
+            <div>
+              <Text size="sm" fw={500} id="mode-label">
+                Mode
+              </Text>
+              <SegmentedControl aria-labelledby="mode-label" data={MODES} value={mode} onChange={setMode} />
+            </div>
+            <Switch label="Context only (what retrieval found, no written answer)" checked={contextOnly} onChange={(e) => setContextOnly(e.currentTarget.checked)} />
+          </Group>
+          <Group>
+            <Button type="submit" loading={busy}>
+              Ask
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+      <ErrorNote error={error} />
+      {answer && (
+        <Card withBorder data-testid="answer">
+          <Stack>
+            {!contextOnly && <Text style={{ whiteSpace: 'pre-wrap' }}>{answer.answer || answer.metadata.no_answer_reason || 'No answer.'}</Text>}
+            <Text size="xs" c="dimmed">
+              {answer.metadata.mode} · {answer.metadata.model}
+            </Text>
+            <Title order={3} size="h5">
+              Sources
+            </Title>
+            {answer.sources.length === 0 ? (
+              <Text size="sm">No sources.</Text>
+            ) : (
+              <List>
+                {answer.sources.map((s, i) => (
+                  <List.Item key={`${s.document_id}-${s.chunk_id}-${i}`}>
+                    <Anchor component="button" type="button" onClick={() => setOpen(s)} data-testid="source">
+                      [{s.reference_id ?? i + 1}] {s.document_name ?? `document ${s.document_id}`}
+                    </Anchor>{' '}
+                    {s.freshness && <Badge size="xs" variant="light">{s.freshness}</Badge>}
+                  </List.Item>
+                ))}
+              </List>
+            )}
+            {context && (
+              <>
+                <Title order={3} size="h5">
+                  Context
+                </Title>
+                <Text size="sm">
+                  {context.chunks.length} passages, {context.entities.length} entities, {context.relations.length} relations
+                </Text>
+                <Table.ScrollContainer minWidth={300}>
+                  <Table>
+                    <Table.Thead>
+                      <Table.Tr>
+                        <Table.Th>Entity</Table.Th>
+                        <Table.Th>Description</Table.Th>
+                      </Table.Tr>
+                    </Table.Thead>
+                    <Table.Tbody>
+                      {context.entities.slice(0, 20).map((en) => (
+                        <Table.Tr key={en.name}>
+                          <Table.Td>{en.name}</Table.Td>
+                          <Table.Td>{en.description}</Table.Td>
+                        </Table.Tr>
+                      ))}
+                    </Table.Tbody>
+                  </Table>
+                </Table.ScrollContainer>
+                {context.chunks.slice(0, 10).map((c, i) => (
+                  <Card key={c.chunk_id ?? i} withBorder p="xs">
+                    <Text size="xs" c="dimmed">
+                      {c.document_name}
+                    </Text>
+                    <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                      {c.text}
+                    </Text>
+                  </Card>
+                ))}
+              </>
+            )}
+          </Stack>
+        </Card>
+      )}
+      <Modal opened={open !== null} onClose={() => setOpen(null)} title={open?.document_name ?? 'Passage'} size="lg">
+        <Text style={{ whiteSpace: 'pre-wrap' }} data-testid="passage">
+          {open?.excerpt ?? 'This source has no passage text.'}
+        </Text>
+      </Modal>
+    </Stack>
+  );
+}

@@ -1,0 +1,137 @@
+import { Badge, Button, Card, Group, Stack, Table, Text, TextInput, Timeline, Title, UnstyledButton } from '@mantine/core';
+import { FormEvent, useState } from 'react';
+import { api, Fact } from '../api';
+import { ErrorNote, when } from '../ui';
+
+interface EntityItem {
+  entity_id: string;
+  name: string;
+  type: string | null;
+  description: string | null;
+  fact_count: number;
+}
+
+const statusColor = { live: 'green', ended: 'gray', superseded: 'orange' } as const;
+
+/** Entities by name; an entity's facts in time order; a fact's history on a timeline. */
+export function GraphScreen() {
+  const [q, setQ] = useState('');
+  const [found, setFound] = useState<EntityItem[] | null>(null);
+  const [entity, setEntity] = useState<{ entity: EntityItem; facts: Fact[] } | null>(null);
+  const [history, setHistory] = useState<{ fact: Fact; history: Fact[] } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const run = async <T,>(load: () => Promise<T>, set: (v: T) => void) => {
+    setError(null);
+    try {
+      set(await load());
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const search = (e: FormEvent) => {
+    e.preventDefault();
+    run(() => api<{ items: EntityItem[] }>('GET', `/v1/entities?q=${encodeURIComponent(q)}&limit=50`), (r) => setFound(r.items));
+  };
+  const openEntity = (id: string) =>
+    run(
+      () => api<{ entity: EntityItem; facts: Fact[] }>('GET', `/v1/entities/${id}`),
+      (r) => {
+        setEntity(r);
+        setHistory(null);
+      },
+    );
+  const openHistory = (id: string) => run(() => api<{ fact: Fact; history: Fact[] }>('GET', `/v1/facts/${id}/history`), setHistory);
+
+  return (
+    <Stack>
+      <Title order={2}>Entities and facts</Title>
+      <form onSubmit={search} aria-label="Search entities">
+        <Group align="end">
+          <TextInput label="Entity name" description="Words the name starts with" value={q} onChange={(e) => setQ(e.currentTarget.value)} required />
+          <Button type="submit">Search</Button>
+        </Group>
+      </form>
+      <ErrorNote error={error} />
+      {found && (
+        <Stack gap={4} data-testid="entity-results">
+          {found.length === 0 && <Text>No entity has a name like that.</Text>}
+          {found.map((en) => (
+            <UnstyledButton key={en.entity_id} onClick={() => openEntity(en.entity_id)} p={4} style={{ borderRadius: 4 }} data-testid="entity-result">
+              <Text span fw={500}>
+                {en.name}
+              </Text>{' '}
+              <Text span size="sm" c="dimmed">
+                {en.type ?? ''} · {en.fact_count} facts
+              </Text>
+            </UnstyledButton>
+          ))}
+        </Stack>
+      )}
+      {entity && (
+        <Card withBorder data-testid="entity">
+          <Title order={3}>{entity.entity.name}</Title>
+          {entity.entity.description && <Text size="sm">{entity.entity.description}</Text>}
+          <Table.ScrollContainer minWidth={640}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Fact</Table.Th>
+                  <Table.Th>State</Table.Th>
+                  <Table.Th>True from – until</Table.Th>
+                  <Table.Th>Learned – superseded</Table.Th>
+                  <Table.Th>Documents</Table.Th>
+                  <Table.Th>History</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {entity.facts.map((f) => (
+                  <Table.Tr key={f.fact_id} data-testid="fact-row">
+                    <Table.Td>
+                      {f.source.name} <b>{f.relation}</b> {f.target.name}
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge color={statusColor[f.status]}>{f.status}</Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      {when(f.valid_at)} – {when(f.invalid_at)}
+                    </Table.Td>
+                    <Table.Td>
+                      {when(f.created_at)} – {when(f.expired_at)}
+                    </Table.Td>
+                    <Table.Td>{f.documents.map((d) => d.name).join(', ')}</Table.Td>
+                    <Table.Td>
+                      <Button size="xs" variant="light" onClick={() => openHistory(f.fact_id)}>
+                        History
+                      </Button>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </Card>
+      )}
+      {history && (
+        <Card withBorder data-testid="history">
+          <Title order={3} size="h4" mb="sm">
+            History of {history.fact.source.name} {history.fact.relation}
+          </Title>
+          <Timeline active={history.history.length - 1} bulletSize={16}>
+            {history.history.map((f) => (
+              <Timeline.Item key={f.fact_id} title={`${f.relation} ${f.target.name}`}>
+                <Badge size="sm" color={statusColor[f.status]}>
+                  {f.status}
+                </Badge>
+                <Text size="xs" c="dimmed">
+                  true {when(f.valid_at)} – {when(f.invalid_at)}; learned {when(f.created_at)}
+                  {f.expired_at ? `, superseded ${when(f.expired_at)}` : ''}
+                </Text>
+              </Timeline.Item>
+            ))}
+          </Timeline>
+        </Card>
+      )}
+    </Stack>
+  );
+}
