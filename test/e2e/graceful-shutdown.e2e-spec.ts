@@ -249,8 +249,9 @@ describe('graceful shutdown of the worker process on SIGTERM', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('stops claiming, closes its pools and exits 0 (not by the signal)', async () => {
-    let output = '';
+  /** Spawns the built worker on this suite's store; output collects stdout and stderr. */
+  function spawnWorker() {
+    const state = { output: '' };
     const worker = spawn(process.execPath, [BUILT_WORKER], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -264,19 +265,42 @@ describe('graceful shutdown of the worker process on SIGTERM', () => {
         LOCI_SHUTDOWN_GRACE_MS: String(GRACE_MS),
       },
     });
-    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    worker.stdout!.on('data', (chunk: Buffer) => (state.output += chunk.toString()));
+    worker.stderr!.on('data', (chunk: Buffer) => (state.output += chunk.toString()));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       worker.once('exit', (code, signal) => resolve({ code, signal })),
     );
+    const kill = () => {
+      if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
+    };
+    return { worker, state, exited, kill };
+  }
+
+  it('stops claiming, closes its pools and exits 0 (not by the signal)', async () => {
+    const { worker, state, exited, kill } = spawnWorker();
     try {
-      await until(() => output.includes('started: kinds'), 90_000, () => `the worker to start consuming\n${output}`);
+      await until(() => state.output.includes('started: kinds'), 90_000, () => `the worker to start consuming\n${state.output}`);
       worker.kill('SIGTERM');
       expect(await exited).toEqual({ code: 0, signal: null });
-      expect(output).toContain('SIGTERM: no new jobs');
-      expect(output).toMatch(/job runner \S+ stopped/);
+      expect(state.output).toContain('SIGTERM: no new jobs');
+      expect(state.output).toMatch(/job runner \S+ stopped/);
     } finally {
-      if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
+      kill();
+    }
+  });
+
+  // The job runner starts claiming inside the app's bootstrap (LOCI_RUN_WORKER is on by
+  // default), before createApplicationContext returns: a signal then must already be handled,
+  // or Node's default ends the process with claimed jobs half done. CI once caught that race.
+  it('a SIGTERM while the app is still booting is handled the same way: exit 0 once it is up', async () => {
+    const { worker, state, exited, kill } = spawnWorker();
+    try {
+      await until(() => state.output.includes('Starting Nest application'), 90_000, () => `the worker to boot\n${state.output}`);
+      worker.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(state.output).toContain('SIGTERM: no new jobs');
+    } finally {
+      kill();
     }
   });
 });

@@ -1,11 +1,57 @@
 import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { BootLogger } from '@loci/common';
-import { loadSettings, SettingsError } from '@loci/config';
+import { loadSettings, SettingsError, type Settings } from '@loci/config';
 import { loggableError } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
 import { WorkerModule } from './worker.module';
+
+/**
+ * On SIGTERM/SIGINT: closing the app stops claiming at once, gives running jobs
+ * LOCI_SHUTDOWN_GRACE_MS to finish (then back to the queue), closes the pools, and the
+ * process exits 0 (Nest's own hooks would raise the signal again: exit 143).
+ *
+ * The handlers are installed before the app is created: with LOCI_RUN_WORKER on, the job
+ * runner starts claiming during the app's bootstrap, so a signal that arrives then must
+ * already be ours (otherwise Node's default kills the process with jobs half done). A signal
+ * that arrives before the app exists is remembered and acted on as soon as it does.
+ */
+function installShutdown(settings: Settings): (app: INestApplicationContext) => void {
+  let app: INestApplicationContext | undefined;
+  let requested: NodeJS.Signals | undefined;
+  let stopping = false;
+  const keepAlive = setInterval(() => undefined, 60_000);
+  const stop = () => {
+    if (stopping || !app || !requested) return;
+    stopping = true;
+    const closing = app;
+    closing
+      .get(Logger)
+      .log(`${requested}: no new jobs; finishing running ones (at most ${settings.shutdownGraceMs} ms)`, 'Shutdown');
+    closing.close().then(
+      () => {
+        clearInterval(keepAlive);
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error(JSON.stringify({ msg: 'shutdown failed', err: loggableError(error) }));
+        process.exit(1);
+      },
+    );
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    requested ??= signal;
+    stop();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return (created) => {
+    app = created;
+    stop();
+  };
+}
 
 async function main(): Promise<void> {
   let settings;
@@ -18,37 +64,15 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const appCreated = installShutdown(settings);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), {
     logger: new BootLogger(settings.logLevel),
     abortOnError: false,
   });
-  const logger = app.get(Logger);
-  app.useLogger(logger);
+  app.useLogger(app.get(Logger));
   // The worker process always consumes the queue, whatever LOCI_RUN_WORKER says for the API.
   app.get(IngestWorker).start();
-  // Keep the process alive until a shutdown signal.
-  const keepAlive = setInterval(() => undefined, 60_000);
-  // On SIGTERM/SIGINT: closing the app stops claiming at once, gives running jobs
-  // LOCI_SHUTDOWN_GRACE_MS to finish (then back to the queue), closes the pools, and the
-  // process exits 0 (Nest's own hooks would raise the signal again: exit 143).
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal}: no new jobs; finishing running ones (at most ${settings.shutdownGraceMs} ms)`, 'Shutdown');
-    app.close().then(
-      () => {
-        clearInterval(keepAlive);
-        process.exit(0);
-      },
-      (error: unknown) => {
-        console.error(JSON.stringify({ msg: 'shutdown failed', err: loggableError(error) }));
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  appCreated(app);
 }
 
 main().catch((error: unknown) => {
