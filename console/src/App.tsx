@@ -6,16 +6,18 @@ import { AdminScreen } from './screens/Admin';
 import { AskScreen } from './screens/Ask';
 import { DocumentsScreen } from './screens/Documents';
 import { GraphScreen } from './screens/Graph';
+import { MemoriesScreen } from './screens/Memories';
 import { OperatorScreen } from './screens/Operator';
 import { SignIn } from './screens/SignIn';
 import { UploadScreen } from './screens/Upload';
 
-type Screen = 'ask' | 'upload' | 'documents' | 'graph' | 'admin' | 'operator';
+type Screen = 'ask' | 'upload' | 'documents' | 'graph' | 'memories' | 'admin' | 'operator';
 const TENANT_SCREENS: { id: Screen; label: string; admin?: boolean }[] = [
   { id: 'ask', label: 'Ask' },
   { id: 'upload', label: 'Upload' },
   { id: 'documents', label: 'Documents' },
   { id: 'graph', label: 'Entities and facts' },
+  { id: 'memories', label: 'Memories (gb)' },
   { id: 'admin', label: 'Users, keys and usage', admin: true },
 ];
 
@@ -86,6 +88,7 @@ export function App() {
         {screen === 'upload' && <UploadScreen />}
         {screen === 'documents' && <DocumentsScreen />}
         {screen === 'graph' && <GraphScreen />}
+        {screen === 'memories' && <MemoriesScreen />}
         {screen === 'admin' && <AdminScreen />}
         {screen === 'operator' && <OperatorScreen />}
       </AppShell.Main>

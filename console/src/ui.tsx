@@ -1,5 +1,5 @@
-import { Alert } from '@mantine/core';
-import { useCallback, useEffect, useState } from 'react';
+import { Alert, Card, CardProps, Title } from '@mantine/core';
+import { ReactNode, useCallback, useEffect, useState } from 'react';
 import { ApiError } from './api';
 
 /** What the API said, shown where the action was (role=alert: screen readers announce it). */
@@ -12,6 +12,18 @@ export function ErrorNote({ error }: { error: unknown }) {
       {message}
       {code}
     </Alert>
+  );
+}
+
+/** A titled card: every screen's unit (a form, a table, a chart). */
+export function Section({ title, children, ...card }: { title: ReactNode; children: ReactNode } & CardProps & { 'data-testid'?: string }) {
+  return (
+    <Card withBorder {...card}>
+      <Title order={3} size="h4">
+        {title}
+      </Title>
+      {children}
+    </Card>
   );
 }
 
@@ -33,6 +45,29 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   }, deps);
   useEffect(reload, [reload]);
   return { data, error, loading, reload };
+}
+
+/**
+ * One user action against the API: `run` clears the last error, marks it busy (for a button's
+ * progress), and keeps what the API said when it refuses; resolves true when it went through.
+ */
+export function useAction() {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = useCallback(async (action: () => Promise<unknown>) => {
+    setError(null);
+    setBusy(true);
+    try {
+      await action();
+      return true;
+    } catch (err) {
+      setError(err);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { error, busy, run, setError };
 }
 
 export const usd = (value: number | null | undefined) => (value === null || value === undefined ? 'unlimited' : `$${value.toFixed(2)}`);

@@ -140,6 +140,26 @@ describe('Loci Console in a browser (e2e)', () => {
     await shot('graph');
   }, 30_000);
 
+  it("opens a user's gb memory, remembers a text into a dataset and asks it", async () => {
+    await go('Memories (gb)');
+    await input('User id').fill('user-42');
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    const datasets = page.getByTestId('datasets');
+    expect(await datasets.textContent()).toContain('No dataset yet');
+    await input('Text to remember').fill('Bob Stone works at Initech in Paris.');
+    await page.getByRole('button', { name: 'Remember', exact: true }).click();
+    expect(await page.getByTestId('remembered').textContent()).toContain('Remembered in main');
+    const row = datasets.getByTestId('dataset-row').filter({ hasText: 'main' });
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/main\s*1/);
+    await input('Question to the memory').fill('Where does Bob Stone work?');
+    await page.getByRole('button', { name: 'Ask memory' }).click();
+    const answer = page.getByTestId('memory-answer');
+    await answer.waitFor();
+    expect(await answer.textContent()).toContain('Initech');
+    await shot('memories');
+  }, 60_000);
+
   it('shows usage against the caps and creates an API key shown once', async () => {
     await go('Users, keys and usage');
     const usage = page.getByTestId('usage');
@@ -153,7 +173,7 @@ describe('Loci Console in a browser (e2e)', () => {
 
   it('renders every screen at phone width without horizontal overflow', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const label of ['Ask', 'Upload', 'Documents', 'Entities and facts', 'Users, keys and usage']) {
+    for (const label of ['Ask', 'Upload', 'Documents', 'Entities and facts', 'Memories (gb)', 'Users, keys and usage']) {
       await page.getByRole('button', { name: 'Menu' }).click();
       await go(label);
       await page.getByRole('heading', { level: 2 }).first().waitFor();
