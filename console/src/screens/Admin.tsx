@@ -1,8 +1,9 @@
-import { Alert, Badge, Button, Card, Code, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { api, Tenant, UsageDay } from '../api';
-import { ErrorNote, usd, useLoad, when } from '../ui';
+import { ErrorNote, Section, useAction, usd, useLoad, when } from '../ui';
 import { UsageByDay } from './Usage';
+import { UsageCharts } from './UsageCharts';
 
 interface User {
   id: string;
@@ -45,13 +46,10 @@ export function SpendGauge({ label, spent, cap }: { label: string; spent: number
 
 function UsageCard() {
   const tenant = useLoad(() => api<Tenant>('GET', '/v1/tenant'), []);
-  const usage = useLoad(() => api<{ items: UsageDay[] }>('GET', '/v1/usage'), []);
+  const usage = useLoad(() => api<{ from: string; to: string; items: UsageDay[] }>('GET', '/v1/usage'), []);
   const t = tenant.data;
   return (
-    <Card withBorder data-testid="usage">
-      <Title order={3} size="h4">
-        Usage
-      </Title>
+    <Section title="Usage" data-testid="usage">
       <ErrorNote error={tenant.error ?? usage.error} />
       {t && (
         <SimpleGrid cols={{ base: 1, sm: 2 }} my="sm">
@@ -61,8 +59,9 @@ function UsageCard() {
           <Text size="sm">Concurrent questions a client: {t.limits.max_concurrent_queries ?? 'unlimited'}</Text>
         </SimpleGrid>
       )}
+      {usage.data && t && <UsageCharts usage={usage.data} dailyCap={t.limits.daily_cost_cap_usd} dailyQuota={t.limits.daily_query_quota} />}
       {usage.data && <UsageByDay days={usage.data.items} dailyCap={t?.limits.daily_cost_cap_usd} />}
-    </Card>
+    </Section>
   );
 }
 
@@ -71,38 +70,26 @@ function KeysCard() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string | null>('read,write');
   const [created, setCreated] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const create = async (e: FormEvent) => {
+  const action = useAction();
+  const create = (e: FormEvent) => {
     e.preventDefault();
-    setError(null);
-    try {
+    action.run(async () => {
       const res = await api<{ key: string }>('POST', '/v1/api-keys', { name, scopes: (scopes ?? 'read,write').split(',') });
       setCreated(res.key);
       setName('');
       keys.reload();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-  const revoke = async (id: string) => {
-    setError(null);
-    try {
-      await api('DELETE', `/v1/api-keys/${id}`);
-      keys.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const revoke = (id: string) => action.run(() => api('DELETE', `/v1/api-keys/${id}`).then(keys.reload));
   return (
-    <Card withBorder>
-      <Title order={3} size="h4">
-        API keys
-      </Title>
+    <Section title="API keys">
       <form onSubmit={create} aria-label="Create an API key">
         <Group align="end" my="sm">
           <TextInput label="Key name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
           <Select label="Scopes" data={[{ value: 'read,write', label: 'read and write' }, { value: 'read', label: 'read only' }]} value={scopes} onChange={setScopes} allowDeselect={false} />
-          <Button type="submit">Create key</Button>
+          <Button type="submit" loading={action.busy}>
+            Create key
+          </Button>
         </Group>
       </form>
       {created && (
@@ -110,7 +97,7 @@ function KeysCard() {
           <Code block>{created}</Code>
         </Alert>
       )}
-      <ErrorNote error={error ?? keys.error} />
+      <ErrorNote error={action.error ?? keys.error} />
       <Table.ScrollContainer minWidth={520}>
         <Table>
           <Table.Thead>
@@ -145,7 +132,7 @@ function KeysCard() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-    </Card>
+    </Section>
   );
 }
 
@@ -154,18 +141,8 @@ function UsersCard() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<string | null>('member');
-  const [error, setError] = useState<unknown>(null);
-  const act = async (method: string, path: string, body?: unknown) => {
-    setError(null);
-    try {
-      await api(method, path, body);
-      users.reload();
-      return true;
-    } catch (err) {
-      setError(err);
-      return false;
-    }
-  };
+  const action = useAction();
+  const act = (method: string, path: string, body?: unknown) => action.run(() => api(method, path, body).then(users.reload));
   const create = async (e: FormEvent) => {
     e.preventDefault();
     if (await act('POST', '/v1/users', { email, password, role })) {
@@ -174,10 +151,7 @@ function UsersCard() {
     }
   };
   return (
-    <Card withBorder>
-      <Title order={3} size="h4">
-        Users
-      </Title>
+    <Section title="Users">
       <form onSubmit={create} aria-label="Add a user">
         <Group align="end" my="sm">
           <TextInput label="Email" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
@@ -186,7 +160,7 @@ function UsersCard() {
           <Button type="submit">Add user</Button>
         </Group>
       </form>
-      <ErrorNote error={error ?? users.error} />
+      <ErrorNote error={action.error ?? users.error} />
       <Table.ScrollContainer minWidth={480}>
         <Table>
           <Table.Tbody>
@@ -210,6 +184,6 @@ function UsersCard() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-    </Card>
+    </Section>
   );
 }
