@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InferencesRepository, RequestLogsRepository, TenantsRepository } from '@loci/db';
+import { sql } from 'drizzle-orm';
+import { Database, DATABASE, InferencesRepository, queryRows, RequestLogsRepository, TenantsRepository } from '@loci/db';
 import { createApiKey, createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
 
 describe('usage', () => {
@@ -60,6 +61,32 @@ describe('usage', () => {
     await t.http.get('/v1/admin/usage').set('Authorization', `Bearer ${a.admin.token}`).expect(403);
     const tenant = await t.http.get(`/v1/admin/tenants/${a.tenant.id}`).set('Authorization', `Bearer ${operator.token}`).expect(200);
     expect(tenant.body.spend).toEqual({ today_usd: 0.0147, this_month_usd: 0.0147 });
+  });
+
+  it("lists tenants with today's and this month's spend in one page, to operators only", async () => {
+    const quiet = await createTenantWithPeople(t.app);
+    // A call of last month counts in neither window.
+    await call(quiet.tenant.id, 4_000, 'platform');
+    const monthStart = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
+    await queryRows(
+      t.app.get<Database>(DATABASE).db,
+      sql`UPDATE inferences SET created_at = ${new Date(monthStart.getTime() - 3_600_000).toISOString()}::timestamptz
+          WHERE tenant_id = ${quiet.tenant.id}::uuid`,
+    );
+    const list = await t.http.get('/v1/admin/tenants?limit=200').set('Authorization', `Bearer ${operator.token}`).expect(200);
+    const spendOf = (id: string) => list.body.items.find((item: { id: string }) => item.id === id)?.spend;
+    expect(spendOf(a.tenant.id)).toEqual({ today_usd: 0.0147, this_month_usd: 0.0147 });
+    expect(spendOf(b.tenant.id)).toEqual({ today_usd: 0.009, this_month_usd: 0.009 });
+    expect(spendOf(quiet.tenant.id)).toEqual({ today_usd: 0, this_month_usd: 0 });
+    // Each item is what one tenant's GET says (other tests' tenants may spend meanwhile: ours only).
+    for (const id of [a.tenant.id, b.tenant.id, quiet.tenant.id]) {
+      const one = await t.http.get(`/v1/admin/tenants/${id}`).set('Authorization', `Bearer ${operator.token}`).expect(200);
+      expect(list.body.items.find((item: { id: string }) => item.id === id)).toEqual(one.body);
+    }
+    for (const caller of [{ Authorization: `Bearer ${a.admin.token}` }, { Authorization: `Bearer ${a.member.token}` }, { 'X-API-Key': a.apiKey.key }]) {
+      const refused = await t.http.get('/v1/admin/tenants').set(caller).expect(403);
+      expect(refused.body).toEqual({ error: { code: 'forbidden', message: expect.any(String) }, request_id: expect.any(String) });
+    }
   });
 
   it('counts requests refused by a spend limit, by kind, on both surfaces, per tenant', async () => {

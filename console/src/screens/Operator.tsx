@@ -1,41 +1,86 @@
-import { Button, Card, Group, Modal, NumberInput, PasswordInput, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { Button, Group, Modal, NumberInput, PasswordInput, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { FormEvent, useMemo, useState } from 'react';
 import { api, Limits, Tenant, UsageDay } from '../api';
-import { ErrorNote, usd, useLoad } from '../ui';
+import { ErrorNote, Section, useAction, usd, useLoad } from '../ui';
 import { UsageByDay } from './Usage';
+import { RefusalsChart, UsageCharts } from './UsageCharts';
 
-type SortKey = 'name' | 'today' | 'month';
+type SortKey = 'name' | 'today' | 'month' | 'today_share' | 'month_share';
+const SORT_LABELS: Record<SortKey, string> = {
+  name: 'name',
+  today: "today's spend",
+  month: "this month's spend",
+  today_share: "today's spend against the daily cap",
+  month_share: "this month's spend against the monthly cap",
+};
+
+/** Spend as a share of its cap; an unlimited tenant sorts as 0, a zero cap as full. */
+const share = (spent: number, cap: number | null) => (cap === null ? 0 : cap === 0 ? 1 : spent / cap);
+const SORT_VALUE: Record<SortKey, (t: Tenant) => number | string> = {
+  name: (t) => t.name.toLowerCase(),
+  today: (t) => t.spend?.today_usd ?? 0,
+  month: (t) => t.spend?.this_month_usd ?? 0,
+  today_share: (t) => share(t.spend?.today_usd ?? 0, t.limits.daily_cost_cap_usd),
+  month_share: (t) => share(t.spend?.this_month_usd ?? 0, t.limits.monthly_cost_cap_usd),
+};
+
+const PAGE = 200;
+const MAX_TENANTS = 5_000;
+
+/** Every tenant, a page at a time; each page carries its tenants' spend (one ledger statement a page). */
+async function allTenants(): Promise<Tenant[]> {
+  const all: Tenant[] = [];
+  for (let offset = 0; all.length < MAX_TENANTS; offset += PAGE) {
+    const page = await api<{ items: Tenant[] }>('GET', `/v1/admin/tenants?limit=${PAGE}&offset=${offset}`);
+    all.push(...page.items);
+    if (page.items.length < PAGE) break;
+  }
+  return all;
+}
 
 /** Operators: tenants with spend against caps, their limits, the platform cap, usage and refusals. */
 export function OperatorScreen() {
-  const tenants = useLoad(async () => {
-    const list = await api<{ items: Tenant[] }>('GET', '/v1/admin/tenants?limit=200');
-    // Spend comes with one tenant's GET only: fetched per tenant (an operator's list is short).
-    return Promise.all(list.items.map((t) => api<Tenant>('GET', `/v1/admin/tenants/${t.id}`)));
-  }, []);
-  const usage = useLoad(() => api<{ items: UsageDay[] }>('GET', '/v1/admin/usage'), []);
-  const [sort, setSort] = useState<SortKey>('today');
+  const tenants = useLoad(allTenants, []);
+  const usage = useLoad(() => api<{ from: string; to: string; items: UsageDay[] }>('GET', '/v1/admin/usage'), []);
+  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'today', descending: true });
   const [editing, setEditing] = useState<Tenant | null>(null);
 
   const sorted = useMemo(() => {
-    const rows = [...(tenants.data ?? [])];
-    const by = { name: (t: Tenant) => t.name, today: (t: Tenant) => -(t.spend?.today_usd ?? 0), month: (t: Tenant) => -(t.spend?.this_month_usd ?? 0) }[sort];
-    return rows.sort((a, b) => (by(a) < by(b) ? -1 : by(a) > by(b) ? 1 : a.name.localeCompare(b.name)));
+    const by = SORT_VALUE[sort.key];
+    const direction = sort.descending ? -1 : 1;
+    return [...(tenants.data ?? [])].sort((a, b) => (by(a) < by(b) ? -direction : by(a) > by(b) ? direction : a.name.localeCompare(b.name)));
   }, [tenants.data, sort]);
-  const names = new Map((tenants.data ?? []).map((t) => [t.id, t.name]));
-  const refusals = useMemo(() => {
-    const total: Record<string, number> = {};
-    for (const d of usage.data?.items ?? []) for (const [kind, n] of Object.entries(d.refusals)) total[kind] = (total[kind] ?? 0) + n;
-    return Object.entries(total);
-  }, [usage.data]);
+  const names = useMemo(() => new Map((tenants.data ?? []).map((t) => [t.id, t.name])), [tenants.data]);
 
-  const header = (key: SortKey, label: string) => (
-    <Table.Th aria-sort={sort === key ? (key === 'name' ? 'ascending' : 'descending') : 'none'}>
-      <UnstyledButton onClick={() => setSort(key)} fw={700}>
-        {label}
-        {sort === key ? ' ▾' : ''}
-      </UnstyledButton>
-    </Table.Th>
+  // A header sorts by its column; again, the other way. Money starts from the most.
+  const header = (key: SortKey, label: string) => {
+    const active = sort.key === key;
+    return (
+      <Table.Th aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
+        <UnstyledButton
+          onClick={() => setSort(active ? { key, descending: !sort.descending } : { key, descending: key !== 'name' })}
+          fw={700}
+          aria-label={`Sort by ${SORT_LABELS[key]}`}
+        >
+          {label}
+          {active ? (sort.descending ? ' ▾' : ' ▴') : ''}
+        </UnstyledButton>
+      </Table.Th>
+    );
+  };
+  const against = (spent: number, cap: number | null, key: SortKey, name: string) => (
+    <>
+      {usd(spent)} / {usd(cap)}
+      {cap !== null && (
+        <Progress
+          size="sm"
+          mt={4}
+          value={Math.min(100, share(spent, cap) * 100)}
+          color={share(spent, cap) >= 1 ? 'red' : share(spent, cap) >= 0.8 ? 'orange' : 'blue'}
+          aria-label={`${name}: ${SORT_LABELS[key]}`}
+        />
+      )}
+    </>
   );
 
   return (
@@ -43,11 +88,17 @@ export function OperatorScreen() {
       <Title order={2}>Tenants and limits</Title>
       <CreateTenant onCreated={tenants.reload} />
       <PlatformCap />
-      <Card withBorder>
-        <Title order={3} size="h4">
-          Tenants
-        </Title>
+      <Section title="Tenants">
         <ErrorNote error={tenants.error} />
+        <Group gap="xs" my="xs">
+          <Text size="sm">Sort by share of cap:</Text>
+          <Button size="compact-xs" variant={sort.key === 'today_share' ? 'filled' : 'default'} onClick={() => setSort({ key: 'today_share', descending: true })}>
+            daily
+          </Button>
+          <Button size="compact-xs" variant={sort.key === 'month_share' ? 'filled' : 'default'} onClick={() => setSort({ key: 'month_share', descending: true })}>
+            monthly
+          </Button>
+        </Group>
         <Table.ScrollContainer minWidth={640}>
           <Table data-testid="tenants">
             <Table.Thead>
@@ -63,18 +114,14 @@ export function OperatorScreen() {
               {sorted.map((t) => (
                 <Table.Tr key={t.id} data-testid="tenant-row">
                   <Table.Td>
-                    {t.name}
+                    <span data-testid="tenant-name">{t.name}</span>
                     <Text size="xs" c="dimmed">
                       {t.tier} · {t.billing}
                       {t.suspended_at ? ' · suspended' : ''}
                     </Text>
                   </Table.Td>
-                  <Table.Td data-testid="tenant-today">
-                    {usd(t.spend?.today_usd ?? 0)} / {usd(t.limits.daily_cost_cap_usd)}
-                  </Table.Td>
-                  <Table.Td>
-                    {usd(t.spend?.this_month_usd ?? 0)} / {usd(t.limits.monthly_cost_cap_usd)}
-                  </Table.Td>
+                  <Table.Td data-testid="tenant-today">{against(t.spend?.today_usd ?? 0, t.limits.daily_cost_cap_usd, 'today_share', t.name)}</Table.Td>
+                  <Table.Td data-testid="tenant-month">{against(t.spend?.this_month_usd ?? 0, t.limits.monthly_cost_cap_usd, 'month_share', t.name)}</Table.Td>
                   <Table.Td data-testid="tenant-quota">{t.limits.daily_query_quota ?? 'unlimited'}</Table.Td>
                   <Table.Td>
                     <Button size="xs" variant="light" onClick={() => setEditing(t)} aria-label={`Edit limits of ${t.name}`}>
@@ -86,18 +133,13 @@ export function OperatorScreen() {
             </Table.Tbody>
           </Table>
         </Table.ScrollContainer>
-      </Card>
-      <Card withBorder>
-        <Title order={3} size="h4">
-          Usage by tenant and day
-        </Title>
+      </Section>
+      <Section title="Usage by tenant and day" data-testid="operator-usage">
         <ErrorNote error={usage.error} />
+        {usage.data && tenants.data && <UsageCharts usage={usage.data} tenantNames={names} />}
         {usage.data && <UsageByDay days={usage.data.items} showTenant tenantNames={names} />}
-        <Title order={3} size="h5" mt="md">
-          Refusals by kind (30 days)
-        </Title>
-        {refusals.length === 0 ? <Text size="sm">None.</Text> : refusals.map(([kind, n]) => <Text key={kind} size="sm">{kind}: {n}</Text>)}
-      </Card>
+      </Section>
+      <Section title="Refusals by kind (30 days)">{usage.data && <RefusalsChart items={usage.data.items} />}</Section>
       <Modal opened={editing !== null} onClose={() => setEditing(null)} title={`Limits of ${editing?.name ?? ''}`}>
         {editing && (
           <EditLimits
@@ -118,13 +160,12 @@ function CreateTenant({ onCreated }: { onCreated: () => void }) {
   const [tier, setTier] = useState<string | null>('free');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [done, setDone] = useState<string | null>(null);
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setError(null);
     setDone(null);
-    try {
+    action.run(async () => {
       const tenant = await api<Tenant>('POST', '/v1/admin/tenants', { name, tier, billing: 'platform' });
       // The tenant exists from here: a refused admin is reported, and the tenant stays listed.
       onCreated();
@@ -133,22 +174,19 @@ function CreateTenant({ onCreated }: { onCreated: () => void }) {
       setName('');
       setEmail('');
       setPassword('');
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
   return (
-    <Card withBorder>
-      <Title order={3} size="h4">
-        New tenant
-      </Title>
+    <Section title="New tenant">
       <form onSubmit={submit} aria-label="Create a tenant">
         <Group align="end" my="sm">
           <TextInput label="Tenant name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
           <Select label="Tier" data={['free', 'pro', 'enterprise']} value={tier} onChange={setTier} allowDeselect={false} />
           <TextInput label="Admin email" type="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
           <PasswordInput label="Admin password" required={email !== ''} value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
-          <Button type="submit">Create tenant</Button>
+          <Button type="submit" loading={action.busy}>
+            Create tenant
+          </Button>
         </Group>
       </form>
       {done && (
@@ -156,8 +194,8 @@ function CreateTenant({ onCreated }: { onCreated: () => void }) {
           {done}
         </Text>
       )}
-      <ErrorNote error={error} />
-    </Card>
+      <ErrorNote error={action.error} />
+    </Section>
   );
 }
 
@@ -165,7 +203,7 @@ const asNullable = (v: string | number) => (v === '' ? null : Number(v));
 
 function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }) {
   const [limits, setLimits] = useState<Limits>(tenant.limits);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const field = (key: keyof Limits, label: string, money: boolean) => (
     <NumberInput
       label={label}
@@ -177,15 +215,9 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
       onChange={(v) => setLimits({ ...limits, [key]: asNullable(v) })}
     />
   );
-  const save = async (e: FormEvent) => {
+  const save = (e: FormEvent) => {
     e.preventDefault();
-    setError(null);
-    try {
-      await api('PATCH', `/v1/admin/tenants/${tenant.id}/limits`, limits);
-      onSaved();
-    } catch (err) {
-      setError(err);
-    }
+    action.run(() => api('PATCH', `/v1/admin/tenants/${tenant.id}/limits`, limits).then(onSaved));
   };
   return (
     <form onSubmit={save} aria-label="Tenant limits">
@@ -194,8 +226,10 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
         {field('monthly_cost_cap_usd', 'Monthly cost cap (USD)', true)}
         {field('daily_query_quota', 'Questions a day', false)}
         {field('max_concurrent_queries', 'Concurrent questions a client', false)}
-        <ErrorNote error={error} />
-        <Button type="submit">Save limits</Button>
+        <ErrorNote error={action.error} />
+        <Button type="submit" loading={action.busy}>
+          Save limits
+        </Button>
       </Stack>
     </form>
   );
@@ -204,26 +238,20 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
 function PlatformCap() {
   const current = useLoad(() => api<{ daily_cost_cap_usd: number | null }>('GET', '/v1/admin/platform/limits'), []);
   const [value, setValue] = useState<string | number | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [saved, setSaved] = useState(false);
   const shown = value ?? current.data?.daily_cost_cap_usd ?? '';
-  const save = async (e: FormEvent) => {
+  const save = (e: FormEvent) => {
     e.preventDefault();
-    setError(null);
     setSaved(false);
-    try {
+    action.run(async () => {
       await api('PUT', '/v1/admin/platform/limits', { daily_cost_cap_usd: asNullable(shown) });
       setSaved(true);
       current.reload();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
   return (
-    <Card withBorder>
-      <Title order={3} size="h4">
-        Platform cap
-      </Title>
+    <Section title="Platform cap">
       {current.data && <Text size="sm">Now: {usd(current.data.daily_cost_cap_usd)} a day on the platform's own key.</Text>}
       <form onSubmit={save} aria-label="Platform cap">
         <Group align="end" my="sm">
@@ -236,7 +264,7 @@ function PlatformCap() {
           Saved.
         </Text>
       )}
-      <ErrorNote error={error ?? current.error} />
-    </Card>
+      <ErrorNote error={action.error ?? current.error} />
+    </Section>
   );
 }

@@ -80,7 +80,10 @@ export const tenantResponse = z.object({
   /** When an operator suspended the tenant (every request refused, ingestion paused); null = active. */
   suspended_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
-  /** Spend so far (UTC day and calendar month, from the ledger), on GET of one tenant only. */
+  /**
+   * Spend so far against the caps (UTC day and calendar month, from the ledger): on GET of one
+   * tenant, on every item of the operators' list, and on GET /v1/tenant; not on writes.
+   */
   spend: z.object({ today_usd: z.number(), this_month_usd: z.number() }).optional(),
 });
 
@@ -134,6 +137,12 @@ export const toTenantResponse = (t: TenantRow): z.infer<typeof tenantResponse> =
   },
   suspended_at: t.suspendedAt?.toISOString() ?? null,
   created_at: t.createdAt.toISOString(),
+});
+
+/** A tenant with its spend (micro-dollars from the ledger; a tenant with no call spent 0). */
+export const toTenantWithSpend = (t: TenantRow, spent: { dayMicros: number; monthMicros: number } | undefined): z.infer<typeof tenantResponse> => ({
+  ...toTenantResponse(t),
+  spend: { today_usd: microsToUsd(spent?.dayMicros ?? 0), this_month_usd: microsToUsd(spent?.monthMicros ?? 0) },
 });
 
 export const toUserResponse = (u: UserRow): z.infer<typeof userResponse> => ({

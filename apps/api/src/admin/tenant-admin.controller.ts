@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Res } from '@nestjs/common';
-import { microsToUsd, usdToMicros } from '@loci/common';
+import { usdToMicros } from '@loci/common';
 import { SpendLedgerRepository } from '@loci/db';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -20,6 +20,7 @@ import {
   tenantResponse,
   toApiKeyResponse,
   toTenantResponse,
+  toTenantWithSpend,
   toUserResponse,
   userResponse,
 } from './admin.dto';
@@ -52,18 +53,24 @@ export class TenantAdminController {
   }
 
   @Get()
-  @ApiOkResponse({ schema: openApiSchemaOf(tenantListResponse, 'output') })
+  @ApiOkResponse({
+    description: "A page of tenants in creation order, each with today's and this month's spend (one ledger statement for the page).",
+    schema: openApiSchemaOf(tenantListResponse, 'output'),
+  })
   async listTenants(@ValidQuery(pageQuery) page: z.output<typeof pageQuery>) {
     const tenants = await this.admin.listTenants(page);
-    return { items: tenants.map(toTenantResponse), limit: page.limit, offset: page.offset };
+    const spent = await this.ledger.tenantsSpend(
+      tenants.map((t) => t.id),
+      ...spendWindows(new Date()),
+    );
+    return { items: tenants.map((t) => toTenantWithSpend(t, spent.get(t.id))), limit: page.limit, offset: page.offset };
   }
 
   @Get(':tenantId')
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async getTenant(@Param('tenantId') tenantId: string) {
     const tenant = await this.admin.getTenant(tenantId);
-    const spent = await this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date()));
-    return { ...toTenantResponse(tenant), spend: { today_usd: microsToUsd(spent.dayMicros), this_month_usd: microsToUsd(spent.monthMicros) } };
+    return toTenantWithSpend(tenant, await this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date())));
   }
 
   @Patch(':tenantId/limits')

@@ -1,10 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
-import { microsToUsd } from '@loci/common';
 import { SpendLedgerRepository } from '@loci/db';
 import { openApiSchemaOf } from '@loci/http';
-import { tenantResponse, toTenantResponse } from '../admin/admin.dto';
+import { tenantResponse, toTenantWithSpend } from '../admin/admin.dto';
 import { spendWindows } from '../admin/spend-windows';
 import { TenantAdminService } from '../admin/tenant-admin.service';
 import { tenantIdOf } from '../tenant-scope';
@@ -27,7 +26,6 @@ export class OwnTenantController {
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async get(@CurrentPrincipal() principal: Principal) {
     const tenant = await this.admin.getTenant(tenantIdOf(principal));
-    const spent = await this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date()));
-    return { ...toTenantResponse(tenant), spend: { today_usd: microsToUsd(spent.dayMicros), this_month_usd: microsToUsd(spent.monthMicros) } };
+    return toTenantWithSpend(tenant, await this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date())));
   }
 }

@@ -36,6 +36,18 @@ export class SpendLedgerRepository {
     return { dayMicros: toMicros(row?.day), monthMicros: toMicros(row?.month) };
   }
 
+  /**
+   * Several tenants' day and month spend in one statement (the operators' tenant list): the same
+   * sums as `tenantSpend`, grouped by tenant over the same index; a tenant with no row is absent.
+   */
+  async tenantsSpend(tenantIds: string[], day: SpendWindow, month: SpendWindow): Promise<Map<string, { dayMicros: number; monthMicros: number }>> {
+    const spent = new Map<string, { dayMicros: number; monthMicros: number }>();
+    if (tenantIds.length === 0) return spent;
+    const rows = await queryRows<{ tenant_id: string; day: unknown; month: unknown }>(this.database.db, this.tenantsSpendQuery(tenantIds, day, month));
+    for (const row of rows) spent.set(row.tenant_id, { dayMicros: toMicros(row.day), monthMicros: toMicros(row.month) });
+    return spent;
+  }
+
   /** The platform's spend in the window over platform-billed rows (every tenant). */
   async platformSpend(window: SpendWindow): Promise<number> {
     const [row] = await queryRows<{ spent: unknown }>(this.database.db, this.platformSpendQuery(window));
@@ -51,6 +63,22 @@ export class SpendLedgerRepository {
       FROM inferences
       WHERE tenant_id = ${tenantId}::uuid AND spend_limited
         AND created_at >= ${iso(month.from)}::timestamptz AND created_at < ${iso(month.to)}::timestamptz`;
+  }
+
+  tenantsSpendQuery(tenantIds: string[], day: SpendWindow, month: SpendWindow): SQL {
+    const ids = sql.join(
+      tenantIds.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    );
+    return sql`
+      SELECT
+        tenant_id::text AS tenant_id,
+        COALESCE(SUM(${ROW_SPEND}) FILTER (WHERE created_at >= ${iso(day.from)}::timestamptz AND created_at < ${iso(day.to)}::timestamptz), 0)::text AS day,
+        COALESCE(SUM(${ROW_SPEND}), 0)::text AS month
+      FROM inferences
+      WHERE tenant_id IN (${ids}) AND spend_limited
+        AND created_at >= ${iso(month.from)}::timestamptz AND created_at < ${iso(month.to)}::timestamptz
+      GROUP BY tenant_id`;
   }
 
   platformSpendQuery(window: SpendWindow): SQL {
