@@ -57,6 +57,33 @@ describe('Loci Console in a browser (e2e)', () => {
   const input = (label: string) =>
     page.locator('input, textarea').and(page.getByLabel(new RegExp(`^${label.replace(/[()]/g, (c) => `\\${c}`)}( \\*)?$`)));
   const go = (label: string) => page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: label }).click();
+  /** Tabs (at most 60 times) until the focused element is the one named; fails otherwise. */
+  const tabTo = async (name: string | RegExp) => {
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab');
+      // (Browser code as a string: the test's tsconfig has no DOM types.)
+      const focused = await page.evaluate<string>(
+        "(el => (el && (el.getAttribute('aria-label') || (el.labels && el.labels[0] ? el.labels[0].textContent : el.textContent).trim())) || '')(document.activeElement)",
+      );
+      if (typeof name === 'string' ? focused === name : name.test(focused)) return;
+    }
+    throw new Error(`no focusable element named ${String(name)} within 60 tabs`);
+  };
+  /** Waits (up to 5 s) until `read` gives `want`, then asserts it, so a failure shows the last value. */
+  const eventually = async <T>(read: () => Promise<T> | T, want: T) => {
+    for (let i = 0; i < 50 && (await read()) !== want; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await read()).toBe(want);
+  };
+  const sortOf = (label: string) => page.locator('th', { has: page.getByRole('button', { name: label }) }).getAttribute('aria-sort');
+  const noHorizontalOverflow = async (label: string) => {
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    expect([label, overflow]).toEqual([label, 0]);
+  };
+  /** The browser logs a refused or aborted request as an error; those a test provokes are not problems. */
+  const forgiveProvoked = (from: number, pattern: RegExp) => {
+    const kept = problems.slice(from).filter((p) => !pattern.test(p));
+    problems.splice(from, problems.length - from, ...kept);
+  };
   const tenantName = `Acme ${Date.now()}`;
   const admin = { email: `ann-${Date.now()}@acme.test`, password: 'ann-password-1234' };
 
@@ -87,7 +114,6 @@ describe('Loci Console in a browser (e2e)', () => {
     const row = page.getByTestId('tenant-row').filter({ hasText: tenantName });
     await row.getByTestId('tenant-today').filter({ hasText: '/ $5.00' }).waitFor();
     expect(await row.getByTestId('tenant-quota').textContent()).toBe('500');
-    await shot('operator');
     await page.getByRole('button', { name: 'Sign out' }).click();
   }, 60_000);
 
@@ -109,6 +135,46 @@ describe('Loci Console in a browser (e2e)', () => {
     await shot('documents');
   }, 90_000);
 
+  it('uploads a dropped file', async () => {
+    await go('Upload');
+    // A drag's payload as the browser builds it: a DataTransfer holding the file.
+    const dropped = await page.evaluateHandle(`(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['Carol Diaz manages the Lisbon office of Acme Corporation.'], 'dropped.txt', { type: 'text/plain' }));
+      return transfer;
+    })()`);
+    const zone = page.getByTestId('drop-zone');
+    await zone.dispatchEvent('dragover', { dataTransfer: dropped });
+    await zone.dispatchEvent('drop', { dataTransfer: dropped });
+    const row = page.getByTestId('upload-row').filter({ hasText: 'dropped.txt' });
+    await row.getByTestId('upload-status').filter({ hasText: 'processed' }).waitFor({ timeout: 60_000 });
+  }, 90_000);
+
+  it("shows a failed upload with the API's reason, and retries it", async () => {
+    const from = problems.length;
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && r.url().endsWith('/v1/documents') && posts.push(r.url()));
+    // A file type the API refuses: the row says what the API said; Retry sends it again.
+    await page.locator('input[type=file]').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) });
+    const refused = page.getByTestId('upload-row').filter({ hasText: 'photo.png' });
+    await refused.getByRole('alert').filter({ hasText: 'Cannot read "photo.png" (image/png): accepted file types are' }).waitFor();
+    expect(await refused.getByTestId('upload-status').textContent()).toBe('failed');
+    await refused.getByRole('button', { name: 'Retry' }).click();
+    await refused.getByRole('alert').filter({ hasText: 'Cannot read "photo.png"' }).waitFor();
+    await eventually(() => posts.length, 2);
+
+    // An upload the network lost: Retry sends it again, and this time it goes through.
+    await page.route('**/v1/documents', (route) => route.abort(), { times: 1 });
+    await page.locator('input[type=file]').setInputFiles({ name: 'lost.md', mimeType: 'text/markdown', buffer: Buffer.from('Dana Lee founded Initech in 2001.') });
+    const lost = page.getByTestId('upload-row').filter({ hasText: 'lost.md' });
+    await lost.getByRole('alert').filter({ hasText: 'The upload did not reach the server.' }).waitFor();
+    await shot('upload-failed');
+    await lost.getByRole('button', { name: 'Retry' }).click();
+    await lost.getByTestId('upload-status').filter({ hasText: 'processed' }).waitFor({ timeout: 60_000 });
+    expect(await lost.getByRole('alert').count()).toBe(0);
+    forgiveProvoked(from, /Failed to load resource: (the server responded with a status of 415|net::ERR_FAILED)/);
+  }, 120_000);
+
   it('asks a question and opens the passage of a cited source', async () => {
     await go('Ask');
     await input('Question').fill('Where does Alice Johnson work?');
@@ -121,6 +187,17 @@ describe('Loci Console in a browser (e2e)', () => {
     expect(await page.getByTestId('passage').textContent()).toContain('Alice Johnson');
     await page.keyboard.press('Escape');
     await page.getByTestId('passage').waitFor({ state: 'detached' });
+  }, 60_000);
+
+  it('shows what retrieval found, without a written answer, in context-only mode', async () => {
+    await page.getByRole('switch', { name: /Context only/ }).check();
+    await page.getByRole('form', { name: 'Ask' }).getByRole('button', { name: 'Ask' }).click();
+    const context = page.getByTestId('context');
+    await context.waitFor();
+    expect(await context.textContent()).toMatch(/[1-9]\d* passages/);
+    expect(await context.textContent()).toContain('Alice Johnson');
+    await shot('ask-context');
+    await page.getByRole('switch', { name: /Context only/ }).uncheck();
   }, 60_000);
 
   it("browses the entity's facts and a fact's history", async () => {
@@ -164,12 +241,44 @@ describe('Loci Console in a browser (e2e)', () => {
     await go('Users, keys and usage');
     const usage = page.getByTestId('usage');
     await usage.getByTestId('usage-table').waitFor();
-    expect(await usage.textContent()).toContain('of $5.00');
+    await usage.getByText(/of \$5\.00/).first().waitFor();
+    // The charts by day, drawn against the cap and the quota.
+    await usage.getByTestId('cost-chart').locator('svg.recharts-surface').first().waitFor();
+    expect(await usage.getByTestId('cost-chart').textContent()).toContain('daily cap');
+    expect(await usage.getByTestId('questions-chart').textContent()).toContain('daily quota');
     await input('Key name').fill('backend');
     await page.getByRole('button', { name: 'Create key' }).click();
     expect(await page.getByTestId('new-key').textContent()).toMatch(/lk_|[A-Za-z0-9_-]{20,}/);
     await shot('admin');
   }, 30_000);
+
+  it('moves through the main screens by keyboard alone', async () => {
+    for (const [label, heading] of [
+      ['Documents', 'Documents'],
+      ['Entities and facts', 'Entities and facts'],
+      ['Memories (gb)', 'Memories'],
+      ['Upload', 'Upload documents'],
+      ['Ask', 'Ask a question'],
+    ]) {
+      await page.getByRole('button', { name: 'Sign out' }).focus();
+      await tabTo(label);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 2, name: heading }).waitFor();
+      expect(await page.locator('[aria-current=page]').textContent()).toBe(label);
+    }
+    // The question by keyboard: into the field, typed, sent with the form's button.
+    await tabTo(/^Question/);
+    await page.keyboard.type('Where does Alice Johnson work?');
+    await tabTo('Ask');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('answer').waitFor();
+    // A source opens by keyboard, and Escape closes it.
+    await tabTo(/people\.md/);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('passage').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('passage').waitFor({ state: 'detached' });
+  }, 60_000);
 
   it('renders every screen at phone width without horizontal overflow', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
@@ -177,11 +286,44 @@ describe('Loci Console in a browser (e2e)', () => {
       await page.getByRole('button', { name: 'Menu' }).click();
       await go(label);
       await page.getByRole('heading', { level: 2 }).first().waitFor();
-      const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
-      expect([label, overflow]).toEqual([label, 0]);
+      await noHorizontalOverflow(label);
     }
     await shot('phone');
   }, 30_000);
+
+  it("shows the operator's screens at phone width without horizontal overflow, sortable by keyboard", async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await input('Email').fill(operator.email);
+    await input('Password').fill(operator.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Tenants and limits' }).waitFor();
+    await page.getByTestId('tenant-row').first().waitFor();
+    await page.getByTestId('operator-usage').getByTestId('cost-chart').locator('svg.recharts-surface').first().waitFor();
+    await noHorizontalOverflow('operator');
+    await shot('operator-phone');
+    await page.getByRole('button', { name: 'Edit limits of ' + tenantName }).click();
+    await page.getByRole('dialog').waitFor();
+    await noHorizontalOverflow('operator limits dialog');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const names = async () => (await page.getByTestId('tenant-name').allTextContents()).map((name) => name.toLowerCase());
+    const sortedNames = (rows: string[], descending: boolean) => [...rows].sort((a, b) => (descending ? -1 : 1) * (a < b ? -1 : a > b ? 1 : 0));
+    await page.getByRole('button', { name: 'Sign out' }).focus();
+    await tabTo('Sort by name');
+    await page.keyboard.press('Enter');
+    await eventually(() => sortOf('Sort by name'), 'ascending');
+    expect(await names()).toEqual(sortedNames(await names(), false));
+    await page.keyboard.press('Enter');
+    await eventually(() => sortOf('Sort by name'), 'descending');
+    expect(await names()).toEqual(sortedNames(await names(), true));
+    await tabTo("Sort by today's spend");
+    await page.keyboard.press('Enter');
+    await eventually(() => sortOf("Sort by today's spend"), 'descending');
+    expect(await page.getByTestId('operator-usage').textContent()).toContain(tenantName);
+    await shot('operator');
+  }, 60_000);
 
   it("serves the console from the API's origin under its security headers; a missing asset is a 404", async () => {
     const res = await t.http.get('/console/').expect(200);

@@ -14,16 +14,13 @@ interface Source {
 interface Answer {
   answer: string;
   sources: Source[];
-  metadata: {
-    mode: string;
-    model: string;
-    no_answer_reason: string | null;
-    context?: {
-      chunks: { text: string; document_name: string | null; chunk_id: string | null }[];
-      entities: { name: string; type: string | null; description: string | null }[];
-      relations: { source: string; target: string; description: string | null }[];
-    };
-  };
+  metadata: { mode: string; model: string; no_answer_reason: string | null };
+  /** Filled in context-only mode (the answer is then empty); null or absent otherwise. */
+  context?: {
+    chunks: { text: string; document_name: string | null; chunk_id: string | null }[];
+    entities: { name: string; type: string | null; description: string | null }[];
+    relations: { source: string; target: string; description: string | null }[];
+  } | null;
 }
 
 const MODES = ['mix', 'hybrid', 'local', 'global', 'naive'];
@@ -52,7 +49,7 @@ export function AskScreen() {
     }
   };
 
-  const context = answer?.metadata.context;
+  const context = answer?.context;
   return (
     <Stack>
       <Title order={2}>Ask a question</Title>
@@ -79,7 +76,7 @@ export function AskScreen() {
       {answer && (
         <Card withBorder data-testid="answer">
           <Stack>
-            {!contextOnly && <Text style={{ whiteSpace: 'pre-wrap' }}>{answer.answer || answer.metadata.no_answer_reason || 'No answer.'}</Text>}
+            {!context && <Text style={{ whiteSpace: 'pre-wrap' }}>{answer.answer || answer.metadata.no_answer_reason || 'No answer.'}</Text>}
             <Text size="xs" c="dimmed">
               {answer.metadata.mode} · {answer.metadata.model}
             </Text>
@@ -101,7 +98,7 @@ export function AskScreen() {
               </List>
             )}
             {context && (
-              <>
+              <Stack gap="xs" data-testid="context">
                 <Title order={3} size="h5">
                   Context
                 </Title>
@@ -136,7 +133,17 @@ export function AskScreen() {
                     </Text>
                   </Card>
                 ))}
-              </>
+                {context.relations.length > 0 && (
+                  <List size="sm">
+                    {context.relations.slice(0, 20).map((r, i) => (
+                      <List.Item key={i}>
+                        {r.source} → {r.target}
+                        {r.description ? `: ${r.description}` : ''}
+                      </List.Item>
+                    ))}
+                  </List>
+                )}
+              </Stack>
             )}
           </Stack>
         </Card>

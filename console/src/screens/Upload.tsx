@@ -73,6 +73,7 @@ export function UploadScreen() {
         }}
         onDragLeave={() => setOver(false)}
         onDrop={onDrop}
+        data-testid="drop-zone"
         style={{ borderStyle: 'dashed', background: over ? 'var(--mantine-color-blue-light)' : undefined }}
       >
         <Stack align="center">
