@@ -50,7 +50,10 @@ describe('Loci Console in a browser (e2e)', () => {
   });
 
   const shot = async (name: string) => {
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    if (!SCREENSHOTS) return;
+    // From the top: a full-page picture of a scrolled page draws the fixed header mid-page.
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   };
   // Inputs by their label (a password field's visibility toggle carries the label too).
   // (A required field's label ends in " *".)

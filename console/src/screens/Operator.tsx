@@ -92,10 +92,10 @@ export function OperatorScreen() {
         <ErrorNote error={tenants.error} />
         <Group gap="xs" my="xs">
           <Text size="sm">Sort by share of cap:</Text>
-          <Button size="compact-xs" variant={sort.key === 'today_share' ? 'filled' : 'default'} onClick={() => setSort({ key: 'today_share', descending: true })}>
+          <Button size="compact-xs" variant={sort.key === 'today_share' ? 'filled' : 'default'} aria-pressed={sort.key === 'today_share'} onClick={() => setSort({ key: 'today_share', descending: true })}>
             daily
           </Button>
-          <Button size="compact-xs" variant={sort.key === 'month_share' ? 'filled' : 'default'} onClick={() => setSort({ key: 'month_share', descending: true })}>
+          <Button size="compact-xs" variant={sort.key === 'month_share' ? 'filled' : 'default'} aria-pressed={sort.key === 'month_share'} onClick={() => setSort({ key: 'month_share', descending: true })}>
             monthly
           </Button>
         </Group>

@@ -52,6 +52,7 @@ function DayChart({
   limitLabel,
   format,
   testId,
+  legend,
 }: {
   title: string;
   rows: Record<string, number | string>[];
@@ -60,6 +61,7 @@ function DayChart({
   limitLabel?: string;
   format: (v: number) => string;
   testId: string;
+  legend: boolean;
 }) {
   return (
     <figure style={{ margin: 0, minWidth: 0 }} data-testid={testId}>
@@ -72,7 +74,7 @@ function DayChart({
           <XAxis dataKey="day" fontSize={11} interval="preserveStartEnd" minTickGap={12} />
           <YAxis fontSize={11} width={56} tickFormatter={(v: number) => format(v)} domain={[0, (max: number) => Math.max(max, limit ?? 0) || 1]} />
           <Tooltip formatter={(v) => format(Number(v))} />
-          {series.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
+          {legend && <Legend wrapperStyle={{ fontSize: 12 }} />}
           {series.map((s, i) => (
             <Bar key={s.key} dataKey={s.key} name={s.label} stackId="day" fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />
           ))}
@@ -83,7 +85,8 @@ function DayChart({
   );
 }
 
-const money = (v: number) => `$${v < 1 && v > 0 ? v.toFixed(4) : v.toFixed(2)}`;
+// Cents unless the amounts are smaller than a cent (the offline models cost nothing, tests' calls fractions of one).
+const money = (v: number) => `$${v > 0 && v < 0.01 ? v.toFixed(4) : v.toFixed(2)}`;
 const count = (v: number) => String(Math.round(v));
 
 /**
@@ -109,8 +112,8 @@ export function UsageCharts({
     s.series.length ? s : { rows: s.rows, series: [{ key: 'usage', label }] };
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} my="sm" data-testid="usage-charts">
-      <DayChart title="Cost by day (USD)" {...single(cost, 'cost')} limit={dailyCap} limitLabel="daily cap" format={money} testId="cost-chart" />
-      <DayChart title="Questions by day" {...single(questions, 'questions')} limit={dailyQuota} limitLabel="daily quota" format={count} testId="questions-chart" />
+      <DayChart title="Cost by day (USD)" {...single(cost, 'cost')} limit={dailyCap} limitLabel="daily cap" format={money} testId="cost-chart" legend={Boolean(tenantNames)} />
+      <DayChart title="Questions by day" {...single(questions, 'questions')} limit={dailyQuota} limitLabel="daily quota" format={count} testId="questions-chart" legend={Boolean(tenantNames)} />
     </SimpleGrid>
   );
 }
