@@ -11,6 +11,7 @@ import { PostgresDatabase } from '../libs/db/src/postgres.database';
 import { SESSION_SETTINGS } from '../libs/db/src/database';
 import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
 import { RetrievalService } from '../libs/retrieval/src/retrieval.service';
+import { labelOf } from './profile-retrieval-labels';
 
 const [questionsPath, outPath, countArg, modesArg, explainArg] = process.argv.slice(2);
 const count = Number(countArg ?? 20);
@@ -96,24 +97,6 @@ async function main() {
     if (explain) console.log(`  total (p50 × share)          exec ${exec.toFixed(2)} ms  plan ${plan.toFixed(2)} ms`);
   }
   await database.close();
-}
-
-function labelOf(text: string): string {
-  const t = text.replace(/\s+/g, ' ');
-  if (t.includes('chunk_terms') && t.includes('edge_chunks')) return 'edge_lexical';
-  if (t.includes('chunk_terms')) return 'chunk_lexical' + (t.includes('name_key') ? '+named' : '');
-  if (t.includes('linked_documents')) return 'walk_neighbourhood';
-  if (t.includes('WITH ORDINALITY AS wanted') && t.includes('JOIN chunks')) return 'chunks_by_ids';
-  if (t.includes('d.name_key = ANY') && t.includes('normalized_name')) return 'named(entities+documents)';
-  if (t.includes('d.name_key = ANY')) return 'documents_named';
-  if (t.includes('e.normalized_name = ANY')) return 'entities_named';
-  if (t.includes('by_summary')) return 'chunk_vector';
-  if (t.includes('<=>') && t.includes('FROM entities')) return 'entity_vector';
-  if (t.includes('<=>') && t.includes('FROM edges')) return 'edge_vector';
-  if (t.includes('edges_live') || t.includes('degree')) return 'edges_around';
-  if (t.includes('entity_position')) return 'supporting_chunks';
-  if (t.includes('FROM entities')) return 'entities_by_ids';
-  return t.slice(0, 40);
 }
 
 main().catch((e) => {

@@ -34,7 +34,8 @@ Scenarios:
                   provider and the LLM double with --model-delay per call
 
 Needs DATABASE_URL (query*, gb-query, explain: the seeded database; ingest: any migrated database;
-limits: for the spend-control layer). REDIS_URL: the API's and the limits' Redis when set.
+limits: for the spend-control layer). REDIS_URL: the API's and the limits' Redis when set. LOCI_BENCH_API_NODE_ARGS: node flags for the API
+child (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 query*, gb-query and explain read bench/data/questions-<seed>-<edges>.json written by npm run bench:seed.
 
 Options:

@@ -70,7 +70,10 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^(OPENAI_|ANTHROPIC_|REDIS_URL$)/.test(entry[0])),
   );
   const log = openSync(logPath, 'a');
-  const child = spawn(process.execPath, [API_MAIN], { env: { ...inherited, ...env }, stdio: ['ignore', log, log] });
+  // Node's own flags for the API (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where its CPU
+  // goes under the bench's load); NODE_OPTIONS refuses some of them.
+  const nodeArgs = (process.env.LOCI_BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, API_MAIN], { env: { ...inherited, ...env }, stdio: ['ignore', log, log] });
   closeSync(log);
   let exited: number | null | undefined;
   const exit = new Promise<void>((done) => child.once('exit', (code) => ((exited = code), done())));

@@ -39,4 +39,36 @@ describe('personalizedPageRank', () => {
     expect(scores.get(60) ?? 0).toBe(0);
     expect(personalizedPageRank(mentions, { entities: new Map(), chunks: new Map() }).size).toBe(0);
   });
+
+  it('equals the walk written out as dense power iteration (duplicates once, dangling mass back to the seeds)', () => {
+    let state = 7;
+    const random = (n: number) => ((state = (state * 1103515245 + 12345) % 2 ** 31), state % n);
+    const mentions = Array.from({ length: 300 }, () => ({ entityId: random(40) - 5, chunkId: 1000 + random(60) }));
+    const seeds = { entities: new Map([[3, 2], [-2, 1], [999, 5]]), chunks: new Map([[1001, 1], [1007, 0.5]]) };
+    const scores = personalizedPageRank(mentions, seeds, 0.5, 20);
+
+    const nodes = [...new Set(mentions.flatMap((m) => [`e${m.entityId}`, `c${m.chunkId}`]))];
+    const at = new Map(nodes.map((key, i) => [key, i]));
+    const adjacent = nodes.map(() => new Set<number>());
+    for (const m of mentions) {
+      adjacent[at.get(`e${m.entityId}`)!].add(at.get(`c${m.chunkId}`)!);
+      adjacent[at.get(`c${m.chunkId}`)!].add(at.get(`e${m.entityId}`)!);
+    }
+    const restart = nodes.map((key) => (key.startsWith('e') ? seeds.entities.get(Number(key.slice(1))) : seeds.chunks.get(Number(key.slice(1)))) ?? 0);
+    const sum = restart.reduce((a, b) => a + b, 0);
+    let rank = restart.map((r) => r / sum);
+    for (let step = 0; step < 20; step++) {
+      const next = nodes.map(() => 0);
+      let back = 0;
+      rank.forEach((mass, i) => {
+        const out = [...adjacent[i]];
+        for (const j of out) next[j] += (0.5 * mass) / out.length;
+        back += 0.5 * mass;
+      });
+      rank = next.map((value, i) => value + (back * restart[i]) / sum);
+    }
+    const chunkKeys = nodes.filter((key) => key.startsWith('c'));
+    expect([...scores.keys()].sort()).toEqual(chunkKeys.map((key) => Number(key.slice(1))).sort());
+    for (const key of chunkKeys) expect(scores.get(Number(key.slice(1)))!).toBeCloseTo(rank[at.get(key)!], 12);
+  });
 });

@@ -29,57 +29,74 @@ export const WALK_ITERATIONS = 20;
  * links. Mass that reaches a node without links returns to the seeds.
  */
 export function personalizedPageRank(mentions: Mention[], seeds: WalkSeeds, damping = WALK_DAMPING, iterations = WALK_ITERATIONS): Map<number, number> {
-  const index = new Map<string, number>();
-  const node = (key: string) => {
-    let i = index.get(key);
-    if (i === undefined) index.set(key, (i = index.size));
-    return i;
-  };
-  const links: number[][] = [];
-  const link = (a: number, b: number) => {
-    (links[a] ??= []).push(b);
-  };
-  const seen = new Set<string>();
+  // Numbers all the way: entities are nodes 0..E-1, chunks E..E+C-1, links in compressed rows
+  // (string keys and arrays of arrays were most of a question's walk CPU).
+  const entityNode = new Map<number, number>();
+  const chunkOrdinal = new Map<number, number>();
   for (const { entityId, chunkId } of mentions) {
-    const pair = `${entityId}:${chunkId}`;
-    if (seen.has(pair)) continue;
-    seen.add(pair);
-    const e = node(`e${entityId}`);
-    const c = node(`c${chunkId}`);
-    link(e, c);
-    link(c, e);
+    if (!entityNode.has(entityId)) entityNode.set(entityId, entityNode.size);
+    if (!chunkOrdinal.has(chunkId)) chunkOrdinal.set(chunkId, chunkOrdinal.size);
   }
-  const restart = new Float64Array(index.size);
+  const entityCount = entityNode.size;
+  const nodeCount = entityCount + chunkOrdinal.size;
+  // Each distinct mention once (both ordinals are below 2^26 here, so the pair key is exact).
+  const pairs = new Set<number>();
+  const degree = new Uint32Array(nodeCount);
+  const ends: Array<[number, number]> = [];
+  for (const { entityId, chunkId } of mentions) {
+    const e = entityNode.get(entityId)!;
+    const c = entityCount + chunkOrdinal.get(chunkId)!;
+    const key = e * nodeCount + c;
+    if (pairs.has(key)) continue;
+    pairs.add(key);
+    ends.push([e, c]);
+    degree[e]++;
+    degree[c]++;
+  }
+  const start = new Uint32Array(nodeCount + 1);
+  for (let i = 0; i < nodeCount; i++) start[i + 1] = start[i] + degree[i];
+  const filled = start.slice(0, nodeCount);
+  const links = new Uint32Array(start[nodeCount]);
+  for (const [e, c] of ends) {
+    links[filled[e]++] = c;
+    links[filled[c]++] = e;
+  }
+
+  const restart = new Float64Array(nodeCount);
   let total = 0;
-  for (const [kind, weights] of [['e', seeds.entities], ['c', seeds.chunks]] as const) {
-    for (const [id, weight] of weights) {
-      const i = index.get(`${kind}${id}`);
-      if (i === undefined || !(weight > 0)) continue;
-      restart[i] += weight;
-      total += weight;
-    }
+  const addRestart = (node: number | undefined, weight: number) => {
+    if (node === undefined || !(weight > 0)) return;
+    restart[node] += weight;
+    total += weight;
+  };
+  for (const [id, weight] of seeds.entities) addRestart(entityNode.get(id), weight);
+  for (const [id, weight] of seeds.chunks) {
+    const ordinal = chunkOrdinal.get(id);
+    addRestart(ordinal === undefined ? undefined : entityCount + ordinal, weight);
   }
   const scores = new Map<number, number>();
   if (total === 0) return scores;
-  for (let i = 0; i < restart.length; i++) restart[i] /= total;
+  for (let i = 0; i < nodeCount; i++) restart[i] /= total;
 
   let rank = Float64Array.from(restart);
+  let next = new Float64Array(nodeCount);
   for (let step = 0; step < iterations; step++) {
-    const next = new Float64Array(rank.length);
+    next.fill(0);
     let dangling = 0;
-    for (let i = 0; i < rank.length; i++) {
-      const out = links[i];
-      if (!out || out.length === 0) {
+    for (let i = 0; i < nodeCount; i++) {
+      const from = start[i];
+      const to = start[i + 1];
+      if (from === to) {
         dangling += rank[i];
         continue;
       }
-      const share = (damping * rank[i]) / out.length;
-      for (const j of out) next[j] += share;
+      const share = (damping * rank[i]) / (to - from);
+      for (let l = from; l < to; l++) next[links[l]] += share;
       dangling += (1 - damping) * rank[i];
     }
-    for (let i = 0; i < next.length; i++) next[i] += dangling * restart[i];
-    rank = next;
+    for (let i = 0; i < nodeCount; i++) next[i] += dangling * restart[i];
+    [rank, next] = [next, rank];
   }
-  for (const [key, i] of index) if (key.startsWith('c')) scores.set(Number(key.slice(1)), rank[i]);
+  for (const [chunkId, ordinal] of chunkOrdinal) scores.set(chunkId, rank[entityCount + ordinal]);
   return scores;
 }

@@ -34,13 +34,19 @@ const CAPITALISED = /^[\p{Lu}\p{N}]/u;
  */
 export function namedInPassage(text: string): string[] {
   const words = text.match(WORD) ?? [];
+  // Each word normalised once: a run's name is its words' normal forms joined by spaces, which
+  // is what normalizeEntityName makes of the run (a word holds no space, and the marks and
+  // punctuation it drops never span two words).
+  const normal = words.map((word) => normalizeEntityName(word));
+  const capitalised = words.map((word) => CAPITALISED.test(word));
   const names = new Set<string>();
   for (let i = 0; i < words.length && names.size < MAX_CANDIDATES; i++) {
-    if (!CAPITALISED.test(words[i])) continue;
+    if (!capitalised[i]) continue;
+    let name = '';
     for (let n = 1; n <= MAX_NAME_WORDS && i + n <= words.length && names.size < MAX_CANDIDATES; n++) {
-      if (!CAPITALISED.test(words[i + n - 1])) continue;
-      const name = normalizeEntityName(words.slice(i, i + n).join(' '));
-      if (name) names.add(name);
+      const word = normal[i + n - 1];
+      name = name && word ? `${name} ${word}` : name || word;
+      if (capitalised[i + n - 1] && name) names.add(name);
     }
   }
   return [...names];

@@ -119,6 +119,8 @@ export class RetrievalService {
       ? [questionText, ...highLevelWords, relationWordsFor([...highLevelWords, questionText ?? ''])].filter(Boolean).join('\n') || undefined
       : undefined;
     const weights = { ...HASHING_EMBEDDER_WEIGHTS, ...definedOnly(request.weights ?? {}) };
+    // The word runs of the question that could name an entity or a document (question-names.ts).
+    const questionNames = questionText && (usesNaive || usesLocal) ? candidateNames(questionText) : [];
 
     // BM25 ranks chunks for naive and mix, seeds the local path's walk and gives the global
     // path the passages whose facts it ranks.
@@ -126,13 +128,13 @@ export class RetrievalService {
     // passages by it.
     const passagesRead: Promise<{ lexical: ChunkHit[]; named: ChunkHit[] }> = questionText
       ? timed('lexical.chunks', () =>
-          this.repository.searchPassages(scope, questionText, topK, usesNaive || usesLocal ? candidateNames(questionText) : []),
+          this.repository.searchPassages(scope, questionText, topK, questionNames),
         )
       : Promise.resolve({ lexical: [], named: [] });
     const lexicalSearch = passagesRead.then((p) => p.lexical);
     const passageSearch = passagesRead.then(({ lexical, named }) => rankWithNamedDocuments(lexical, named));
     const [local, global, naive, passageFinds] = await Promise.all([
-      usesLocal && (lowLevel || questionText) ? this.localPath(scope, { vector: lowLevel, questionText, passageSearch }, topK, timed) : nothing(),
+      usesLocal && (lowLevel || questionText) ? this.localPath(scope, { vector: lowLevel, questionNames, passageSearch }, topK, timed) : nothing(),
       usesGlobal && (highLevel || globalText)
         ? this.globalPath(
             scope,
@@ -190,13 +192,13 @@ export class RetrievalService {
    */
   private async localPath(
     scope: Scope,
-    input: { vector?: number[]; questionText?: string; passageSearch: Promise<RankedPassage[]> },
+    input: { vector?: number[]; questionNames: string[]; passageSearch: Promise<RankedPassage[]> },
     topK: number,
     timed: Timer,
   ): Promise<GraphFinds> {
     // The entities the question names and those nearest to the vector: one statement.
     const { named: byName, nearest: byVector } = await timed('local.entities', () =>
-      this.repository.seedEntities(scope, input.questionText ? candidateNames(input.questionText) : [], input.vector, topK),
+      this.repository.seedEntities(scope, input.questionNames, input.vector, topK),
     );
     const entities = roundRobin([byName, byVector], (e) => e.id, keepBestScore).slice(0, topK);
     const passages = await input.passageSearch;
