@@ -10,7 +10,8 @@ import type { ProviderName, Stage, TokenUsage } from './model.types';
  * - `rejected`: a 4xx other than 429 (bad key, bad request): not retried;
  * - `bad_output`: the reply was empty, or not valid JSON for the schema even after one repair;
  * - `truncated`: generation stopped at max_tokens: a cut answer is never used;
- * - `not_configured`: the stage's provider has no key or endpoint.
+ * - `not_configured`: the stage's provider has no key or endpoint;
+ * - `aborted`: the caller went away mid-call (a streamed answer's client disconnected).
  */
 export type ModelCallFailure =
   | 'unavailable'
@@ -19,7 +20,8 @@ export type ModelCallFailure =
   | 'rejected'
   | 'bad_output'
   | 'truncated'
-  | 'not_configured';
+  | 'not_configured'
+  | 'aborted';
 
 export class ModelCallError extends DomainError {
   /** Tokens the failed call was still billed for (a truncated or unusable reply). */

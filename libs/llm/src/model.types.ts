@@ -44,7 +44,12 @@ export interface ChatRequest {
   timeoutMs: number;
   /** Provider API key to use instead of the platform's (a tenant billed `own_key`). */
   apiKey?: string;
+  /** Aborts the provider request (the client that asked went away). */
+  signal?: AbortSignal;
 }
+
+/** Receives a streamed reply's text as it is written, piece by piece. */
+export type TextSink = (text: string) => void;
 
 /** A stage's reply shape as JSON Schema, with the name providers file it under. */
 export interface OutputSchema {
@@ -70,6 +75,12 @@ export interface ChatModel {
   readonly provider: ProviderName;
   readonly model: string;
   complete(request: ChatRequest): Promise<ChatCompletion>;
+  /**
+   * The same call streamed: `onText` gets the reply's text as the provider sends it, and the
+   * completion (with the usage the stream reported) comes once it has ended. An aborted or
+   * failed stream throws a ModelCallError carrying the usage seen so far.
+   */
+  stream(request: ChatRequest, onText: TextSink): Promise<ChatCompletion>;
 }
 
 export interface EmbeddingRequest {

@@ -9,3 +9,4 @@ export * from './limited-tenant';
 export * from './pdf';
 export * from './built-api';
 export * from './prometheus-text';
+export * from './server-sent-events';

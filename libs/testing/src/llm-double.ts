@@ -3,17 +3,21 @@ import type { AddressInfo } from 'node:net';
 import {
   anthropicErrorBody,
   anthropicMessage,
+  anthropicStreamEvents,
   AnthropicReply,
   openAiChatCompletion,
   OpenAiChatReply,
   openAiEmbeddings,
   OpenAiEmbeddingsReply,
   openAiErrorBody,
+  openAiStreamEvents,
   OPENAI_JSON_SCHEMA_REFUSAL,
+  sseFrame,
+  WireEvent,
 } from './llm-double.wire';
 
 export { embeddingFor, estimateTokens, float32Base64 } from './llm-double.wire';
-export type { AnthropicReply, OpenAiChatReply, OpenAiEmbeddingsReply } from './llm-double.wire';
+export type { AnthropicReply, OpenAiChatReply, OpenAiEmbeddingsReply, WireEvent } from './llm-double.wire';
 
 /**
  * A loopback HTTP server that speaks the Anthropic Messages API and the OpenAI chat-completions
@@ -31,6 +35,10 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body (the raw text when it was not JSON). */
   body: any;
+  /** Set when the client closed the connection before the reply had been sent in full (it gave up, or aborted a stream). */
+  clientClosed: boolean;
+  /** Settles once the exchange is over: the reply sent in full, or the connection closed. */
+  ended: Promise<void>;
 }
 
 /** How a reply misbehaves. Any of these combine with the reply's content fields. */
@@ -53,6 +61,13 @@ export interface Fault {
   malformed?: boolean;
   /** Send this JSON body as it is (with `status`, default 200) instead of a computed one. */
   body?: unknown;
+  /** A streamed reply (`stream: true`) waits this long before each event. */
+  chunkDelayMs?: number;
+  /**
+   * A streamed reply stops after this many events (message_start and ping count) and sends
+   * nothing more until the client closes the connection: a model still writing when its client leaves.
+   */
+  stallAfterEvents?: number;
 }
 
 export type Step<Reply> = Fault & Reply;
@@ -141,7 +156,20 @@ export async function startLlmDouble(options: LlmDoubleOptions = {}): Promise<Ll
     const raw = await readBody(req);
     const path = (req.url ?? '/').split('?')[0];
     const endpoint = ROUTES[`${req.method} ${path}`] ?? 'unknown';
-    const request: ReceivedRequest = { endpoint, method: req.method ?? '', path, headers: req.headers, body: parseJson(raw) };
+    let ended!: () => void;
+    const request: ReceivedRequest = {
+      endpoint,
+      method: req.method ?? '',
+      path,
+      headers: req.headers,
+      body: parseJson(raw),
+      clientClosed: false,
+      ended: new Promise<void>((resolve) => (ended = resolve)),
+    };
+    res.once('close', () => {
+      if (!res.writableFinished) request.clientClosed = true;
+      ended();
+    });
     requests.push(request);
     if (endpoint === 'unknown') return send(res, 404, { error: { message: `double: no route ${req.method} ${path}` } });
 
@@ -167,6 +195,13 @@ export async function startLlmDouble(options: LlmDoubleOptions = {}): Promise<Ll
     if (step.body !== undefined) return send(res, step.status ?? 200, step.body, retryHeaders);
 
     const truncated = step.truncated ?? false;
+    if (request.body?.stream === true && endpoint !== 'openai.embeddings') {
+      const events =
+        endpoint === 'anthropic.messages'
+          ? anthropicStreamEvents(anthropicMessage(request.body, step as AnthropicReply, truncated))
+          : openAiStreamEvents(openAiChatCompletion(request.body, step as OpenAiChatReply, truncated), request.body.stream_options?.include_usage === true);
+      return stream(res, events, step, retryHeaders);
+    }
     const body =
       endpoint === 'anthropic.messages'
         ? anthropicMessage(request.body, step as AnthropicReply, truncated)
@@ -174,6 +209,20 @@ export async function startLlmDouble(options: LlmDoubleOptions = {}): Promise<Ll
           ? openAiChatCompletion(request.body, step as OpenAiChatReply, truncated)
           : openAiEmbeddings(request.body, step as OpenAiEmbeddingsReply, nativeDimensions);
     return send(res, step.status ?? 200, body, retryHeaders);
+  };
+
+  /** Server-sent events, paced and stalled as the step says; stops writing once the client is gone. */
+  const stream = async (res: ServerResponse, events: WireEvent[], step: Fault, headers: Record<string, string>) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_double', ...headers });
+    for (const [i, event] of events.entries()) {
+      if (i === step.stallAfterEvents && !res.destroyed) {
+        await new Promise<void>((resolve) => res.once('close', () => resolve()));
+      }
+      if (step.chunkDelayMs) await wait(step.chunkDelayMs);
+      if (res.destroyed) return;
+      res.write(sseFrame(event));
+    }
+    res.end();
   };
 
   const server = createServer((req, res) => {

@@ -258,3 +258,74 @@ export function openAiErrorBody(status: number) {
   const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
   return { error: { message: `double: scripted ${status}`, type, param: null, code: null } };
 }
+
+/** One server-sent event: its `event:` name (Anthropic names every event; OpenAI none) and JSON data. */
+export interface WireEvent {
+  event?: string;
+  data: unknown;
+}
+
+/** A reply's text in the pieces a model streams it in: a word and the space after it. */
+export function streamPieces(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+/**
+ * The Messages API's stream of a reply (`stream: true`): message_start (input tokens, output 1),
+ * each content block as start, deltas and stop, message_delta (stop reason, output tokens so
+ * far), message_stop; the same message `anthropicMessage` would send whole.
+ */
+export function anthropicStreamEvents(message: ReturnType<typeof anthropicMessage>): WireEvent[] {
+  const { content, stop_reason, stop_sequence, usage, ...head } = message as any;
+  const events: WireEvent[] = [
+    { event: 'message_start', data: { type: 'message_start', message: { ...head, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } } },
+    { event: 'ping', data: { type: 'ping' } },
+  ];
+  (content as any[]).forEach((block, index) => {
+    const delta = (d: unknown) => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
+    if (block.type === 'text') {
+      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '', citations: null } } });
+      streamPieces(block.text).forEach((text) => events.push(delta({ type: 'text_delta', text })));
+    } else if (block.type === 'thinking') {
+      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } } });
+      streamPieces(block.thinking).forEach((thinking) => events.push(delta({ type: 'thinking_delta', thinking })));
+      events.push(delta({ type: 'signature_delta', signature: block.signature }));
+    } else if (block.type === 'tool_use') {
+      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { ...block, input: {} } } });
+      events.push(delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input) }));
+    }
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+  });
+  events.push(
+    { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason, stop_sequence }, usage: { output_tokens: usage.output_tokens } } },
+    { event: 'message_stop', data: { type: 'message_stop' } },
+  );
+  return events;
+}
+
+/**
+ * Chat completions' stream of a reply: a first chunk with the role, one chunk per content piece,
+ * one with the finish reason, then, when `stream_options.include_usage` asked for it, a chunk
+ * without choices that carries the usage; then `[DONE]`.
+ */
+export function openAiStreamEvents(completion: ReturnType<typeof openAiChatCompletion>, includeUsage: boolean): WireEvent[] {
+  const { choices, usage, object: _object, ...head } = completion;
+  const chunk = (delta: unknown, finishReason: string | null = null) => ({
+    data: { ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] },
+  });
+  const message = choices[0].message;
+  return [
+    chunk({ role: 'assistant', content: '', refusal: null }),
+    ...streamPieces(message.content ?? '').map((content) => chunk({ content })),
+    ...(message.refusal ? [chunk({ refusal: message.refusal })] : []),
+    chunk({}, choices[0].finish_reason),
+    ...(includeUsage ? [{ data: { ...head, object: 'chat.completion.chunk', choices: [], usage } }] : []),
+    { data: '[DONE]' },
+  ];
+}
+
+/** An event as it goes on the wire. */
+export function sseFrame(event: WireEvent): string {
+  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+  return `${event.event ? `event: ${event.event}\n` : ''}data: ${data}\n\n`;
+}

@@ -7,6 +7,7 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiSecurity, ApiTags, ApiUnproce
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { FastApiValidationPipe, openApiSchemaOf, RequestWithId } from '@loci/http';
 import { QueryBody, queryBody, QueryResponse, queryResponse } from './query.dto';
+import { QueryEventStream } from './query-event-stream';
 import { NO_LLM_MODEL, QueryService } from './query.service';
 
 /**
@@ -29,32 +30,57 @@ export class QueryController {
   @ApiKeyAllowed({ scope: 'read' })
   @Roles('admin', 'member')
   @ApiBody({ schema: openApiSchemaOf(queryBody) })
-  @ApiOkResponse({ schema: openApiSchemaOf(queryResponse, 'output') })
+  @ApiOkResponse({
+    schema: openApiSchemaOf(queryResponse, 'output'),
+    description:
+      'The answer as JSON; with `"stream": true`, as text/event-stream: events `sources`, `answer` ({"text"} pieces), ' +
+      '`context` (context mode), then `metadata` ({"metadata", "cited"}) or `error` ({"status", "detail"}).',
+  })
   @ApiUnprocessableEntityResponse({ description: 'Validation error: {"detail": [{"loc", "msg", "type"}]}' })
   async ask(
     @CurrentPrincipal() principal: Principal,
     @Body(new FastApiValidationPipe(queryBody)) body: QueryBody,
     @Req() req: RequestWithId,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<QueryResponse> {
+    @Res() res: Response,
+  ): Promise<void> {
     const requestId = req.id ?? 'unknown';
+    const events = body.stream ? new QueryEventStream(res, requestId) : undefined;
     // Only a question that may reach our models is limited: a dashboard session's. An API-key
     // question spends nothing on chat models and is never limited.
     const mayCallModel = principal.kind === 'jwt' && !(body.context_only && body.hl_keywords != null && body.ll_keywords != null);
-    if (!mayCallModel) return this.queries.query(principal, requestId, body);
+    if (!mayCallModel) return this.respond(res, events, () => this.queries.query(principal, requestId, body, events));
     // The quota counts model-answered questions; a context-only one spends on keywords at most.
     const permit = await this.spend.admit(limitedClient(principal, requestId), { countsQuota: !body.context_only });
     let answered = false;
     try {
-      const response = await this.queries.query(principal, requestId, body);
-      answered = response.metadata.model !== NO_LLM_MODEL;
-      // Nothing to answer from: no model answered, so the question does not count.
-      if (!answered) await permit.refundQuota();
-      setRateLimitHeaders(res, permit);
-      return response;
+      // Streamed, the headers leave with the first event, before the quota's use is final.
+      if (events) setRateLimitHeaders(res, permit);
+      await this.respond(res, events, async () => {
+        const response = await this.queries.query(principal, requestId, body, events);
+        answered = response.metadata.model !== NO_LLM_MODEL;
+        // Nothing to answer from: no model answered, so the question does not count.
+        if (!answered) await permit.refundQuota();
+        if (!events) setRateLimitHeaders(res, permit);
+        return response;
+      });
     } finally {
       if (!answered) await permit.refundQuota(); // failed: not answered either
+      // A streamed question holds its slot until its last event, or until its client left.
       await permit.release();
+    }
+  }
+
+  /** The response as JSON, or as the rest of its event stream; a failure once events began is an `error` event. */
+  private async respond(res: Response, events: QueryEventStream | undefined, answer: () => Promise<QueryResponse>): Promise<void> {
+    if (!events) {
+      res.status(200).json(await answer());
+      return;
+    }
+    try {
+      events.finish(await answer());
+    } catch (error) {
+      if (!events.started) throw error; // still an ordinary status and body
+      events.fail(error);
     }
   }
 }

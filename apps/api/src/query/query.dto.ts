@@ -26,6 +26,11 @@ export const queryBody = z
         .default('mix'),
       include_sources: z.boolean({ error: fieldError('a valid boolean') }).default(false),
       context_only: z.boolean({ error: fieldError('a valid boolean') }).default(false),
+      /**
+       * Not in the contract: answer as Server-Sent Events (sources, the answer as it is written,
+       * metadata). Only the transport changes; who answers and what is in it stay the same.
+       */
+      stream: z.boolean({ error: fieldError('a valid boolean') }).default(false),
       hl_keywords: keywordList,
       ll_keywords: keywordList,
     },

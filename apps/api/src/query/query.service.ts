@@ -30,6 +30,18 @@ const EXCERPT_CHARS = 300;
 /** Tenants whose default graph id is kept in memory; past this many the memo starts over. */
 const MAX_REMEMBERED_GRAPHS = 10_000;
 
+/**
+ * Where a streamed question's answer goes as it is written (`"stream": true`), and how its
+ * client going away is seen.
+ */
+export interface AnswerSink {
+  /** Aborted when the client disconnects: the model call in flight is stopped, none is started. */
+  signal: AbortSignal;
+  /** The passages the answer may cite (with `include_sources`), before any of its text. */
+  sources(sources: SourceItem[]): void;
+  text(piece: string): void;
+}
+
 interface Step {
   name: string;
   ms: number;
@@ -60,7 +72,8 @@ export class QueryService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  async query(principal: Principal, requestId: string, body: QueryBody): Promise<QueryResponse> {
+  /** With a sink, a model-written answer is streamed to it; the response is returned all the same. */
+  async query(principal: Principal, requestId: string, body: QueryBody, sink?: AnswerSink): Promise<QueryResponse> {
     const started = performance.now();
     const steps: Step[] = [];
     const timed = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
@@ -93,6 +106,7 @@ export class QueryService {
       this.ownKeys.callContext(tenantId, requestId, 'query', undefined, {
         spendLimited: viaModel,
         tenant: principal.kind === 'api_key' ? principal.tenant : undefined,
+        signal: sink?.signal,
       }),
       checkFirst ? hasContent().then((has) => !has) : false,
     ]);
@@ -125,7 +139,7 @@ export class QueryService {
         response = this.contextResponse(mode, context, body.context_only);
       } else {
         askedModel = true;
-        response = await timed('answer', () => this.answer(ctx, body, mode, context));
+        response = await timed('answer', () => this.answer(ctx, body, mode, context, sink));
       }
     }
 
@@ -205,13 +219,24 @@ export class QueryService {
     return { vectors: { ...Object.fromEntries(wanted.map(([key], i) => [key, vectors[i]])), embeddingModel: choice.spec }, costMicros };
   }
 
-  private async answer(ctx: CallContext, body: QueryBody, mode: RetrievalMode, context: RetrievedContext): Promise<QueryResponse> {
+  private async answer(
+    ctx: CallContext,
+    body: QueryBody,
+    mode: RetrievalMode,
+    context: RetrievedContext,
+    sink: AnswerSink | undefined,
+  ): Promise<QueryResponse> {
     // Passages are cited by their reference id; the graph facts come along as one more source.
     const passages = context.chunks.map((chunk, i) => ({ referenceId: String(i + 1), chunk }));
     const sources: CitableSource[] = passages.map((p) => ({ id: p.referenceId, text: p.chunk.text }));
     const graph = graphBlock(context);
     if (graph) sources.push({ id: 'kg', text: graph });
-    const answer = await this.stages.answer(ctx, body.query, sources);
+    // Streamed, the sources go first, before the answer says which it cites: all the passages
+    // the model is given, each with the reference id its citations use.
+    sink?.sources(body.include_sources ? passages.map((p) => sourceItem(p.chunk, p.referenceId)) : []);
+    const answer = sink
+      ? await this.stages.answerStream(ctx, body.query, sources, (piece) => sink.text(piece))
+      : await this.stages.answer(ctx, body.query, sources);
     const cited = new Set(answer.cited);
     return {
       answer: answer.answer,

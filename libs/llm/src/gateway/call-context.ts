@@ -30,6 +30,11 @@ export class CallContext {
      * for an API-key /v1/query, which spends nothing on chat models and is never limited.
      */
     readonly spendLimited = true,
+    /**
+     * Ends the context's provider calls when whoever asked went away (a streamed answer's
+     * client disconnected): a call in flight is aborted, one not yet made is not made.
+     */
+    readonly signal?: AbortSignal,
   ) {}
 
   get billedTo(): 'platform' | 'own_key' {

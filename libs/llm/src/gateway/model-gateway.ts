@@ -7,7 +7,7 @@ import type { LociMetrics } from '@loci/metrics';
 import { costMicros, PriceTable } from '../metering/prices';
 import { estimateChatInputTokens, estimateEmbeddingTokens } from '../metering/token-counter';
 import { ModelCallError } from '../model-call.error';
-import type { ChatCompletion, ChatMessage, OutputSchema, ReasoningLevel, Stage, TokenUsage } from '../model.types';
+import type { ChatCompletion, ChatMessage, OutputSchema, ReasoningLevel, Stage, TextSink, TokenUsage } from '../model.types';
 import { THINKING_BUDGET_TOKENS } from '../providers/anthropic.chat-model';
 import type { CallContext } from './call-context';
 import { parseModelJson } from './json-output';
@@ -60,6 +60,26 @@ export class ModelGateway {
    * asks for a JSON reply, of `outputSchema`'s shape when given.
    */
   async chat(ctx: CallContext, stage: Stage, call: ChatCall, json = false, outputSchema?: OutputSchema): Promise<MeteredCompletion> {
+    return this.chatCall(ctx, stage, call, { json, outputSchema });
+  }
+
+  /**
+   * A plain-text chat call streamed: `onText` gets the reply as it is written. Metered like any
+   * call (worst case reserved and on record first), then settled to the usage the stream
+   * reported; a stream cut short (the context's signal: its client went away) settles to the
+   * usage seen so far and throws `aborted`. A cut (max_tokens) or empty stream throws as `chat` does.
+   */
+  async chatStream(ctx: CallContext, stage: Stage, call: ChatCall, onText: TextSink): Promise<MeteredCompletion> {
+    return this.chatCall(ctx, stage, call, { json: false, onText });
+  }
+
+  private async chatCall(
+    ctx: CallContext,
+    stage: Stage,
+    call: ChatCall,
+    how: { json: boolean; outputSchema?: OutputSchema; onText?: TextSink },
+  ): Promise<MeteredCompletion> {
+    const { json, outputSchema, onText } = how;
     const choice = this.router.choose(stage, call.model);
     if (choice.provider === 'local') {
       throw new Error(`stage ${stage} is served by the local provider; use the stage runner`);
@@ -72,7 +92,12 @@ export class ModelGateway {
       thinkingTokens: 0,
     });
     const { result, cost } = await this.metered(ctx, stage, choice, reasoning, estimate, async (apiKey) => {
-      const completion = await this.registry.chatModel(choice).complete({
+      // Queued behind LOCI_MODEL_CONCURRENCY while its client left: not made at all.
+      if (ctx.signal?.aborted) {
+        throw new ModelCallError('aborted', choice.provider, choice.model, stage, 'the caller went away before the call was made');
+      }
+      const model = this.registry.chatModel(choice);
+      const request = {
         stage,
         system: call.system,
         messages: call.messages,
@@ -82,7 +107,9 @@ export class ModelGateway {
         outputSchema,
         timeoutMs: stage === 'extract' ? this.settings.timeoutsMs.extract : this.settings.timeoutsMs.chat,
         apiKey,
-      });
+        signal: ctx.signal,
+      };
+      const completion = onText ? await model.stream(request, onText) : await model.complete(request);
       // Providers throw for truncated or empty replies (with the usage they were billed for).
       return { usage: completion.usage, model: completion.model, result: completion };
     });

@@ -39,16 +39,16 @@ export class OwnKeysService {
     requestId: string,
     kind: InferenceKind,
     documentId?: number,
-    options: { spendLimited?: boolean; tenant?: TenantRow } = {},
+    options: { spendLimited?: boolean; tenant?: TenantRow; signal?: AbortSignal } = {},
   ): Promise<CallContext> {
     const limited = options.spendLimited ?? true;
     const tenant = options.tenant?.id === tenantId ? options.tenant : await this.tenants.findById(tenantId);
     if (!tenant) throw new NotFoundError('No such tenant.');
-    if (tenant.billing !== 'own_key') return new CallContext(tenantId, requestId, kind, undefined, documentId, limited);
+    if (tenant.billing !== 'own_key') return new CallContext(tenantId, requestId, kind, undefined, documentId, limited, options.signal);
     const ownKeys =
       tenant.ownLlmProvider && tenant.ownLlmKeyEncrypted
         ? { [tenant.ownLlmProvider]: this.box.open(tenant.ownLlmKeyEncrypted, tenantId) }
         : {};
-    return new CallContext(tenantId, requestId, kind, ownKeys, documentId, limited);
+    return new CallContext(tenantId, requestId, kind, ownKeys, documentId, limited, options.signal);
   }
 }

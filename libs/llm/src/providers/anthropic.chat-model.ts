@@ -1,8 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ModelCallError } from '../model-call.error';
-import type { ChatCompletion, ChatModel, ChatRequest, OutputSchema, ReasoningLevel, StopReason, TokenUsage } from '../model.types';
+import { estimateChatInputTokens } from '../metering/token-counter';
+import type { ChatCompletion, ChatModel, ChatRequest, OutputSchema, ReasoningLevel, StopReason, TextSink, TokenUsage } from '../model.types';
 import { ClientCache } from './client-cache';
 import { SdkErrorClasses, toModelCallError } from './sdk-errors';
+import { StreamedReply } from './streamed-reply';
 
 /**
  * Extended-thinking budgets per reasoning level. Anthropic's minimum is 1024, and `max_tokens`
@@ -41,30 +43,74 @@ export class AnthropicChatModel implements ChatModel {
 
   async complete(request: ChatRequest): Promise<ChatCompletion> {
     const context = { provider: this.provider, model: this.model, stage: request.stage };
+    const { apiKey, params } = this.prepare(request);
+    let message: Anthropic.Message;
+    try {
+      message = await anthropicClient(this.options.baseURL, apiKey).messages.create(
+        params,
+        // Passing `timeout` also spares the SDK's guess from max_tokens, which refuses large
+        // non-streaming calls ("Streaming is required") before sending them.
+        { timeout: request.timeoutMs, maxRetries: this.options.maxRetries ?? 2, signal: request.signal },
+      );
+    } catch (error) {
+      throw toModelCallError(error, ANTHROPIC_ERRORS, context, request.signal);
+    }
+    return this.toCompletion(message, request.stage, request.outputSchema?.name);
+  }
+
+  /**
+   * The Messages API's server-sent events: the text deltas go to `onText`; message_start says
+   * the input tokens, message_delta the output so far (cumulative) and the stop reason.
+   */
+  async stream(request: ChatRequest, onText: TextSink): Promise<ChatCompletion> {
+    const context = { provider: this.provider, model: this.model, stage: request.stage };
+    const { apiKey, params } = this.prepare(request);
+    const reply = new StreamedReply(onText, () => estimateChatInputTokens(this.provider, request.system, request.messages));
+    let model = this.model;
+    let stopReason: Anthropic.StopReason | null = null;
+    await reply.read(
+      context,
+      ANTHROPIC_ERRORS,
+      request,
+      (signal) =>
+        anthropicClient(this.options.baseURL, apiKey).messages.create(
+          { ...params, stream: true },
+          { timeout: request.timeoutMs, maxRetries: this.options.maxRetries ?? 2, signal },
+        ),
+      (event) => {
+        if (event.type === 'message_start') {
+          model = event.message.model ?? model;
+          reply.report(toUsage(event.message.usage));
+        } else if (event.type === 'content_block_delta') {
+          if (event.delta.type === 'text_delta') reply.append(event.delta.text);
+          else if (event.delta.type === 'thinking_delta') reply.appendThinking(event.delta.thinking);
+        } else if (event.type === 'message_delta') {
+          stopReason = event.delta.stop_reason ?? stopReason;
+          reply.report(deltaUsage(event.usage));
+        }
+      },
+    );
+    return reply.completion(context, toStopReason(stopReason), `stop reason ${stopReason}`, model);
+  }
+
+  /** The key and the Messages API parameters of a request (streamed or not). */
+  private prepare(request: ChatRequest): { apiKey: string; params: Anthropic.MessageCreateParamsNonStreaming } {
     const apiKey = request.apiKey ?? this.options.apiKey;
     if (!apiKey) {
       throw new ModelCallError('not_configured', this.provider, this.model, request.stage, 'anthropic: no API key (ANTHROPIC_API_KEY)');
     }
     const budget = request.reasoning === 'none' ? 0 : THINKING_BUDGET_TOKENS[request.reasoning];
-    let message: Anthropic.Message;
-    try {
-      message = await anthropicClient(this.options.baseURL, apiKey).messages.create(
-        {
-          model: this.model,
-          max_tokens: request.maxOutputTokens + budget,
-          ...(request.system ? { system: request.system } : {}),
-          messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-          ...(budget > 0 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
-          ...(request.outputSchema ? structuredOutput(request.outputSchema, budget > 0) : {}),
-        },
-        // Passing `timeout` also spares the SDK's guess from max_tokens, which refuses large
-        // non-streaming calls ("Streaming is required") before sending them.
-        { timeout: request.timeoutMs, maxRetries: this.options.maxRetries ?? 2 },
-      );
-    } catch (error) {
-      throw toModelCallError(error, ANTHROPIC_ERRORS, context);
-    }
-    return this.toCompletion(message, request.stage, request.outputSchema?.name);
+    return {
+      apiKey,
+      params: {
+        model: this.model,
+        max_tokens: request.maxOutputTokens + budget,
+        ...(request.system ? { system: request.system } : {}),
+        messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+        ...(budget > 0 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
+        ...(request.outputSchema ? structuredOutput(request.outputSchema, budget > 0) : {}),
+      },
+    };
   }
 
   private toCompletion(message: Anthropic.Message, stage: string, tool: string | undefined): ChatCompletion {
@@ -109,6 +155,19 @@ function toUsage(usage: Anthropic.Usage): TokenUsage {
     // when the API reports it (output_tokens_details), so it must not be added on top.
     outputTokens: usage.output_tokens,
     thinkingTokens: (usage as { output_tokens_details?: { thinking_tokens?: number } }).output_tokens_details?.thinking_tokens ?? 0,
+  };
+}
+
+/** A message_delta's usage: output so far; input only when the API repeats it there. */
+function deltaUsage(usage: Anthropic.MessageDeltaUsage): Partial<TokenUsage> {
+  const input =
+    usage.input_tokens === null || usage.input_tokens === undefined
+      ? undefined
+      : usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+  return {
+    inputTokens: input,
+    outputTokens: usage.output_tokens,
+    thinkingTokens: (usage as { output_tokens_details?: { thinking_tokens?: number } | null }).output_tokens_details?.thinking_tokens,
   };
 }
 

@@ -1,9 +1,11 @@
 import OpenAI from 'openai';
 import { ModelCallError } from '../model-call.error';
-import type { ChatCompletion, ChatModel, ChatRequest, OutputSchema, StopReason, TokenUsage } from '../model.types';
+import { estimateChatInputTokens } from '../metering/token-counter';
+import type { ChatCompletion, ChatModel, ChatRequest, OutputSchema, StopReason, TextSink, TokenUsage } from '../model.types';
 import { THINKING_BUDGET_TOKENS } from './anthropic.chat-model';
 import { ClientCache } from './client-cache';
 import { SdkErrorClasses, toModelCallError } from './sdk-errors';
+import { StreamedReply } from './streamed-reply';
 
 export interface OpenAiChatModelOptions {
   model: string;
@@ -53,30 +55,11 @@ export class OpenAiChatModel implements ChatModel {
 
   async complete(request: ChatRequest): Promise<ChatCompletion> {
     const context = { provider: this.provider, model: this.model, stage: request.stage };
-    const apiKey = request.apiKey ?? this.options.apiKey;
-    if (!apiKey) {
-      throw new ModelCallError('not_configured', this.provider, this.model, request.stage, 'openai: no API key (OPENAI_API_KEY)');
-    }
-    const supportsEffort = this.options.supportsReasoningEffort ?? false;
-    const effort = !supportsEffort ? undefined : request.reasoning === 'none' ? this.options.effortForNone : request.reasoning;
-    // Reasoning tokens count against the output cap: leave them the same room Anthropic gets.
-    const headroom = supportsEffort && request.reasoning !== 'none' ? THINKING_BUDGET_TOKENS[request.reasoning] : 0;
-    const cap = request.maxOutputTokens + headroom;
-    const capParam = this.options.maxTokensParam ?? (supportsEffort ? 'max_completion_tokens' : 'max_tokens');
-
+    const { apiKey, params } = this.prepare(request);
     const create = (responseFormat: ResponseFormat | undefined) =>
       openAiClient(this.options.baseURL, apiKey).chat.completions.create(
-        {
-          model: this.model,
-          messages: [
-            ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
-            ...request.messages.map((m) => ({ role: m.role, content: m.content })),
-          ],
-          ...(capParam === 'max_tokens' ? { max_tokens: cap } : { max_completion_tokens: cap }),
-          ...(responseFormat ? { response_format: responseFormat } : {}),
-          ...(effort ? { reasoning_effort: effort } : {}),
-        },
-        { timeout: request.timeoutMs, maxRetries: this.options.maxRetries ?? 2 },
+        { ...params, ...(responseFormat ? { response_format: responseFormat } : {}) },
+        { timeout: request.timeoutMs, maxRetries: this.options.maxRetries ?? 2, signal: request.signal },
       );
 
     const schema = request.json && !this.jsonSchemaRefused ? request.outputSchema : undefined;
@@ -88,9 +71,74 @@ export class OpenAiChatModel implements ChatModel {
         return create(JSON_OBJECT);
       });
     } catch (error) {
-      throw toModelCallError(error, OPENAI_ERRORS, context);
+      throw toModelCallError(error, OPENAI_ERRORS, context, request.signal);
     }
     return this.toCompletion(completion, request.stage);
+  }
+
+  /**
+   * Chat completions streamed as server-sent chunks: content deltas go to `onText`; the usage
+   * comes in a last chunk without choices, which `stream_options.include_usage` asks for (a
+   * compatible server that sends none leaves it to be estimated).
+   */
+  async stream(request: ChatRequest, onText: TextSink): Promise<ChatCompletion> {
+    const context = { provider: this.provider, model: this.model, stage: request.stage };
+    const { apiKey, params } = this.prepare(request);
+    const reply = new StreamedReply(onText, () => estimateChatInputTokens(this.provider, request.system, request.messages));
+    let model = this.model;
+    let finishReason: string | null = null;
+    let refusal = '';
+    await reply.read(
+      context,
+      OPENAI_ERRORS,
+      request,
+      (signal) =>
+        openAiClient(this.options.baseURL, apiKey).chat.completions.create(
+          { ...params, stream: true, stream_options: { include_usage: true } },
+          { timeout: request.timeoutMs, maxRetries: this.options.maxRetries ?? 2, signal },
+        ),
+      (chunk) => {
+        model = chunk.model ?? model;
+        const choice = chunk.choices?.[0];
+        if (choice) {
+          reply.append(choice.delta?.content);
+          refusal += choice.delta?.refusal ?? '';
+          finishReason = choice.finish_reason ?? finishReason;
+        }
+        if (chunk.usage) {
+          reply.report({
+            inputTokens: chunk.usage.prompt_tokens,
+            outputTokens: chunk.usage.completion_tokens,
+            thinkingTokens: chunk.usage.completion_tokens_details?.reasoning_tokens ?? 0,
+          });
+        }
+      },
+    );
+    return reply.completion(context, toStopReason(finishReason, refusal || null), `finish_reason ${finishReason}`, model, reply.text || refusal);
+  }
+
+  /** The key and the chat-completions parameters of a request (streamed or not), without a response format. */
+  private prepare(request: ChatRequest) {
+    const apiKey = request.apiKey ?? this.options.apiKey;
+    if (!apiKey) {
+      throw new ModelCallError('not_configured', this.provider, this.model, request.stage, 'openai: no API key (OPENAI_API_KEY)');
+    }
+    const supportsEffort = this.options.supportsReasoningEffort ?? false;
+    const effort = !supportsEffort ? undefined : request.reasoning === 'none' ? this.options.effortForNone : request.reasoning;
+    // Reasoning tokens count against the output cap: leave them the same room Anthropic gets.
+    const headroom = supportsEffort && request.reasoning !== 'none' ? THINKING_BUDGET_TOKENS[request.reasoning] : 0;
+    const cap = request.maxOutputTokens + headroom;
+    const capParam = this.options.maxTokensParam ?? (supportsEffort ? 'max_completion_tokens' : 'max_tokens');
+    const params = {
+      model: this.model,
+      messages: [
+        ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
+        ...request.messages.map((m) => ({ role: m.role, content: m.content })),
+      ],
+      ...(capParam === 'max_tokens' ? { max_tokens: cap } : { max_completion_tokens: cap }),
+      ...(effort ? { reasoning_effort: effort } : {}),
+    };
+    return { apiKey, params };
   }
 
   private toCompletion(completion: OpenAI.ChatCompletion, stage: string): ChatCompletion {

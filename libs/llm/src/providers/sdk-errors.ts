@@ -31,8 +31,12 @@ export function failureForStatus(status: number): ModelCallFailure {
   return 'rejected';
 }
 
-export function toModelCallError(error: unknown, sdk: SdkErrorClasses, context: CallContext): ModelCallError {
+export function toModelCallError(error: unknown, sdk: SdkErrorClasses, context: CallContext, signal?: AbortSignal): ModelCallError {
   if (error instanceof ModelCallError) return error;
+  if (signal?.aborted) {
+    const what = `${context.provider} ${context.model} (${context.stage})`;
+    return new ModelCallError('aborted', context.provider, context.model, context.stage, `${what}: the caller went away`, undefined, { cause: error });
+  }
   const fail = (failure: ModelCallFailure, what: string, status?: number) =>
     new ModelCallError(
       failure,

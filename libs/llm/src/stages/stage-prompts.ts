@@ -28,6 +28,14 @@ Return only JSON: {"answer": "...", "cited": ["<source id>", ...]}.
 - Use only what the sources say; if they do not answer the question, say so plainly in "answer".
 - "cited" lists the ids of the sources the answer relies on.`;
 
+/**
+ * The streamed answer is read as it is written, so it is prose, not JSON: its citations are
+ * inline markers, which the caller collects once the stream has ended (citedIds).
+ */
+export const ANSWER_STREAM_SYSTEM = `You answer a question using only the numbered sources given.
+Write the answer as plain text, not JSON. After each statement, cite the sources it relies on by their ids in square brackets, like [1] or [2, kg].
+- Use only what the sources say; if they do not answer the question, say so plainly.`;
+
 export function answerUser(question: string, sources: { id: string; text: string }[]): string {
   const rendered = sources.map((s) => `[source ${s.id}]\n${s.text}`).join('\n\n');
   return `<sources>\n${rendered}\n</sources>\n\nQuestion: ${question}`;

@@ -2,13 +2,14 @@ import { answerLocally } from '../local/answerer';
 import { LOCAL_EMBEDDING_DEFAULT_DIMENSIONS } from '../local/hashing.embedder';
 import { inlineLocalTextWork, type LocalTextWork } from '../local/local-text-work';
 import { countTokens } from '../metering/token-counter';
-import type { ReasoningLevel, Stage, TokenUsage } from '../model.types';
+import type { ReasoningLevel, Stage, TextSink, TokenUsage } from '../model.types';
 import type { Answer, CitableSource, Extraction, Keywords } from '../tasks.types';
 import type { CallContext } from '../gateway/call-context';
 import type { ModelGateway } from '../gateway/model-gateway';
 import type { ModelChoice } from '../gateway/model-router';
 import { answerSchema, extractionSchema, keywordsSchema, summarySchema } from './stage-schemas';
-import { ANSWER_SYSTEM, answerUser, EXTRACT_SYSTEM, extractUser, KEYWORDS_SYSTEM, SUMMARIZE_SYSTEM } from './stage-prompts';
+import { citedIds, textPieces } from './inline-citations';
+import { ANSWER_STREAM_SYSTEM, ANSWER_SYSTEM, answerUser, EXTRACT_SYSTEM, extractUser, KEYWORDS_SYSTEM, SUMMARIZE_SYSTEM } from './stage-prompts';
 
 export interface StageOptions {
   /** A request's `provider:model` for the stage (gb `models`). */
@@ -160,10 +161,41 @@ export class StageRunner {
       },
       answerSchema,
     );
-    const known = new Set(sources.map((s) => s.id));
-    // Ids the model made up are dropped: a citation always points at a real source.
-    const unresolved = new Set(value.cited.filter((id) => !known.has(id)));
-    return { answer: value.answer, cited: [...new Set(value.cited.filter((id) => known.has(id)))], unresolvedCitations: unresolved.size };
+    return resolveCitations(value.answer, value.cited, sources);
+  }
+
+  /**
+   * The answer stage streamed: `onText` gets the answer as it is written. A provider writes prose
+   * with inline citation markers (ANSWER_STREAM_SYSTEM), collected once it has ended; the offline
+   * answerer writes its answer at once, handed on in pieces of a few words.
+   */
+  async answerStream(
+    ctx: CallContext,
+    question: string,
+    sources: CitableSource[],
+    onText: TextSink,
+    options: StageOptions & { stage?: 'answer' | 'query' } = {},
+  ): Promise<Answer> {
+    const stage = options.stage ?? 'answer';
+    const choice = this.gateway.router.choose(stage, options.model);
+    if (choice.provider === 'local') {
+      const answer = await this.answer(ctx, question, sources, options);
+      for (const piece of textPieces(answer.answer)) onText(piece);
+      return answer;
+    }
+    const completion = await this.gateway.chatStream(
+      ctx,
+      stage,
+      {
+        system: ANSWER_STREAM_SYSTEM,
+        messages: [{ role: 'user', content: answerUser(question, sources) }],
+        maxOutputTokens: MAX_OUTPUT_TOKENS[stage],
+        reasoning: options.reasoning,
+        model: options.model,
+      },
+      onText,
+    );
+    return resolveCitations(completion.text, citedIds(completion.text), sources);
   }
 
   private localAsync<T>(
@@ -179,4 +211,11 @@ export class StageRunner {
       return { value, usage };
     });
   }
+}
+
+/** Ids the model made up are dropped: a citation always points at a real source. */
+function resolveCitations(answer: string, cited: string[], sources: CitableSource[]): Answer {
+  const known = new Set(sources.map((s) => s.id));
+  const unresolved = new Set(cited.filter((id) => !known.has(id)));
+  return { answer, cited: [...new Set(cited.filter((id) => known.has(id)))], unresolvedCitations: unresolved.size };
 }
