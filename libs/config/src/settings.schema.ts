@@ -186,6 +186,14 @@ export const settingsSchema = z.object({
   LOCI_GB_PASSAGES_WITH_TEXT: integerFromEnv(3, 0, 100),
   LOCI_GB_PASSAGES_SUMMARY_ONLY: integerFromEnv(5, 0, 100),
   LOCI_GB_MAX_OUTPUT_TOKENS: integerFromEnv(2048, 16, 65_536),
+  LOCI_GEO_ENABLED: booleanFromEnv(false),
+  LOCI_GEO_RADIUS_KM: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .refine((km) => km > 0 && km <= 20015, 'expected a number of km greater than 0 and at most 20015')
+      .default(50),
+  ),
   LOCI_CHUNK_TOKENS: integerFromEnv(300, 100, 8000),
   LOCI_CHUNK_OVERLAP_TOKENS: integerFromEnv(25, 0, 1000),
   LOCI_RUN_WORKER: booleanFromEnv(true),

@@ -19,6 +19,8 @@ export interface Settings {
   query: { minSimilarity: number };
   /** gb query: every number of its contract, tunable, the contract's values by default. */
   gb: GbSettings;
+  /** Geo (gb query's nearby search, coordinates of places): off unless LOCI_GEO_ENABLED. */
+  geo: { enabled: boolean; radiusKm: number };
   /** AES-256-GCM key sealing tenants' own provider keys (32 bytes). */
   encryptionKey: Buffer;
   limits: LimitSettings;
@@ -181,6 +183,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       passagesSummaryOnly: raw.LOCI_GB_PASSAGES_SUMMARY_ONLY,
       maxOutputTokens: raw.LOCI_GB_MAX_OUTPUT_TOKENS,
     },
+    geo: { enabled: raw.LOCI_GEO_ENABLED, radiusKm: raw.LOCI_GEO_RADIUS_KM },
     limits: { slotLeaseMs: raw.LOCI_SLOT_LEASE_MS, reservationLeaseMs: raw.LOCI_RESERVATION_LEASE_MS },
     shutdownGraceMs: raw.LOCI_SHUTDOWN_GRACE_MS,
     login: {

@@ -1,13 +1,15 @@
-import { Controller, HttpCode, Logger, Post, Req } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
+import { Settings, SETTINGS } from '@loci/config';
 import { RequestLogsRepository } from '@loci/db';
 import { openApiSchemaOf, problemOf, RequestWithId, ValidBody } from '@loci/http';
 import { SpendControl } from '@loci/quota';
-import { GbEdge, GbEntity, GbPassage, GbQueryResult, GbQueryService, GbQueryStep } from '@loci/retrieval';
+import { GbEdge, GbEntity, GbNearbyResult, GbPassage, GbQueryResult, GbQueryService, GbQueryStep } from '@loci/retrieval';
 import { limitedClient } from '../limits/limited-client';
 import { tenantIdOf } from '../tenant-scope';
+import { nearbySearchOf } from './gb-geo.request';
 import { GbQueryBody, gbQueryBody } from './gb-query.request';
 
 const entityView = z.object({
@@ -36,10 +38,25 @@ const passageView = z.object({
   summary: z.string().optional(),
   text: z.string().optional(),
 });
+const anchorView = z.object({
+  name: z.string(),
+  entity_id: z.number().int().describe('the gb_entities row of the place (a place of the question is stored as one)'),
+  latitude: z.number(),
+  longitude: z.number(),
+  source: z.enum(['question', 'entity']).describe('a place the question names, or a place entity the question matched'),
+});
+const nearbyEntityView = entityView.extend({
+  latitude: z.number(),
+  longitude: z.number(),
+  distance_km: z.number().describe('great-circle distance to its anchor, rounded to 0.01 km'),
+  anchor: z.string().describe('the name of the nearest anchor'),
+});
+const nearbyView = z.object({ radius_km: z.number(), anchors: z.array(anchorView), nearby: z.array(nearbyEntityView) });
 const gbQueryResponse = z.object({
   session_id: z.string().optional(),
   answer: z.string(),
   evidence: z.object({ entities: z.array(entityView), edges: z.array(edgeView), passages: z.array(passageView) }),
+  nearby: nearbyView.optional().describe('the nearby search (geo_nearby / geo_radius_km); omitted when the question has no place'),
 });
 type GbQueryResponse = z.infer<typeof gbQueryResponse>;
 
@@ -55,6 +72,7 @@ export class GbQueryController {
     private readonly gbQuery: GbQueryService,
     private readonly spend: SpendControl,
     private readonly requestLogs: RequestLogsRepository,
+    @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   @Post('query')
@@ -68,6 +86,7 @@ export class GbQueryController {
     @Req() req: RequestWithId,
   ): Promise<GbQueryResponse> {
     const requestId = req.id ?? 'unknown';
+    const geo = nearbySearchOf(body, this.settings.geo);
     const tenantId = tenantIdOf(principal);
     const started = performance.now();
     // A question: a concurrency slot, the open caps and the daily quota first.
@@ -79,7 +98,7 @@ export class GbQueryController {
       result = await this.gbQuery.query(
         tenantId,
         requestId,
-        { userId: body.user_id, question: body.query, dataset: body.dataset, reasoning: body.reasoning, models: body.models },
+        { userId: body.user_id, question: body.query, dataset: body.dataset, reasoning: body.reasoning, models: body.models, geo },
         steps,
       );
       return toResponse(body.session_id, result);
@@ -124,8 +143,21 @@ function toResponse(sessionId: string | undefined, result: GbQueryResult): GbQue
       edges: result.evidence.edges.map(edgeFields),
       passages: result.evidence.passages.map(passageFields),
     },
+    ...(result.nearby ? { nearby: nearbyFields(result.nearby) } : {}),
   };
 }
+
+const nearbyFields = (n: GbNearbyResult) => ({
+  radius_km: n.radiusKm,
+  anchors: n.anchors.map((a) => ({ name: a.name, entity_id: a.entityId, latitude: a.latitude, longitude: a.longitude, source: a.source })),
+  nearby: n.nearby.map((x) => ({
+    ...entityFields(x.entity),
+    latitude: x.entity.latitude,
+    longitude: x.entity.longitude,
+    distance_km: Math.round(x.distanceKm * 100) / 100,
+    anchor: x.anchor.name,
+  })),
+});
 
 const entityFields = (e: GbEntity) => ({
   id: e.id,

@@ -1,14 +1,12 @@
 import { z } from 'zod';
+import { MAX_GEO_RADIUS_KM } from '@loci/geo';
 import { freeText } from '@loci/http';
 import { datasetField, modelsField, QUERY_STAGES, reasoningField, sessionIdField, userIdField } from './gb-request';
 
-/** The radius of the earth's half circumference: the contract's upper bound of geo_radius_km. */
-const MAX_GEO_RADIUS_KM = 20015;
-
 /**
- * The body of POST /v1/gb/query. Geo is not part of this server yet, so a request that turns
- * it on (geo_nearby: true or geo_radius_km) is answered 400, as the contract says for a server
- * without geo; the radius is checked first so a client learns about a bad value too.
+ * The body of POST /v1/gb/query. Whether geo is on is the server's to say (`nearbySearchOf`,
+ * after this schema): the radius is checked here first, so a client learns about a bad value
+ * even from a server without geo.
  */
 export const gbQueryBody = z
   .object({
@@ -27,8 +25,6 @@ export const gbQueryBody = z
   .superRefine((body, ctx) => {
     if (body.geo_radius_km !== undefined && body.geo_nearby === false) {
       ctx.addIssue({ code: 'custom', message: 'geo_radius_km turns the nearby search on: it cannot be given with geo_nearby: false' });
-    } else if (body.geo_nearby === true || body.geo_radius_km !== undefined) {
-      ctx.addIssue({ code: 'custom', message: 'geo is not enabled on this server' });
     }
   });
 

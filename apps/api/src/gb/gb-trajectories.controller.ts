@@ -9,7 +9,7 @@ import { tenantIdOf } from '../tenant-scope';
 import { GbTrajectoriesService, GbTrajectory } from './gb-trajectories.service';
 
 const stepView = z.object({
-  name: z.string().describe('keyword_seeds, search_vectors, expand, passages, answer (in this order; no answer step when there was nothing to answer from)'),
+  name: z.string().describe('keyword_seeds, search_vectors, expand, passages, then detect_geo and nearby (geo on, nearby search asked for), answer (in this order; no answer step when there was nothing to answer from)'),
   ms: z.number().describe('wall time of the step, milliseconds'),
   counts: z.record(z.string(), z.union([z.number(), z.string()])).describe('what the step found, e.g. {"terms": 3, "seeds": 1}'),
 });

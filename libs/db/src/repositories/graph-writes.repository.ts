@@ -161,6 +161,18 @@ export class GraphWritesRepository {
     return inserted;
   }
 
+  /** Coordinates for entities that have none (geo: remember's places); an entity's coordinates are never moved. */
+  async setMissingCoordinates(db: Db, tenantId: string, rows: Array<{ id: number; latitude: number; longitude: number }>): Promise<void> {
+    if (rows.length === 0) return;
+    const values = sql.join(
+      rows.map((r) => sql`(${r.id}::bigint, ${r.latitude}::float8, ${r.longitude}::float8)`),
+      sql`, `,
+    );
+    await db.execute(sql`UPDATE entities e SET latitude = v.lat, longitude = v.lon
+      FROM (VALUES ${values}) AS v(id, lat, lon)
+      WHERE e.tenant_id = ${tenantId} AND e.id = v.id AND e.latitude IS NULL`);
+  }
+
   /**
    * Writes merged descriptions and types, and `embedding` only for the patches that carry one:
    * a row whose vectors stay is given its own values back, which PostgreSQL sees as unchanged,

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Settings, SETTINGS } from '@loci/config';
 import { Db, GraphWritesRepository } from '@loci/db';
+import { gazetteer, isPlaceType } from '@loci/geo';
 import { CpuPool } from '../cpu/cpu-pool';
 import { EdgeNode, planEdges, relationsConsulted, ResolvedFact } from './edge-plan';
 import { EntityNode, planEntities } from './entity-plan';
@@ -28,6 +30,7 @@ export class GraphWriter {
   constructor(
     private readonly writes: GraphWritesRepository,
     private readonly cpu: CpuPool,
+    @Optional() @Inject(SETTINGS) private readonly settings?: Settings,
   ) {}
 
   async write(db: Db, input: ExtractionWrite): Promise<GraphChanges> {
@@ -87,6 +90,7 @@ export class GraphWriter {
       if (kind === 'created') changes.entities.created.push(node.id!);
       else pushOnce(changes.entities[kind], node.id!);
     }
+    if (this.settings?.geo.enabled) await this.locatePlaces(db, tenantId, named, entities.byKey);
 
     // Edges: lock the live facts of the sources, then write.
     const facts = resolvedFacts(input, entities.byKey);
@@ -140,6 +144,26 @@ export class GraphWriter {
       edgeIds: edges.stated.map((node) => node.id!),
     });
     return changes;
+  }
+
+  /**
+   * Geo on: the place entities of the text whose name the offline gazetteer knows get its
+   * coordinates, once (an entity that has some keeps them), so the nearby search finds them.
+   */
+  private async locatePlaces(
+    db: Db,
+    tenantId: string,
+    named: Array<{ key: string; entity: EntityToWrite }>,
+    byKey: Map<string, EntityNode>,
+  ): Promise<void> {
+    const located = new Map<number, { id: number; latitude: number; longitude: number }>();
+    for (const { key, entity } of named) {
+      const node = byKey.get(key);
+      if (node?.id === undefined || located.has(node.id) || !isPlaceType(node.type ?? entity.type)) continue;
+      const place = gazetteer().resolve(entity.name);
+      if (place) located.set(node.id, { id: node.id, latitude: place.latitude, longitude: place.longitude });
+    }
+    await this.writes.setMissingCoordinates(db, tenantId, [...located.values()]);
   }
 
   /**

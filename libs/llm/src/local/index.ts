@@ -2,6 +2,7 @@ export { LOCAL_EMBEDDING_MODEL, LOCAL_PROVIDER, LOCAL_TEXT_MODEL, localEmbedding
 export { LocalHashingEmbedder, LOCAL_EMBEDDING_DEFAULT_DIMENSIONS } from './hashing.embedder';
 export { extractLocally, type LocalExtractOptions } from './extractor';
 export { keywordsLocally } from './keywords';
+export { detectPlacesLocally } from './places';
 export { summarizeLocally, type SummaryOptions } from './summarizer';
 export {
   answerLocally,

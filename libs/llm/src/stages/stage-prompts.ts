@@ -23,6 +23,11 @@ Return only JSON: {"high_level": [...], "low_level": [...]}.
 - low_level: the specific names, entities and noun phrases the question mentions.
 - high_level: the broader themes or concepts it is about.`;
 
+export const DETECT_GEO_SYSTEM = `You list the places a question mentions.
+Return only JSON: {"places": ["...", ...]}.
+- places: the cities, towns, regions and countries the question names, as written; a place and what it lies in together ("Springfield, Missouri").
+- Not people, organizations or anything else. An empty list when the question names no place.`;
+
 export const ANSWER_SYSTEM = `You answer a question using only the numbered sources given.
 Return only JSON: {"answer": "...", "cited": ["<source id>", ...]}.
 - Use only what the sources say; if they do not answer the question, say so plainly in "answer".

@@ -1,4 +1,5 @@
 import { answerLocally } from '../local/answerer';
+import { detectPlacesLocally } from '../local/places';
 import { LOCAL_EMBEDDING_DEFAULT_DIMENSIONS } from '../local/hashing.embedder';
 import { inlineLocalTextWork, type LocalTextWork } from '../local/local-text-work';
 import { countTokens } from '../metering/token-counter';
@@ -7,9 +8,18 @@ import type { Answer, CitableSource, Extraction, Keywords } from '../tasks.types
 import type { CallContext } from '../gateway/call-context';
 import type { ModelGateway } from '../gateway/model-gateway';
 import type { ModelChoice } from '../gateway/model-router';
-import { answerSchema, extractionSchema, keywordsSchema, summarySchema } from './stage-schemas';
+import { answerSchema, extractionSchema, keywordsSchema, placesSchema, summarySchema } from './stage-schemas';
 import { citedIds, textPieces } from './inline-citations';
-import { ANSWER_STREAM_SYSTEM, ANSWER_SYSTEM, answerUser, EXTRACT_SYSTEM, extractUser, KEYWORDS_SYSTEM, SUMMARIZE_SYSTEM } from './stage-prompts';
+import {
+  ANSWER_STREAM_SYSTEM,
+  ANSWER_SYSTEM,
+  answerUser,
+  DETECT_GEO_SYSTEM,
+  EXTRACT_SYSTEM,
+  extractUser,
+  KEYWORDS_SYSTEM,
+  SUMMARIZE_SYSTEM,
+} from './stage-prompts';
 
 export interface StageOptions {
   /** A request's `provider:model` for the stage (gb `models`). */
@@ -108,6 +118,30 @@ export class StageRunner {
       keywordsSchema,
     );
     return value;
+  }
+
+  /** gb query's `detect_geo`: the places the question mentions, as written. */
+  async detectGeo(ctx: CallContext, question: string, options: StageOptions = {}): Promise<string[]> {
+    const choice = this.gateway.router.choose('detect_geo', options.model);
+    if (choice.provider === 'local') {
+      return this.localAsync(ctx, 'detect_geo', choice, question, async () => {
+        const places = detectPlacesLocally(question);
+        return { value: places, output: JSON.stringify({ places }) };
+      });
+    }
+    const { value } = await this.gateway.chatJson(
+      ctx,
+      'detect_geo',
+      {
+        system: DETECT_GEO_SYSTEM,
+        messages: [{ role: 'user', content: question }],
+        maxOutputTokens: MAX_OUTPUT_TOKENS.detect_geo,
+        reasoning: options.reasoning,
+        model: options.model,
+      },
+      placesSchema,
+    );
+    return value.places;
   }
 
   /** Answers from citable sources (stage `answer` for /v1/query, `query` for gb). */

@@ -50,3 +50,7 @@ export const answerSchema = z.object({
   answer: z.string(),
   cited: z.array(z.union([z.string(), z.number()]).transform(String)).max(100).default([]),
 });
+
+export const placesSchema = z.object({
+  places: z.array(z.string().trim().max(200)).max(50).default([]).transform((places) => places.filter((p) => p.length > 0)),
+});

@@ -1,3 +1,4 @@
+import type { GbNearbyEntity } from './gb-nearby';
 import { GbChunk, GbEdge, GbEntity } from './gb-query.repository';
 
 /** A passage as given to the model: with its text (best 3) and/or its summary. */
@@ -13,6 +14,10 @@ export interface GbContext {
   entities: GbEntity[];
   edges: GbEdge[];
   passages: GbPassage[];
+  /** The entities the question matched (its seeds, not the fallback's): anchors of the nearby search when they are places. */
+  matchedIds?: number[];
+  /** The geo entities found near the question's places (nearby search), with their distance. */
+  nearby?: GbNearbyEntity[];
 }
 
 export interface GbCitations {
@@ -53,10 +58,16 @@ export function renderGbPassage(p: GbPassage): string {
   ].join('\n');
 }
 
+/** "[entity 7] Versailles: 17.1 km from Paris" (the nearby search's distances, for the model). */
+export function renderGbNearby(n: GbNearbyEntity): string {
+  return `[entity ${n.entity.id}] ${n.entity.name}: ${n.distanceKm.toFixed(1)} km from ${n.anchor.name}`;
+}
+
 /** The `<graph>` block, then `<passages>` (left out when there are none). */
 export function renderGbContext(context: GbContext): string {
   const graph = [...context.entities.map(renderGbEntity), ...context.edges.map(renderGbEdge)].join('\n');
   const parts = [`<graph>\n${graph}\n</graph>`];
+  if (context.nearby?.length) parts.push(`<nearby>\n${context.nearby.map(renderGbNearby).join('\n')}\n</nearby>`);
   if (context.passages.length > 0) parts.push(`<passages>\n${context.passages.map(renderGbPassage).join('\n\n')}\n</passages>`);
   return parts.join('\n\n');
 }

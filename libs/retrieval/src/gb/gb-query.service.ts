@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { z } from 'zod';
 import { DomainError, NotFoundError, ValidationError } from '@loci/common';
-import { Database, DATABASE, GraphsRepository, isStoreUnavailable } from '@loci/db';
+import { Database, DATABASE, GraphsRepository, GraphWritesRepository, isStoreUnavailable } from '@loci/db';
+import { gazetteer } from '@loci/geo';
 import {
   CallContext,
   CitableSource,
@@ -15,6 +16,7 @@ import { Scope } from '../retrieval.queries';
 import { keywordTerms, normalizeName } from './gb-keywords';
 import { buildEvidence, GB_QUERY_SYSTEM, GbContext, GbEvidence, GbPassage, gbQueryUser, renderGbTime, selectPassages } from './gb-query.context';
 import { GbEdge, GbEntity, GbQueryRepository, VectorMatch } from './gb-query.repository';
+import { GbNearby, GbNearbyResult, joinNearby, NEARBY_LIMIT } from './gb-nearby';
 import { DEFAULT_GB_QUERY_SETTINGS, GB_NO_INFORMATION_ANSWER, GB_QUERY_SETTINGS, GbQuerySettings } from './gb-query.settings';
 
 export type GbQueryStage = 'query' | 'detect_geo';
@@ -25,11 +27,13 @@ export interface GbQueryInput {
   dataset: string;
   reasoning?: Partial<Record<GbQueryStage, ReasoningLevel>>;
   models?: Partial<Record<GbQueryStage, string>>;
+  /** The nearby search (server with geo on, asked for by geo_nearby / geo_radius_km). */
+  geo?: { radiusKm: number };
 }
 
 /** One step of the request's trajectory: timing and counts. */
 export interface GbQueryStep {
-  name: 'keyword_seeds' | 'search_vectors' | 'expand' | 'passages' | 'answer';
+  name: 'keyword_seeds' | 'search_vectors' | 'expand' | 'passages' | 'detect_geo' | 'nearby' | 'answer';
   ms: number;
   counts: Record<string, number | string>;
 }
@@ -40,6 +44,8 @@ export interface GbQueryResult {
   /** `provider:model` that wrote the answer; null when none was asked (nothing to answer from). */
   model: string | null;
   steps: GbQueryStep[];
+  /** The nearby search, when it was asked for and the question has a place. */
+  nearby?: GbNearbyResult;
 }
 
 /** The question's embedding could not be searched (the contract's 502). */
@@ -70,6 +76,7 @@ export class GbQueryService {
   /** The contract's numbers; adjustable (tests). */
   readonly settings: GbQuerySettings;
   private readonly repository: GbQueryRepository;
+  private readonly nearbySearch: GbNearby;
 
   constructor(
     @Inject(DATABASE) database: Database,
@@ -80,6 +87,7 @@ export class GbQueryService {
     @Optional() @Inject(GB_QUERY_SETTINGS) overrides?: Partial<GbQuerySettings>,
   ) {
     this.repository = new GbQueryRepository(database);
+    this.nearbySearch = new GbNearby(database, new GraphWritesRepository(), gazetteer());
     this.settings = { ...DEFAULT_GB_QUERY_SETTINGS, ...(overrides ?? {}) };
   }
 
@@ -105,15 +113,49 @@ export class GbQueryService {
     };
 
     const context = await this.retrieve(ctx, scope, input.question, timed);
+    const nearby = input.geo ? await this.nearby(ctx, scope, input, input.geo.radiusKm, context, timed) : undefined;
     if (context.entities.length === 0 && context.edges.length === 0 && context.passages.length === 0) {
-      return { answer: GB_NO_INFORMATION_ANSWER, evidence: { entities: [], edges: [], passages: [] }, model: null, steps };
+      return { answer: GB_NO_INFORMATION_ANSWER, evidence: { entities: [], edges: [], passages: [] }, model: null, steps, nearby };
     }
     const answered = await timed(
       'answer',
       () => this.answer(ctx, input, context),
       (a) => ({ model: a.model, entities: a.cited.entities.length, edges: a.cited.edges.length, passages: a.cited.passages.length }),
     );
-    return { answer: answered.answer, evidence: buildEvidence(context, answered.cited), model: answered.model, steps };
+    return { answer: answered.answer, evidence: buildEvidence(context, answered.cited), model: answered.model, steps, nearby };
+  }
+
+  /**
+   * The `detect_geo` stage, then the geo entities near the question's places and its matched
+   * place entities; they and their live facts join `context`. Undefined when there is no anchor.
+   */
+  private async nearby(
+    ctx: CallContext,
+    scope: Scope,
+    input: GbQueryInput,
+    radiusKm: number,
+    context: GbContext,
+    timed: Timer,
+  ): Promise<GbNearbyResult | undefined> {
+    const places = await timed(
+      'detect_geo',
+      () => this.stages.detectGeo(ctx, input.question, { model: input.models?.detect_geo, reasoning: input.reasoning?.detect_geo ?? 'none' }),
+      (p) => ({ places: p.length }),
+    );
+    const found = await timed(
+      'nearby',
+      async () => {
+        const result = await this.nearbySearch.search(scope, { places, matchedIds: context.matchedIds ?? [], radiusKm, limit: NEARBY_LIMIT });
+        const ids = result.nearby.map((n) => n.entity.id);
+        const around = await this.repository.edgesAround(scope, ids, this.settings.maxExpandedEdges);
+        const missing = [...new Set(around.flatMap((e) => [e.sourceId, e.targetId]))];
+        const joined = joinNearby(context, result, around, await this.repository.entitiesByIds(scope, missing));
+        return { ...result, joined };
+      },
+      (r) => ({ anchors: r.anchors.length, nearby: r.nearby.length, unresolved: r.unresolved.length, edges: r.joined.edges, entities: r.joined.entities }),
+    );
+    const { joined: _joined, ...result } = found;
+    return result.anchors.length > 0 ? result : undefined;
   }
 
   /** Steps 1–2 of the contract: what is sent to the model. */
@@ -164,13 +206,15 @@ export class GbQueryService {
       () => this.expand(scope, keywordSeeds, matches.entities, matches.edges),
       (g) => ({ seeds: g.seeds, fallback: g.fallback ? 1 : 0, entities: g.entities.length, edges: g.edges.length }),
     );
+    // The seeds the question matched (not the fallback's recent entities): the geo search's matched ones.
+    const matchedIds = graph.fallback ? [] : graph.seedIds;
 
     const passages = await timed(
       'passages',
       () => this.passages(scope, matches.chunks, matches.summaries),
       (p) => ({ passages: p.length, with_text: p.filter((x) => x.text !== undefined).length }),
     );
-    return { entities: graph.entities, edges: graph.edges, passages };
+    return { entities: graph.entities, edges: graph.edges, passages, matchedIds };
   }
 
   /** Seeds (keyword, then similarity; else the most recent), one hop, the similar facts, endpoints. */
@@ -201,7 +245,7 @@ export class GbQueryService {
     for (const entity of await this.repository.entitiesByIds(scope, missing)) entities.set(entity.id, entity);
     // An edge is given with both of its entities; one whose endpoint is not visible is left out.
     const kept = [...edges.values()].filter((edge) => entities.has(edge.sourceId) && entities.has(edge.targetId));
-    return { entities: [...entities.values()], edges: kept, seeds: seeds.size, fallback };
+    return { entities: [...entities.values()], edges: kept, seeds: seeds.size, seedIds: [...seeds.keys()], fallback };
   }
 
   private async passages(scope: Scope, chunkMatches: VectorMatch[], summaryMatches: VectorMatch[]): Promise<GbPassage[]> {
@@ -285,6 +329,11 @@ function localSources(context: GbContext): CitableSource[] {
         (x.invalidAt ? ` (no longer true since ${renderGbTime(x.invalidAt)})` : ''),
     })),
     ...context.passages.map((p) => ({ id: `passage:${p.chunk.id}`, text: p.text ?? p.summary ?? '' })),
+    // The nearby search's distances, as the prompt's <nearby> section gives them to a model.
+    ...(context.nearby ?? []).map((n) => ({
+      id: `entity:${n.entity.id}`,
+      text: `${n.entity.name} is ${n.distanceKm.toFixed(1)} km from ${n.anchor.name}.`,
+    })),
     ...context.entities
       .filter((e) => e.description)
       .map((e) => ({ id: `entity:${e.id}`, text: `${e.name}: ${e.description}` })),

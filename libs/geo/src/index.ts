@@ -1,0 +1,3 @@
+export * from './distance';
+export * from './gazetteer';
+export * from './place-types';
