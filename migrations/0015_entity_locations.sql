@@ -1,1 +1,1 @@
-CREATE INDEX "entities_graph_location_idx" ON "entities" USING btree ("tenant_id","graph_id","latitude","longitude") WHERE "entities"."latitude" IS NOT NULL;
+CREATE INDEX "entities_graph_location_idx" ON "entities" USING btree ("tenant_id","graph_id","latitude","longitude","id") WHERE "entities"."latitude" IS NOT NULL;

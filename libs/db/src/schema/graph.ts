@@ -183,10 +183,10 @@ export const entities = pgTable(
     index('entities_graph_name_idx').on(t.tenantId, t.graphId, t.normalizedName),
     index('entities_embedding_hnsw').using('hnsw', t.embedding.op(VECTOR_COSINE_OPS)),
     index('entities_name_embedding_hnsw').using('hnsw', t.nameEmbedding.op(VECTOR_COSINE_OPS)),
-    // The nearby search (geo): one graph's places by latitude band, longitudes read from the
-    // index. Only places have coordinates, and they are set once, so merges stay HOT.
+    // The nearby search (geo): one graph's places by latitude band, longitudes (and ids) read
+    // from the index, an index-only scan. Only places have coordinates, set once, so merges stay HOT.
     index('entities_graph_location_idx')
-      .on(t.tenantId, t.graphId, t.latitude, t.longitude)
+      .on(t.tenantId, t.graphId, t.latitude, t.longitude, t.id)
       .where(sql`${t.latitude} IS NOT NULL`),
   ],
 );

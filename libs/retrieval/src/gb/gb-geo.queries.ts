@@ -5,9 +5,9 @@ import { bigintArray, entityVisible, Scope } from '../visibility.sql';
 /**
  * The SQL of gb query's nearby search (geo on). Distances are great-circle (haversine, the
  * mean earth radius of `@loci/geo`) computed in the statement, after a bounding box that the
- * partial index `entities_graph_location_idx` (tenant_id, graph_id, latitude, longitude WHERE
- * latitude IS NOT NULL, migration 0015) scans: one tenant's one graph, one latitude band, the
- * longitudes read from the index. No extension is needed, so it runs the same on PostgreSQL and
+ * partial index `entities_graph_location_idx` (tenant_id, graph_id, latitude, longitude, id
+ * WHERE latitude IS NOT NULL, migration 0015) scans index-only: one tenant's one graph, one
+ * latitude band, the longitudes filtered in the index. No extension is needed, so it runs the same on PostgreSQL and
  * PGlite (DECISIONS says why not cube/earthdistance).
  */
 
