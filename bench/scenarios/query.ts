@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { withSessionSettings } from '@loci/db';
 import type { RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
 import type { QuestionsFile } from '../questions';
-import { RssSampler, RssSummary } from './api-process';
+import { cpuMs, RssSampler, RssSummary } from './api-process';
 import { checkContext, HttpTarget, runContextCell } from './query-context';
 import { checkFloor, FloorClient, prepareQuestions, runFloorCell } from './query-floor';
 import { CellResult, CheckResult, QueryScenario } from './types';
@@ -75,7 +75,14 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<QueryBe
           log(cellLine(cell));
         }
         if (wantsContext) {
+          const pid = options.target!.pid;
+          const cpuBefore = pid ? cpuMs(pid) : undefined;
           const cell = await runContextCell(options.target!, questions, mode, concurrency, options.durationS);
+          const cpuAfter = pid ? cpuMs(pid) : undefined;
+          // The API's own CPU per answered question: what Loci adds on top of the SQL's.
+          if (cpuBefore !== undefined && cpuAfter !== undefined && cell.requests > 0) {
+            cell.api_cpu_ms_per_request = Math.round(((cpuAfter - cpuBefore) / cell.requests) * 100) / 100;
+          }
           cells.push(cell);
           log(cellLine(cell));
         }
@@ -115,7 +122,8 @@ export function cellLine(cell: CellResult): string {
   return (
     `${cell.scenario.padEnd(13)} ${cell.mode.padEnd(6)} c=${String(cell.concurrency).padEnd(3)} ` +
     `${String(cell.throughput_rps).padStart(8)} req/s  p50 ${fmt(l.p50)}  p95 ${fmt(l.p95)}  p99 ${fmt(l.p99)} ms` +
-    `  (${cell.requests} ok, ${cell.errors} errors, ${cell.duration_s} s)`
+    `  (${cell.requests} ok, ${cell.errors} errors, ${cell.duration_s} s)` +
+    (cell.api_cpu_ms_per_request === undefined ? '' : `  API CPU ${cell.api_cpu_ms_per_request} ms/question`)
   );
 }
 

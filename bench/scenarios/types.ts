@@ -16,6 +16,8 @@ export interface CellResult {
   errors: number;
   throughput_rps: number;
   latency_ms: LatencySummary;
+  /** query-context with the API as a child process: its CPU time (user + system) per successful request. */
+  api_cpu_ms_per_request?: number;
 }
 
 /** A sequential pass before the load: proves each mode answers and warms caches. */

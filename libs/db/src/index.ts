@@ -1,4 +1,6 @@
 export * from './database';
+export * from './half-precision';
+export * from './vector-text';
 export * from './db.module';
 export * from './ids';
 export * from './lexical';

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, eq, inArray, isNull, SQL, sql } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
 import { lexemesOf } from '../lexical';
+import { halfvecText } from '../vector-text';
 import {
   EXACT_NAME_SEARCH_MAX,
   graphEntityCountSql,
@@ -37,7 +38,7 @@ export type EntityPatch = { id: number; description: string | null; type: string
 export type EdgeState = Pick<EdgeRow, 'id' | 'weight' | 'description' | 'validAt' | 'invalidAt' | 'expiredAt'>;
 
 /** A query vector typed like the columns (halfvec), so `col <=> literal` is the HNSW index's operator. */
-export const vectorLiteral = (vector: number[]) => sql`${JSON.stringify(vector)}::halfvec`;
+export const vectorLiteral = (vector: number[]) => sql`${halfvecText(vector)}::halfvec`;
 
 /** `ids` as one bigint[] parameter (ids are numbers, so the literal is safe and driver-neutral). */
 const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(',')}}`}::bigint[]`;
@@ -183,7 +184,7 @@ export class GraphWritesRepository {
     if (patches.length === 0) return;
     const values = sql.join(
       patches.map(
-        (p) => sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text, ${p.embedding ? JSON.stringify(p.embedding) : null}::text)`,
+        (p) => sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text, ${p.embedding ? halfvecText(p.embedding) : null}::text)`,
       ),
       sql`, `,
     );

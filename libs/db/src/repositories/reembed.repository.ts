@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql, SQL } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
+import { halfvecText } from '../vector-text';
 
 /** Which rows a re-embedding covers: every tenant, one tenant, or one graph of a tenant. */
 export interface ReembedScope {
@@ -118,8 +119,8 @@ export class ReembedRepository {
     const values = rows.map((r) => ({
       tenant_id: r.tenantId,
       id: r.id,
-      embedding: JSON.stringify(r.embedding),
-      summary_embedding: r.summaryEmbedding ? JSON.stringify(r.summaryEmbedding) : null,
+      embedding: halfvecText(r.embedding),
+      summary_embedding: r.summaryEmbedding ? halfvecText(r.summaryEmbedding) : null,
     }));
     await db.execute(sql`
       UPDATE chunks t SET embedding = v.embedding::halfvec, summary_embedding = v.summary_embedding::halfvec, embedding_model = ${model}
@@ -132,8 +133,8 @@ export class ReembedRepository {
     const values = rows.map((r) => ({
       tenant_id: r.tenantId,
       id: r.id,
-      embedding: JSON.stringify(r.embedding),
-      name_embedding: JSON.stringify(r.nameEmbedding),
+      embedding: halfvecText(r.embedding),
+      name_embedding: halfvecText(r.nameEmbedding),
     }));
     await db.execute(sql`
       UPDATE entities t SET embedding = v.embedding::halfvec, name_embedding = v.name_embedding::halfvec, embedding_model = ${model}
@@ -143,7 +144,7 @@ export class ReembedRepository {
 
   async setEdgeVectors(db: Db, model: string, rows: EdgeVectors[]): Promise<void> {
     if (rows.length === 0) return;
-    const values = rows.map((r) => ({ tenant_id: r.tenantId, id: r.id, embedding: JSON.stringify(r.embedding) }));
+    const values = rows.map((r) => ({ tenant_id: r.tenantId, id: r.id, embedding: halfvecText(r.embedding) }));
     await db.execute(sql`
       UPDATE edges t SET embedding = v.embedding::halfvec, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text)

@@ -1,4 +1,5 @@
-import { bigint, customType, halfvec, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, customType, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { halfvecText } from '../vector-text';
 
 /**
  * Width of every vector column. HNSW needs a fixed width, and vectors from different models
@@ -25,7 +26,17 @@ export const updatedAt = () => timestamp('updated_at', { withTimezone: true, mod
  * Every search casts its query vector to `halfvec` (vectorLiteral) so the HNSW opclass applies:
  * a `vector` operand would compare through a cast of each row and miss the index.
  */
-export const embeddingColumn = (name: string) => halfvec(name, { dimensions: EMBEDDING_DIMENSIONS });
+export const embeddingColumn = (name: string) => halfvecColumn(name);
+
+/**
+ * drizzle's own `halfvec` column, with the store's precision in what it sends (halfvecText):
+ * the same SQL type, so the schema and its migrations are unchanged.
+ */
+const halfvecColumn = customType<{ data: number[]; driverData: string }>({
+  dataType: () => `halfvec(${EMBEDDING_DIMENSIONS})`,
+  toDriver: (vector) => halfvecText(vector),
+  fromDriver: (text) => text.slice(1, -1).split(',').map(Number.parseFloat),
+});
 
 /** The HNSW operator class of vector columns (cosine distance). */
 export const VECTOR_COSINE_OPS = 'halfvec_cosine_ops';

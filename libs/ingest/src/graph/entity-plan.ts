@@ -1,5 +1,4 @@
-import type { LockedEntity } from '@loci/db';
-import { halfRound } from './half-precision';
+import { halfRound, type LockedEntity } from '@loci/db';
 import { mergeDescriptions } from './names';
 import { similarEarlierNames, type SimilarName } from './similar-names';
 import type { EntityToWrite } from './write-types';

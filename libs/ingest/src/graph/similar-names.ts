@@ -1,4 +1,4 @@
-import { halfRound } from './half-precision';
+import { halfRound } from '@loci/db';
 
 /** An earlier name of the same text whose name vector is close enough to resolve to. */
 export interface SimilarName {

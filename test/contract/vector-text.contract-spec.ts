@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm';
+import { Database, EMBEDDING_DIMENSIONS, findMigrationsFolder, halfvecText, PgliteDatabase, PostgresDatabase, queryRows } from '@loci/db';
+import { createFreshPostgresDatabase } from '@loci/testing';
+
+/**
+ * The short vector text (halfvecText) gives the store the very halfvec the full JSON text gave:
+ * the same bits element by element, so every stored vector and every distance is unchanged. On
+ * whichever store the environment selects (DATABASE_URL → PostgreSQL, otherwise PGlite).
+ */
+
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+/** Embedding-like vectors, and the awkward elements: ties, subnormals, tiny values, zeros. */
+function vectors(): number[][] {
+  const random = Array.from({ length: 20 }, (_, k) =>
+    Array.from({ length: EMBEDDING_DIMENSIONS }, () => (Math.random() - 0.5) * 2 ** -(k % 8)),
+  );
+  const awkward = [1 + 2 ** -11, 1 + 3 * 2 ** -11, 2 ** -24, 2 ** -25, 2 ** -25 + 2 ** -30, 3e-8, -6.1e-5, 0, -0, 0.1, -0.333333, 1e-12, 65504];
+  const edge = new Array<number>(EMBEDDING_DIMENSIONS).fill(0).map((_, i) => awkward[i % awkward.length] * (i % 3 === 0 ? -1 : 1));
+  return [...random, edge];
+}
+
+describe(`halfvecText on the store (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let database: Database;
+  let drop: () => Promise<void> = async () => undefined;
+
+  beforeAll(async () => {
+    if (onPostgres) {
+      const fresh = await createFreshPostgresDatabase(process.env.DATABASE_URL!);
+      database = PostgresDatabase.connect(fresh.url, 2);
+      drop = fresh.drop;
+    } else {
+      database = await PgliteDatabase.open();
+      await database.migrate(findMigrationsFolder());
+    }
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await drop();
+  });
+
+  it('stores the same halfvec as the full text, and measures the same distances', async () => {
+    const all = vectors();
+    for (const vector of all) {
+      const [row] = await queryRows<{ same: boolean; short: string; full: string }>(
+        database.db,
+        sql`SELECT (${halfvecText(vector)}::halfvec)::text = (${JSON.stringify(vector)}::halfvec)::text AS same,
+                   (${halfvecText(vector)}::halfvec)::text AS short, (${JSON.stringify(vector)}::halfvec)::text AS full`,
+      );
+      if (!row.same) {
+        // Name the first element that differs rather than print two 1024-element vectors.
+        const short = row.short.slice(1, -1).split(','), full = row.full.slice(1, -1).split(',');
+        const at = short.findIndex((x, i) => x !== full[i]);
+        expect({ at, input: vector[at], short: short[at] }).toEqual({ at, input: vector[at], short: full[at] });
+      }
+      expect(row.same).toBe(true);
+    }
+    const [a, b] = all;
+    const [distances] = await queryRows<{ short: number; full: number }>(
+      database.db,
+      sql`SELECT ${halfvecText(a)}::halfvec <=> ${halfvecText(b)}::halfvec AS short, ${JSON.stringify(a)}::halfvec <=> ${JSON.stringify(b)}::halfvec AS full`,
+    );
+    expect(Number(distances.short)).toBe(Number(distances.full));
+  });
+});
