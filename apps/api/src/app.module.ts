@@ -31,6 +31,7 @@ import { GraphBrowseService } from './graph/graph-browse.service';
 import { HealthController } from './health/health.controller';
 import { RecordRefusalsInterceptor } from './limits/record-refusals.interceptor';
 import { loggerOptions } from './logging';
+import { McpController } from './mcp/mcp.controller';
 import { MeController } from './me/me.controller';
 import { ApiMetricsModule } from './metrics/api-metrics.module';
 import { OperatorBootstrapService } from './operator-bootstrap.service';
@@ -84,6 +85,7 @@ export class AppModule {
         TenantExportController,
         GraphBrowseController,
         OwnTenantController,
+        McpController,
       ],
       providers: [
         TenantAdminService,
