@@ -1,5 +1,5 @@
 import { SQL, sql } from 'drizzle-orm';
-import { bigintArray, entityVisible, PROCESSED, Scope } from './visibility.sql';
+import { bigintArray, entityVisible, PROCESSED, recordedBy, Scope } from './visibility.sql';
 import { SUPPORTING_CHUNKS_PER_ENTITY } from './retrieval.queries';
 import { namesSomething } from './lexical.queries';
 
@@ -92,7 +92,7 @@ export function chunksByIdsSql(scope: Scope, ids: number[]): SQL {
     FROM unnest(${bigintArray(ids)}) WITH ORDINALITY AS wanted(id, position)
     JOIN chunks c ON c.tenant_id = ${tenantId} AND c.graph_id = ${graphId} AND c.id = wanted.id
     JOIN documents d ON d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.id = c.document_id
-    WHERE d.status = ${PROCESSED}
+    WHERE d.status = ${PROCESSED}${recordedBy(scope, 'c')}
     ORDER BY wanted.position`;
 }
 

@@ -1,6 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 import { TEXT_SEARCH_CONFIG } from '@loci/db';
-import { bigintArray, edgeVisible, entityVisible, PROCESSED, Scope } from './visibility.sql';
+import { bigintArray, edgeVisible, entityDescription, entityVisible, liveEdge, PROCESSED, recordedBy, Scope } from './visibility.sql';
 import { entitySearchSql } from './retrieval.queries';
 
 /**
@@ -68,7 +68,7 @@ export function chunkLexicalSearchSql(scope: Scope, text: string, k: number, cor
     CROSS JOIN corpus
     JOIN chunks c ON c.tenant_id = ${tenantId} AND c.graph_id = ${graphId} AND c.id = s.chunk_id
     JOIN documents d ON d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.id = c.document_id
-    WHERE d.status = ${PROCESSED}
+    WHERE d.status = ${PROCESSED}${recordedBy(scope, 'c')}
     ORDER BY s.score DESC, s.chunk_id
     LIMIT ${k}`;
 }
@@ -76,7 +76,7 @@ export function chunkLexicalSearchSql(scope: Scope, text: string, k: number, cor
 /** Visible entities of the graph whose normalised name is one of `names` (exact matches). */
 export function entitiesNamedSql(scope: Scope, names: string[], limit = MAX_NAMED_ENTITIES): SQL {
   const { tenantId, graphId } = scope;
-  return sql`SELECT e.id, e.name, e.normalized_name, e.type, e.description, 1::float8 AS score
+  return sql`SELECT e.id, e.name, e.normalized_name, e.type, ${entityDescription(scope, 'e')}, 1::float8 AS score
     FROM entities e
     WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId}
       AND e.normalized_name = ANY(${`{${names.map(arrayElement).join(',')}}`}::text[])
@@ -114,7 +114,7 @@ export function documentsNamedSql(scope: Scope, names: string[], limit = MAX_NAM
     FROM documents d
     CROSS JOIN LATERAL (
       SELECT c.id, c.text, c.token_count FROM chunks c
-      WHERE c.tenant_id = ${tenantId} AND c.document_id = d.id
+      WHERE c.tenant_id = ${tenantId} AND c.document_id = d.id${recordedBy(scope, 'c')}
       ORDER BY c.index
       LIMIT 1) c
     WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId}
@@ -186,7 +186,7 @@ export function edgeLexicalSearchSql(scope: Scope, text: string, chunkIds: numbe
       FROM edge_chunks xc
       JOIN edges x ON x.tenant_id = ${tenantId} AND x.id = xc.edge_id
       WHERE xc.tenant_id = ${tenantId} AND xc.chunk_id = ANY(${bigintArray(chunkIds)})
-        AND x.graph_id = ${graphId} AND x.expired_at IS NULL AND ${edgeVisible(scope, 'x')}),
+        AND x.graph_id = ${graphId} AND ${liveEdge(scope, 'x')} AND ${edgeVisible(scope, 'x')}),
     x AS MATERIALIZED (
       SELECT c.*, s.name AS source, t.name AS target
       FROM candidates c

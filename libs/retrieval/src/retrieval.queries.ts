@@ -1,6 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 import { Db, vectorLiteral } from '@loci/db';
-import { bigintArray, chunkVisible, edgeVisible, entityVisible, PROCESSED, sameEmbedder, Scope } from './visibility.sql';
+import { bigintArray, chunkVisible, edgeVisible, entityDescription, entityVisible, liveEdge, PROCESSED, recordedBy, sameEmbedder, Scope } from './visibility.sql';
 import type { RetrievedRelation } from './retrieval.types';
 
 export type { Scope } from './visibility.sql';
@@ -12,6 +12,8 @@ export type { Scope } from './visibility.sql';
  * - entities / edges: at least one entity_documents / edge_documents row names a processed
  *   document (a failed or half-ingested document's rows stay invisible until it is processed);
  * - edges: live only (`expired_at IS NULL`); ended facts (invalid_at set) are live history.
+ * - at an instant (Scope.asOf): the facts true then as recorded then (liveEdge), and only the
+ *   entities and chunks that existed then (recordedBy).
  *
  * Vector searches are one statement each: `ORDER BY col <=> $vec LIMIT k` inside a
  * MATERIALIZED CTE, so the HNSW index yields rows in distance order and the filters run on
@@ -70,7 +72,7 @@ export async function searchTransaction<T>(db: Db, work: (tx: Db) => Promise<T>)
 
 export function entitySearchSql(scope: Scope, vector: number[], k: number): SQL {
   return sql`WITH nearest AS MATERIALIZED (
-      SELECT e.id, e.name, e.type, e.description, e.embedding <=> ${vectorLiteral(vector)} AS distance
+      SELECT e.id, e.name, e.type, ${entityDescription(scope, 'e')}, e.embedding <=> ${vectorLiteral(vector)} AS distance
       FROM entities e
       WHERE e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND e.embedding IS NOT NULL${sameEmbedder(scope, 'e')}
         AND ${entityVisible(scope, 'e')}
@@ -84,7 +86,7 @@ export function edgeSearchSql(scope: Scope, vector: number[], k: number): SQL {
       SELECT x.id, x.source_id, x.target_id, x.relation, x.description, x.keywords, x.weight, x.valid_at,
              x.invalid_at, x.embedding <=> ${vectorLiteral(vector)} AS distance
       FROM edges x
-      WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND x.expired_at IS NULL
+      WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND ${liveEdge(scope, 'x')}
         AND x.embedding IS NOT NULL${sameEmbedder(scope, 'x')} AND ${edgeVisible(scope, 'x')}
       ORDER BY distance
       LIMIT ${k})
@@ -158,7 +160,7 @@ export function edgesAroundSql(scope: Scope, entityIds: number[], limit: number)
   const degreeOf = (id: SQL) => {
     const touching = (column: 'source_id' | 'target_id') => sql`(SELECT count(*) FROM (
         SELECT 1 FROM edges y
-        WHERE y.tenant_id = ${tenantId} AND y.${sql.raw(column)} = ${id} AND y.expired_at IS NULL
+        WHERE y.tenant_id = ${tenantId} AND y.${sql.raw(column)} = ${id} AND ${liveEdge(scope, 'y')}
         LIMIT ${EXPANSION_DEGREE_CAP}) capped)`;
     return sql`(${touching('source_id')} + ${touching('target_id')})`;
   };
@@ -166,11 +168,11 @@ export function edgesAroundSql(scope: Scope, entityIds: number[], limit: number)
         SELECT x.id, x.source_id, x.target_id, x.${sql.raw(other)} AS other_id, x.relation, x.description,
                x.keywords, x.weight, x.valid_at, x.invalid_at
         FROM edges x
-        WHERE x.tenant_id = ${tenantId} AND x.${sql.raw(column)} = hit.id AND x.expired_at IS NULL
+        WHERE x.tenant_id = ${tenantId} AND x.${sql.raw(column)} = hit.id AND ${liveEdge(scope, 'x')}
           AND x.graph_id = ${graphId}
           AND x.created_at >= (SELECT min(recent.created_at) FROM (
                 SELECT y.created_at FROM edges y
-                WHERE y.tenant_id = ${tenantId} AND y.${sql.raw(column)} = hit.id AND y.expired_at IS NULL
+                WHERE y.tenant_id = ${tenantId} AND y.${sql.raw(column)} = hit.id AND ${liveEdge(scope, 'y')}
                 ORDER BY y.created_at DESC
                 LIMIT ${perDirection}) recent)
           AND ${edgeVisible(scope, 'x')}
@@ -193,7 +195,7 @@ export function edgesAroundSql(scope: Scope, entityIds: number[], limit: number)
 
 /** Visible entities by id (the endpoints of global edges), in the order of `ids`. */
 export function entitiesByIdsSql(scope: Scope, ids: number[]): SQL {
-  return sql`SELECT e.id, e.name, e.type, e.description, 0::float8 AS score
+  return sql`SELECT e.id, e.name, e.type, ${entityDescription(scope, 'e')}, 0::float8 AS score
     FROM unnest(${bigintArray(ids)}) WITH ORDINALITY AS wanted(id, position)
     JOIN entities e ON e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND e.id = wanted.id
     WHERE ${entityVisible(scope, 'e')}
@@ -241,15 +243,16 @@ export function supportingChunksSql(
     FROM (SELECT * FROM ranked ORDER BY ${order}) ranked
     JOIN chunks c ON c.tenant_id = ${tenantId} AND c.graph_id = ${graphId} AND c.id = ranked.chunk_id
     JOIN documents d ON d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.id = c.document_id
-    WHERE d.status = ${PROCESSED}
+    WHERE d.status = ${PROCESSED}${recordedBy(scope, 'c')}
     ORDER BY ${order}
     LIMIT ${input.limit}`;
 }
 
-export function graphHasContentSql({ tenantId, graphId }: Scope): SQL {
+export function graphHasContentSql(scope: Scope): SQL {
+  const { tenantId, graphId } = scope;
   return sql`SELECT EXISTS (
       SELECT 1 FROM documents d
       JOIN chunks c ON c.tenant_id = d.tenant_id AND c.document_id = d.id
       WHERE d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.status = ${PROCESSED}
-        AND c.graph_id = ${graphId}) AS has_content`;
+        AND c.graph_id = ${graphId}${recordedBy(scope, 'c')}) AS has_content`;
 }

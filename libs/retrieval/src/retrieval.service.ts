@@ -83,15 +83,20 @@ export class RetrievalService {
     this.repository = new RetrievalRepository(database);
   }
 
-  /** True when at least one processed document of the graph has a chunk (something to search). */
-  graphHasContent(tenantId: string, graphId: number): Promise<boolean> {
-    return this.repository.graphHasContent({ tenantId, graphId });
+  /** True when at least one processed document of the graph has a chunk (something to search), at `asOf` if given. */
+  graphHasContent(tenantId: string, graphId: number, asOf?: Date): Promise<boolean> {
+    return this.repository.graphHasContent({ tenantId, graphId, ...(asOf ? { asOf } : {}) });
   }
 
   async retrieve(request: RetrievalRequest): Promise<RetrievedContext> {
     const started = performance.now();
     if (!RETRIEVAL_MODES.includes(request.mode)) throw new RangeError(`unknown retrieval mode: ${String(request.mode)}`);
-    const scope: Scope = { tenantId: request.tenantId, graphId: request.graphId, embeddingModel: request.embeddingModel };
+    const scope: Scope = {
+      tenantId: request.tenantId,
+      graphId: request.graphId,
+      embeddingModel: request.embeddingModel,
+      ...(request.asOf ? { asOf: request.asOf } : {}),
+    };
     const topK = checkTopK(request.topK ?? DEFAULT_TOP_K);
     const budgets = checkBudgets({ ...DEFAULT_RETRIEVAL_BUDGETS, ...definedOnly(request.budgets ?? {}) });
     const { mode } = request;

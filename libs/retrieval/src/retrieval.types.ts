@@ -44,6 +44,8 @@ export interface RetrievalRequest {
   topK?: number;
   /** How much each channel's ranking counts when the chunk lists are fused. */
   weights?: Partial<ChannelWeights>;
+  /** The instant the question looks at (`as_of`): what was true then, as recorded then. Unset: now. */
+  asOf?: Date;
 }
 
 /**

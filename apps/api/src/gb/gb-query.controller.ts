@@ -30,6 +30,7 @@ const edgeView = z.object({
   invalid_at: z.string().optional(),
   created_at: z.string(),
   expired_at: z.string().optional(),
+  history: z.enum(['ended', 'superseded']).optional().describe('include_history only: the fact was no longer live at the instant'),
 });
 const passageView = z.object({
   artifact_id: z.number().int().describe('the chunk'),
@@ -98,7 +99,16 @@ export class GbQueryController {
       result = await this.gbQuery.query(
         tenantId,
         requestId,
-        { userId: body.user_id, question: body.query, dataset: body.dataset, reasoning: body.reasoning, models: body.models, geo },
+        {
+          userId: body.user_id,
+          question: body.query,
+          dataset: body.dataset,
+          reasoning: body.reasoning,
+          models: body.models,
+          asOf: body.as_of,
+          includeHistory: body.include_history,
+          geo,
+        },
         steps,
       );
       return toResponse(body.session_id, result);
@@ -125,6 +135,8 @@ export class GbQueryController {
         steps: {
           user_id: body.user_id,
           dataset: body.dataset,
+          ...(body.as_of ? { as_of: body.as_of.toISOString() } : {}),
+          ...(body.include_history ? { include_history: true } : {}),
           model: result?.model ?? null,
           steps,
           ...(failure ? { error: failure.code } : {}),
@@ -179,6 +191,7 @@ const edgeFields = (x: GbEdge) => ({
   ...(x.invalidAt ? { invalid_at: x.invalidAt.toISOString() } : {}),
   created_at: x.createdAt.toISOString(),
   ...(x.expiredAt ? { expired_at: x.expiredAt.toISOString() } : {}),
+  ...(x.history ? { history: x.history } : {}),
 });
 
 const passageFields = (p: GbPassage) => ({

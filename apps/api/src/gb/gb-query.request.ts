@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_GEO_RADIUS_KM } from '@loci/geo';
 import { freeText } from '@loci/http';
-import { datasetField, modelsField, QUERY_STAGES, reasoningField, sessionIdField, userIdField } from './gb-request';
+import { asOfField, datasetField, includeHistoryField, modelsField, QUERY_STAGES, reasoningField, sessionIdField, userIdField } from './gb-request';
 
 /**
  * The body of POST /v1/gb/query. Whether geo is on is the server's to say (`nearbySearchOf`,
@@ -16,6 +16,8 @@ export const gbQueryBody = z
     session_id: sessionIdField,
     reasoning: reasoningField(QUERY_STAGES, 'query'),
     models: modelsField(QUERY_STAGES),
+    as_of: asOfField,
+    include_history: includeHistoryField,
     geo_nearby: z.boolean({ error: 'geo_nearby must be a boolean' }).optional(),
     geo_radius_km: z
       .number({ error: 'geo_radius_km must be a number' })

@@ -91,6 +91,18 @@ export function modelsField(stages: readonly string[]) {
   return perStageField<string>('models', stages, null, parseModel);
 }
 
+/**
+ * `as_of` of query: the instant the question is asked at, an ISO-8601 date-time with a zone
+ * (`Z` or an offset); a date alone or a local time names no instant.
+ */
+export const asOfField = z.iso
+  .datetime({ offset: true, error: 'as_of must be an ISO-8601 date-time with a time zone, e.g. 2024-06-01T00:00:00Z' })
+  .transform((value) => new Date(value))
+  .optional();
+
+/** `include_history` of query: adds the ended and superseded facts around the seeds, marked. */
+export const includeHistoryField = z.boolean({ error: 'include_history must be a boolean' }).optional();
+
 export const rememberBody = z.object({
   user_id: userIdField,
   text: freeText({ error: 'text is required and must be a string' }).refine((t) => t.trim().length > 0, 'text must not be empty'),

@@ -33,6 +33,12 @@ export const queryBody = z
       stream: z.boolean({ error: fieldError('a valid boolean') }).default(false),
       hl_keywords: keywordList,
       ll_keywords: keywordList,
+      // Loci's own addition: the instant the question is asked at (see README, "as_of").
+      as_of: z.iso
+        .datetime({ offset: true, error: fieldError('a valid datetime with a time zone, e.g. 2024-06-01T00:00:00Z') })
+        .transform((value) => new Date(value))
+        .nullable()
+        .optional(),
     },
     { error: () => 'Input should be a valid dictionary or object to extract fields from' },
   )

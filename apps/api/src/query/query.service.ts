@@ -100,7 +100,8 @@ export class QueryService {
     // stage, a provider's embedding); otherwise only when the search found nothing at all,
     // which saves a statement on every question of a graph that has content.
     const checkFirst = askedModel || this.gateway.router.choose('embed').provider !== 'local';
-    const hasContent = () => timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graphId));
+    const asOf = body.as_of ?? undefined;
+    const hasContent = () => timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graphId, asOf));
     const [ctx, emptyGraph] = await Promise.all([
       // An API-key question is never limited (its only model call is the question's embedding).
       this.ownKeys.callContext(tenantId, requestId, 'query', undefined, {
@@ -128,6 +129,7 @@ export class QueryService {
           questionText: body.query,
           highLevelKeywords: keywords.high_level,
           weights: this.channelWeights(),
+          asOf,
           ...embedded.vectors,
         }),
       );
@@ -164,6 +166,7 @@ export class QueryService {
       steps: {
         mode_asked: body.mode,
         mode_used: mode,
+        ...(asOf ? { as_of: asOf.toISOString() } : {}),
         model: response.metadata.model,
         no_answer_reason: response.metadata.no_answer_reason,
         tokens_in: response.metadata.tokens_in,
@@ -234,9 +237,10 @@ export class QueryService {
     // Streamed, the sources go first, before the answer says which it cites: all the passages
     // the model is given, each with the reference id its citations use.
     sink?.sources(body.include_sources ? passages.map((p) => sourceItem(p.chunk, p.referenceId)) : []);
+    const asOf = { asOf: body.as_of ?? undefined };
     const answer = sink
-      ? await this.stages.answerStream(ctx, body.query, sources, (piece) => sink.text(piece))
-      : await this.stages.answer(ctx, body.query, sources);
+      ? await this.stages.answerStream(ctx, body.query, sources, (piece) => sink.text(piece), asOf)
+      : await this.stages.answer(ctx, body.query, sources, asOf);
     const cited = new Set(answer.cited);
     return {
       answer: answer.answer,

@@ -41,7 +41,14 @@ export const ANSWER_STREAM_SYSTEM = `You answer a question using only the number
 Write the answer as plain text, not JSON. After each statement, cite the sources it relies on by their ids in square brackets, like [1] or [2, kg].
 - Use only what the sources say; if they do not answer the question, say so plainly.`;
 
-export function answerUser(question: string, sources: { id: string; text: string }[]): string {
+/**
+ * The answer stage's message (streamed or not). Asked at an instant (`as_of`), the model is
+ * given that instant as the time of the question, and the sources are what was known then.
+ */
+export function answerUser(question: string, sources: { id: string; text: string }[], asOf?: Date): string {
   const rendered = sources.map((s) => `[source ${s.id}]\n${s.text}`).join('\n\n');
-  return `<sources>\n${rendered}\n</sources>\n\nQuestion: ${question}`;
+  const instant = asOf
+    ? `The question is asked as of ${asOf.toISOString()}: answer as things stood at that instant (treat it as now); the sources are what was known then.\n\n`
+    : '';
+  return `${instant}<sources>\n${rendered}\n</sources>\n\nQuestion: ${question}`;
 }

@@ -149,7 +149,7 @@ export class StageRunner {
     ctx: CallContext,
     question: string,
     sources: CitableSource[],
-    options: StageOptions & { stage?: 'answer' | 'query' } = {},
+    options: StageOptions & { stage?: 'answer' | 'query'; asOf?: Date } = {},
   ): Promise<Answer> {
     const stage = options.stage ?? 'answer';
     const choice = this.gateway.router.choose(stage, options.model);
@@ -188,7 +188,7 @@ export class StageRunner {
       stage,
       {
         system: ANSWER_SYSTEM,
-        messages: [{ role: 'user', content: answerUser(question, sources) }],
+        messages: [{ role: 'user', content: answerUser(question, sources, options.asOf) }],
         maxOutputTokens: MAX_OUTPUT_TOKENS[stage],
         reasoning: options.reasoning,
         model: options.model,
@@ -208,7 +208,7 @@ export class StageRunner {
     question: string,
     sources: CitableSource[],
     onText: TextSink,
-    options: StageOptions & { stage?: 'answer' | 'query' } = {},
+    options: StageOptions & { stage?: 'answer' | 'query'; asOf?: Date } = {},
   ): Promise<Answer> {
     const stage = options.stage ?? 'answer';
     const choice = this.gateway.router.choose(stage, options.model);
@@ -222,7 +222,7 @@ export class StageRunner {
       stage,
       {
         system: ANSWER_STREAM_SYSTEM,
-        messages: [{ role: 'user', content: answerUser(question, sources) }],
+        messages: [{ role: 'user', content: answerUser(question, sources, options.asOf) }],
         maxOutputTokens: MAX_OUTPUT_TOKENS[stage],
         reasoning: options.reasoning,
         model: options.model,

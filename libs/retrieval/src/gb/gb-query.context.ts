@@ -43,6 +43,7 @@ export function renderGbEdge(x: GbEdge): string {
   const times = [
     ...(x.validAt ? [`valid_at=${renderGbTime(x.validAt)}`] : []),
     ...(x.invalidAt ? [`invalid_at=${renderGbTime(x.invalidAt)}`] : []),
+    ...(x.history ? [`history=${x.history}`] : []),
   ];
   return (
     `[edge ${x.id}] ${x.source}(${x.sourceId}) --${x.relation}--> ${x.target}(${x.targetId})` +
@@ -82,6 +83,34 @@ export const GB_QUERY_SYSTEM = [
   '- Reply with only a JSON object, nothing else:',
   '{"answer": "<your answer>", "entities": [<ids of entities used>], "edges": [<ids of edges used>], "passages": [<ids of passages used>]}',
 ].join('\n');
+
+/** What the question asks beyond the contract's request: an instant, and history. */
+export interface GbQueryFraming {
+  asOf?: Date;
+  includeHistory?: boolean;
+}
+
+/**
+ * The system prompt: the contract's (GB_QUERY_SYSTEM) unless the question is asked at an
+ * instant (<current_time> then holds that instant) or with history (edges marked history=...).
+ */
+export function gbQuerySystem({ asOf, includeHistory }: GbQueryFraming = {}): string {
+  if (!asOf && !includeHistory) return GB_QUERY_SYSTEM;
+  return GB_QUERY_SYSTEM.split('\n')
+    .flatMap((line) => {
+      if (asOf && line.startsWith('- <current_time>')) {
+        return ['- <current_time> is the instant the question is asked at: answer as things stood then, from what was known then.'];
+      }
+      if (includeHistory && line.startsWith('- An edge without invalid_at')) {
+        return [
+          line,
+          '- An edge marked history=ended had stopped being true by <current_time>; one marked history=superseded had been replaced by newer knowledge. Use them for questions about the past (what was true before), never as what is true at <current_time>.',
+        ];
+      }
+      return [line];
+    })
+    .join('\n');
+}
 
 export function gbQueryUser(question: string, context: GbContext, now: Date): string {
   return `<current_time>${renderGbTime(now)}</current_time>\n\n${renderGbContext(context)}\n\n<question>${question}</question>`;

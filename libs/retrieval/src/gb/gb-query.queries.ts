@@ -1,12 +1,14 @@
 import { SQL, sql } from 'drizzle-orm';
 import { vectorLiteral } from '@loci/db';
-import { bigintArray, chunkVisible, edgeVisible, entityVisible, PROCESSED, Scope } from '../visibility.sql';
+import { bigintArray, chunkVisible, edgeVisible, entityVisible, liveEdge, pastEdge, Scope } from '../visibility.sql';
 
 /**
  * The SQL of gb query (the contract's steps 1–2). Like /v1/query, every statement is scoped to
  * `tenant_id` and the dataset's `graph_id`, and reads only rows a `processed` document (gb:
  * artifact) supports. Edges are live only (`expired_at IS NULL`) in every statement, so a
- * superseded fact is never retrieved and the cap of the expansion counts live facts only.
+ * superseded fact is never retrieved and the cap of the expansion counts live facts only;
+ * only include_history reads the others (historyAroundSql). At an instant (Scope.asOf), live
+ * means true then as recorded then (liveEdge).
  */
 
 const entityColumns = sql.raw(`e.id, e.name, e.type, e.description, e.updated_at`);
@@ -42,9 +44,11 @@ export function keywordSeedsSql(scope: Scope, k: KeywordScoring): SQL {
           sql`, `,
         )}) AS v(term)`;
   const padded = ` ${k.normalizedQuestion} `;
+  // At an instant, the visibility check reads created_at (recordedBy) off the scored rows.
+  const recorded = scope.asOf ? sql`, e.created_at` : sql``;
   return sql`WITH terms AS (${terms}),
     scored AS (
-      SELECT ${entityColumns},
+      SELECT ${entityColumns}${recorded},
         (CASE WHEN e.normalized_name <> '' AND strpos(${padded}::text, ' ' || e.normalized_name || ' ') > 0
               THEN ${k.wholeNameScore}::int ELSE 0 END)
         + coalesce((SELECT sum(
@@ -79,7 +83,21 @@ export function entitiesByIdsSql(scope: Scope, ids: number[]): SQL {
 export function edgesAroundSql(scope: Scope, seedIds: number[], limit: number): SQL {
   return sql`SELECT ${edgeColumns} FROM edges x
     ${edgeEndpointJoins(scope)}
-    WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND x.expired_at IS NULL
+    WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND ${liveEdge(scope, 'x')}
+      AND (x.source_id = ANY(${bigintArray(seedIds)}) OR x.target_id = ANY(${bigintArray(seedIds)}))
+      AND ${edgeVisible(scope, 'x')}
+    ORDER BY x.created_at DESC, x.id DESC
+    LIMIT ${limit}`;
+}
+
+/**
+ * include_history: the visible edges touching the seeds that were history at `at` (ended or
+ * superseded by then: pastEdge), newest first, capped like the one hop.
+ */
+export function historyAroundSql(scope: Scope, seedIds: number[], at: Date, limit: number): SQL {
+  return sql`SELECT ${edgeColumns} FROM edges x
+    ${edgeEndpointJoins(scope)}
+    WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND ${pastEdge(at, 'x')}
       AND (x.source_id = ANY(${bigintArray(seedIds)}) OR x.target_id = ANY(${bigintArray(seedIds)}))
       AND ${edgeVisible(scope, 'x')}
     ORDER BY x.created_at DESC, x.id DESC
@@ -90,7 +108,7 @@ export function edgesAroundSql(scope: Scope, seedIds: number[], limit: number): 
 export function liveEdgesByIdsSql(scope: Scope, ids: number[]): SQL {
   return sql`SELECT ${edgeColumns} FROM edges x
     ${edgeEndpointJoins(scope)}
-    WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND x.expired_at IS NULL
+    WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND ${liveEdge(scope, 'x')}
       AND x.id = ANY(${bigintArray(ids)}) AND ${edgeVisible(scope, 'x')}`;
 }
 
@@ -111,7 +129,7 @@ export type VectorIndex = 'entities' | 'edges' | 'chunks' | 'summaries';
 export function vectorSearchSql(scope: Scope, index: VectorIndex, vector: number[], k: number, minSimilarity: number): SQL {
   const { table, alias, column, extra } = {
     entities: { table: 'entities', alias: 'e', column: 'embedding', extra: entityVisible(scope, 'e') },
-    edges: { table: 'edges', alias: 'x', column: 'embedding', extra: sql`x.expired_at IS NULL AND ${edgeVisible(scope, 'x')}` },
+    edges: { table: 'edges', alias: 'x', column: 'embedding', extra: sql`${liveEdge(scope, 'x')} AND ${edgeVisible(scope, 'x')}` },
     chunks: { table: 'chunks', alias: 'c', column: 'embedding', extra: chunkVisible(scope, 'c') },
     summaries: { table: 'chunks', alias: 'c', column: 'summary_embedding', extra: chunkVisible(scope, 'c') },
   }[index];

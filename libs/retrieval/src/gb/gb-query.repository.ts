@@ -4,6 +4,7 @@ import {
   chunksByIdsSql,
   edgesAroundSql,
   entitiesByIdsSql,
+  historyAroundSql,
   KeywordScoring,
   keywordSeedsSql,
   liveEdgesByIdsSql,
@@ -35,6 +36,8 @@ export interface GbEdge {
   invalidAt: Date | null;
   createdAt: Date;
   expiredAt: Date | null;
+  /** Set only under include_history: what the fact was at the question's instant, if not live. */
+  history?: 'ended' | 'superseded';
 }
 
 export interface GbChunk {
@@ -106,6 +109,11 @@ export class GbQueryRepository {
   async edgesAround(scope: Scope, seedIds: number[], limit: number): Promise<GbEdge[]> {
     if (seedIds.length === 0 || limit <= 0) return [];
     return (await queryRows<Raw>(this.database.db, edgesAroundSql(scope, seedIds, limit))).map(toEdge);
+  }
+
+  async historyAround(scope: Scope, seedIds: number[], at: Date, limit: number): Promise<GbEdge[]> {
+    if (seedIds.length === 0 || limit <= 0) return [];
+    return (await queryRows<Raw>(this.database.db, historyAroundSql(scope, seedIds, at, limit))).map(toEdge);
   }
 
   async liveEdgesByIds(scope: Scope, ids: number[]): Promise<GbEdge[]> {

@@ -14,7 +14,7 @@ import {
 } from '@loci/llm';
 import { Scope } from '../retrieval.queries';
 import { keywordTerms, normalizeName } from './gb-keywords';
-import { buildEvidence, GB_QUERY_SYSTEM, GbContext, GbEvidence, GbPassage, gbQueryUser, renderGbTime, selectPassages } from './gb-query.context';
+import { buildEvidence, GbContext, GbEvidence, GbPassage, gbQuerySystem, gbQueryUser, renderGbTime, selectPassages } from './gb-query.context';
 import { GbEdge, GbEntity, GbQueryRepository, VectorMatch } from './gb-query.repository';
 import { GbNearby, GbNearbyResult, joinNearby, NEARBY_LIMIT } from './gb-nearby';
 import { DEFAULT_GB_QUERY_SETTINGS, GB_NO_INFORMATION_ANSWER, GB_QUERY_SETTINGS, GbQuerySettings } from './gb-query.settings';
@@ -29,6 +29,10 @@ export interface GbQueryInput {
   models?: Partial<Record<GbQueryStage, string>>;
   /** The nearby search (server with geo on, asked for by geo_nearby / geo_radius_km). */
   geo?: { radiusKm: number };
+  /** `as_of`: retrieval sees what was true at this instant, as recorded then; the prompt gets it as the time. */
+  asOf?: Date;
+  /** `include_history`: the ended and superseded facts around the seeds join the context, marked. */
+  includeHistory?: boolean;
 }
 
 /** One step of the request's trajectory: timing and counts. */
@@ -96,7 +100,7 @@ export class GbQueryService {
     this.checkModels(input.models);
     const graph = await this.graphs.findGbGraph(tenantId, input.userId, input.dataset);
     if (!graph) throw new NotFoundError(`dataset "${input.dataset}" does not exist for user_id "${input.userId}"`);
-    const scope: Scope = { tenantId, graphId: graph.id };
+    const scope: Scope = { tenantId, graphId: graph.id, ...(input.asOf ? { asOf: input.asOf } : {}) };
     const ctx = await this.ownKeys.callContext(tenantId, requestId, 'query');
     const timed = async <T>(name: GbQueryStep['name'], work: () => Promise<T>, counts: (value: T) => GbQueryStep['counts']) => {
       const started = performance.now();
@@ -112,7 +116,7 @@ export class GbQueryService {
       return value;
     };
 
-    const context = await this.retrieve(ctx, scope, input.question, timed);
+    const context = await this.retrieve(ctx, scope, input.question, timed, input.includeHistory);
     const nearby = input.geo ? await this.nearby(ctx, scope, input, input.geo.radiusKm, context, timed) : undefined;
     if (context.entities.length === 0 && context.edges.length === 0 && context.passages.length === 0) {
       return { answer: GB_NO_INFORMATION_ANSWER, evidence: { entities: [], edges: [], passages: [] }, model: null, steps, nearby };
@@ -159,7 +163,7 @@ export class GbQueryService {
   }
 
   /** Steps 1–2 of the contract: what is sent to the model. */
-  async retrieve(ctx: CallContext, scope: Scope, question: string, timed: Timer): Promise<GbContext> {
+  async retrieve(ctx: CallContext, scope: Scope, question: string, timed: Timer, includeHistory = false): Promise<GbContext> {
     const s = this.settings;
     const terms = keywordTerms(question, s);
     const keywordSeeds = await timed(
@@ -203,8 +207,14 @@ export class GbQueryService {
 
     const graph = await timed(
       'expand',
-      () => this.expand(scope, keywordSeeds, matches.entities, matches.edges),
-      (g) => ({ seeds: g.seeds, fallback: g.fallback ? 1 : 0, entities: g.entities.length, edges: g.edges.length }),
+      () => this.expand(scope, keywordSeeds, matches.entities, matches.edges, includeHistory),
+      (g) => ({
+        seeds: g.seeds,
+        fallback: g.fallback ? 1 : 0,
+        entities: g.entities.length,
+        edges: g.edges.length,
+        ...(includeHistory ? { history: g.edges.filter((e) => e.history).length } : {}),
+      }),
     );
     // The seeds the question matched (not the fallback's recent entities): the geo search's matched ones.
     const matchedIds = graph.fallback ? [] : graph.seedIds;
@@ -218,7 +228,7 @@ export class GbQueryService {
   }
 
   /** Seeds (keyword, then similarity; else the most recent), one hop, the similar facts, endpoints. */
-  private async expand(scope: Scope, keywordSeeds: GbEntity[], similarEntities: VectorMatch[], similarEdges: VectorMatch[]) {
+  private async expand(scope: Scope, keywordSeeds: GbEntity[], similarEntities: VectorMatch[], similarEdges: VectorMatch[], includeHistory: boolean) {
     const s = this.settings;
     const [resolvedSimilar, resolvedFacts] = await Promise.all([
       this.repository.entitiesByIds(scope, similarEntities.map((m) => m.id)),
@@ -236,16 +246,23 @@ export class GbQueryService {
       fallback = true;
       for (const entity of await this.repository.recentEntities(scope, s.fallbackSeeds)) seeds.set(entity.id, entity);
     }
-    const around = await this.repository.edgesAround(scope, [...seeds.keys()], s.maxExpandedEdges);
+    // History (include_history) is read beside the one hop, with the same cap of its own.
+    const at = scope.asOf ?? new Date();
+    const [around, history] = await Promise.all([
+      this.repository.edgesAround(scope, [...seeds.keys()], s.maxExpandedEdges),
+      includeHistory ? this.repository.historyAround(scope, [...seeds.keys()], at, s.maxExpandedEdges) : [],
+    ]);
     const edges = new Map<number, GbEdge>(around.map((edge) => [edge.id, edge]));
     for (const fact of facts) if (!edges.has(fact.id)) edges.set(fact.id, fact); // even over the cap
+    for (const fact of history) if (!edges.has(fact.id)) edges.set(fact.id, fact);
+    if (includeHistory) for (const [id, edge] of edges) edges.set(id, markHistory(edge, at));
 
     const entities = new Map(seeds);
     const missing = [...new Set([...edges.values()].flatMap((e) => [e.sourceId, e.targetId]))].filter((id) => !entities.has(id));
     for (const entity of await this.repository.entitiesByIds(scope, missing)) entities.set(entity.id, entity);
     // An edge is given with both of its entities; one whose endpoint is not visible is left out.
     const kept = [...edges.values()].filter((edge) => entities.has(edge.sourceId) && entities.has(edge.targetId));
-    return { entities: [...entities.values()], edges: kept, seeds: seeds.size, seedIds: [...seeds.keys()], fallback };
+    return { entities: [...entities.values()].map((e) => asKnownAt(e, scope.asOf)), edges: kept, seeds: seeds.size, seedIds: [...seeds.keys()], fallback };
   }
 
   private async passages(scope: Scope, chunkMatches: VectorMatch[], summaryMatches: VectorMatch[]): Promise<GbPassage[]> {
@@ -273,7 +290,7 @@ export class GbQueryService {
     const model = input.models?.query;
     const choice = this.gateway.router.choose('query', model);
     if (choice.provider === 'local') {
-      const sources = localSources(context);
+      const sources = localSources(context, input.asOf);
       const answered = await this.stages.answer(ctx, input.question, sources, { stage: 'query', model });
       const cited = { entities: [] as number[], edges: [] as number[], passages: [] as number[] };
       for (const id of answered.cited) {
@@ -288,8 +305,8 @@ export class GbQueryService {
       ctx,
       'query',
       {
-        system: GB_QUERY_SYSTEM,
-        messages: [{ role: 'user', content: gbQueryUser(input.question, context, new Date()) }],
+        system: gbQuerySystem({ asOf: input.asOf, includeHistory: input.includeHistory }),
+        messages: [{ role: 'user', content: gbQueryUser(input.question, context, input.asOf ?? new Date()) }],
         maxOutputTokens: this.settings.maxOutputTokens,
         reasoning: input.reasoning?.query ?? 'none',
         model,
@@ -319,14 +336,37 @@ export class GbQueryService {
 
 type Timer = <T>(name: GbQueryStep['name'], work: () => Promise<T>, counts: (value: T) => GbQueryStep['counts']) => Promise<T>;
 
-/** The context as plain sentences for the extractive answerer, each citable by its kind and id. */
-function localSources(context: GbContext): CitableSource[] {
+/**
+ * An entity as the prompt may show it at instant `asOf`: descriptions are merged in place, so
+ * one changed since may tell what was learned later ("Alice joined Globex."), and is left out.
+ */
+function asKnownAt(entity: GbEntity, asOf: Date | undefined): GbEntity {
+  return asOf && entity.updatedAt > asOf && entity.description !== null ? { ...entity, description: null } : entity;
+}
+
+/**
+ * What an edge was at instant `at`, when it was not live then: superseded by then (expired_at),
+ * or ended by then (invalid_at). A live edge is returned as it is.
+ */
+export function markHistory(edge: GbEdge, at: Date): GbEdge {
+  if (edge.expiredAt && edge.expiredAt <= at) return { ...edge, history: 'superseded' };
+  if (edge.invalidAt && edge.invalidAt <= at) return { ...edge, history: 'ended' };
+  return edge;
+}
+
+/**
+ * The context as plain sentences for the extractive answerer, each citable by its kind and id.
+ * At an instant (`asOf`), an end after it is not yet one.
+ */
+function localSources(context: GbContext, asOf?: Date): CitableSource[] {
+  const endedBy = (x: GbEdge) => x.invalidAt !== null && (!asOf || x.invalidAt <= asOf);
   return [
     ...context.edges.map((x) => ({
       id: `edge:${x.id}`,
       text:
         (x.description ?? `${x.source} ${x.relation.replace(/_/g, ' ')} ${x.target}.`) +
-        (x.invalidAt ? ` (no longer true since ${renderGbTime(x.invalidAt)})` : ''),
+        (endedBy(x) ? ` (no longer true since ${renderGbTime(x.invalidAt!)})` : '') +
+        (x.history === 'superseded' ? ' (that was before; replaced by newer knowledge)' : ''),
     })),
     ...context.passages.map((p) => ({ id: `passage:${p.chunk.id}`, text: p.text ?? p.summary ?? '' })),
     // The nearby search's distances, as the prompt's <nearby> section gives them to a model.
