@@ -1,4 +1,5 @@
 import { countTokens } from '@loci/llm';
+import fc from 'fast-check';
 import { applyBudgets, cutToTokens, fitChunks, renderEntity, renderRelation } from './context-budget';
 import type { RetrievedChunk } from './retrieval.types';
 
@@ -66,5 +67,46 @@ describe('context budget', () => {
 
   it('cutToTokens leaves a text that fits untouched', () => {
     expect(cutToTokens('hello world', 10)).toBe('hello world');
+  });
+
+  it('cutToTokens cuts prose where a search over every prefix length would, and anything within the budget', () => {
+    // The reference: the longest prefix counted within the budget, by binary search over its
+    // length (what cutToTokens did before it counted once), then cut back to a word boundary.
+    const byBinarySearch = (text: string, maxTokens: number): string => {
+      if (countTokens(text) <= maxTokens) return text;
+      let low = 0;
+      let high = text.length;
+      while (low < high) {
+        const middle = Math.ceil((low + high) / 2);
+        if (countTokens(text.slice(0, middle)) <= maxTokens) low = middle;
+        else high = middle - 1;
+      }
+      const prefix = text.slice(0, low);
+      const boundary = prefix.search(/\s\S*$/);
+      return (boundary > 0 ? prefix.slice(0, boundary) : prefix).trimEnd();
+    };
+    const proseWord = fc.constantFrom('Alice', 'works', 'at', 'Acme', 'Corporation,', 'in', 'Berlin.', '1957', "O'Neil", 'São', 'Zürich', '東京', '😀', 'anti-establishment', '(1989)', '\n\n');
+    const anyWord = fc.oneof(proseWord, fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('x'.repeat(300), ' '.repeat(260)));
+    const textOf = (word: fc.Arbitrary<string>) => fc.array(word, { minLength: 1, maxLength: 120 }).map((words) => words.join(' '));
+    // Prose cut at a word boundary: the same cut as the search. (Inside a first word the search
+    // could stop short: "Alic" is two tokens where "Alice" is one.)
+    fc.assert(
+      fc.property(textOf(proseWord), fc.integer({ min: 1, max: 200 }), (sample, maxTokens) => {
+        const reference = byBinarySearch(sample, maxTokens);
+        if (/\s/.test(reference)) expect(cutToTokens(sample, maxTokens)).toBe(reference);
+      }),
+      { seed: 14, numRuns: 300 },
+    );
+    // Anything: a prefix within the budget, the search's cut wherever that ends at a word boundary.
+    fc.assert(
+      fc.property(textOf(anyWord), fc.integer({ min: 1, max: 200 }), (sample, maxTokens) => {
+        const cut = cutToTokens(sample, maxTokens);
+        expect(countTokens(cut)).toBeLessThanOrEqual(maxTokens);
+        expect(sample.startsWith(cut)).toBe(true);
+        const reference = byBinarySearch(sample, maxTokens);
+        if (/\s/.test(reference)) expect(cut).toBe(reference);
+      }),
+      { seed: 14, numRuns: 300 },
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { countTokens } from '@loci/llm';
+import { countTokens, prefixWithinTokens } from '@loci/llm';
 import type { RetrievalBudgets, RetrievedChunk, RetrievedEntity, RetrievedRelation } from './retrieval.types';
 
 /**
@@ -79,16 +79,8 @@ export function fitChunks(chunks: RetrievedChunk[], budget: number): { kept: Ret
 
 /** The longest prefix of `text` (ending at whitespace when possible) of at most `maxTokens`. */
 export function cutToTokens(text: string, maxTokens: number): string {
-  if (countTokens(text) <= maxTokens) return text;
-  let low = 0;
-  let high = text.length;
-  // Binary search on characters: token counts grow monotonically with the prefix length.
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if (countTokens(text.slice(0, middle)) <= maxTokens) low = middle;
-    else high = middle - 1;
-  }
-  const prefix = text.slice(0, low);
+  const prefix = prefixWithinTokens(text, maxTokens);
+  if (prefix.length === text.length) return text;
   const boundary = prefix.search(/\s\S*$/);
   return (boundary > 0 ? prefix.slice(0, boundary) : prefix).trimEnd();
 }

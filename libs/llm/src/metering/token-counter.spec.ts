@@ -1,5 +1,5 @@
 import { countTokens as countO200kTokens } from 'gpt-tokenizer';
-import { countTokens, estimateChatInputTokens, estimateEmbeddingTokens } from './token-counter';
+import { countTokens, estimateChatInputTokens, estimateEmbeddingTokens, prefixWithinTokens } from './token-counter';
 
 describe('token counter', () => {
   it('counts tokens offline with a real BPE encoding', () => {
@@ -36,5 +36,24 @@ describe('token counter', () => {
 
   it('estimates embedding input over a batch', () => {
     expect(estimateEmbeddingTokens('openai', ['one two', 'three'])).toBe(countTokens('one two') + countTokens('three'));
+  });
+
+  it('finds the prefix within a token limit, whole characters only, long runs included', () => {
+    const prose = 'Alice Johnson works at Acme Corporation in Berlin. '.repeat(20);
+    expect(prefixWithinTokens(prose, 1_000)).toBe(prose);
+    expect(prefixWithinTokens(prose, 0)).toBe('');
+    const ten = prefixWithinTokens(prose, 10);
+    expect(countTokens(ten)).toBe(10);
+    expect(prose.startsWith(ten)).toBe(true);
+    for (const sample of ['😀'.repeat(400), `${' '.repeat(600)}Alice`, `Alice ${'x'.repeat(900)} Acme`, '東京'.repeat(300)]) {
+      for (const limit of [1, 7, 100]) {
+        const prefix = prefixWithinTokens(sample, limit);
+        expect(sample.startsWith(prefix)).toBe(true);
+        expect(countTokens(prefix)).toBeLessThanOrEqual(limit);
+        // Not cut short: a limit's worth of these is at least a few characters.
+        expect(prefix.length).toBeGreaterThanOrEqual(limit);
+        expect(/[\uD800-\uDBFF]$/.test(prefix)).toBe(false);
+      }
+    }
   });
 });

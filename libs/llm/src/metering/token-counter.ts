@@ -1,4 +1,4 @@
-import { countTokens as countO200kTokens, isWithinTokenLimit } from 'gpt-tokenizer';
+import { countTokens as countO200kTokens, decode, encode, isWithinTokenLimit } from 'gpt-tokenizer';
 import type { ChatMessage } from '../model.types';
 
 /**
@@ -44,6 +44,45 @@ export function countTokensWithin(text: string, limit: number): number | false {
     total += tokens;
   }
   return total;
+}
+
+/**
+ * The longest prefix of `text` that countTokens counts at most `maxTokens`, found with one
+ * encoding of the text: the pieces before the one that crosses the limit whole, then that
+ * piece's leading tokens decoded (byte-level BPE decodes a token prefix to a text prefix). A
+ * binary search over prefix lengths counted the text ~11 times (a third of a mix question's
+ * Node CPU at the 10k bench went to cutting one passage). Re-checked with countTokens, since a
+ * cut piece can merge differently on its own; shortened then, so the bound always holds.
+ */
+export function prefixWithinTokens(text: string, maxTokens: number): string {
+  if (maxTokens <= 0) return '';
+  let used = 0;
+  let offset = 0;
+  for (const piece of countablePieces(text)) {
+    const tokens = encode(piece, PLAIN_TEXT);
+    if (used + tokens.length > maxTokens) {
+      let head = decodedPrefix(piece, tokens, maxTokens - used);
+      let prefix = text.slice(0, offset) + head;
+      // A cut piece is counted on its own: shrink it until it fits (almost never more than once).
+      while (head.length > 0 && countTokens(prefix) > maxTokens) {
+        head = head.slice(0, /[\uDC00-\uDFFF]/.test(head[head.length - 1] ?? '') ? -2 : -1);
+        prefix = text.slice(0, offset) + head;
+      }
+      return prefix;
+    }
+    used += tokens.length;
+    offset += piece.length;
+  }
+  return text;
+}
+
+/** The text of `piece`'s first `count` tokens, a prefix of it (a token ending inside a character is dropped). */
+function decodedPrefix(piece: string, tokens: number[], count: number): string {
+  for (let n = count; n > 0; n--) {
+    const head = decode(tokens.slice(0, n));
+    if (piece.startsWith(head)) return head;
+  }
+  return '';
 }
 
 /** `text` in the pieces it is counted in: runs longer than MAX_RUN cut every MAX_RUN characters. */
