@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { InferencesRepository, PlatformLimitsRepository, TenantsRepository } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { OwnKeysService } from '@loci/llm';
-import { LIMIT_STORE, LimitStore, limitKeys, utcDay, utcMonth } from '@loci/quota';
-import { createApiKey, createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
+import { LIMIT_STORE, LimitStore, limitKeys, SpendControl, utcDay, utcMonth } from '@loci/quota';
+import { createApiKey, createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, recordStatements, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
 
 /**
  * Spend control through HTTP with the real SDKs against the double: the contract's 402 and 429
@@ -221,5 +221,23 @@ describe('spend control', () => {
       .expect(200);
     await worker.drain();
     expect((await documents.get(tenant.id, document.id)).document.status).toBe('processed');
+  });
+
+  it("admits an API-key request on the tenant row read with its key, without reading it again", async () => {
+    const { tenant } = await tenantWith({ maxConcurrentQueries: 5 });
+    const row = (await t.app.get(TenantsRepository).findById(tenant.id))!;
+    const spendControl = t.app.get(SpendControl);
+    const client = { tenantId: tenant.id, clientKind: 'key' as const, clientId: randomUUID() };
+    const recorder = recordStatements(t.app);
+    try {
+      const withRow = await spendControl.admit({ ...client, requestId: randomUUID(), tenant: row }, { countsQuota: false });
+      await withRow.release();
+      expect(recorder.tenantReads()).toEqual([]);
+      const withoutRow = await spendControl.admit({ ...client, requestId: randomUUID() }, { countsQuota: false });
+      await withoutRow.release();
+      expect(recorder.tenantReads()).toHaveLength(1);
+    } finally {
+      recorder.stop();
+    }
   });
 });

@@ -10,3 +10,4 @@ export * from './pdf';
 export * from './built-api';
 export * from './prometheus-text';
 export * from './server-sent-events';
+export * from './statements';

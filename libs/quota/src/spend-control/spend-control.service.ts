@@ -32,6 +32,11 @@ export interface LimitedClient {
   clientKind: 'user' | 'key';
   clientId: string;
   requestId: string;
+  /**
+   * The tenant's row if this request already read it (an API key's principal carries the row
+   * read with the key): admission then uses it instead of reading it again.
+   */
+  tenant?: TenantRow;
 }
 
 /** An admitted request: release it (in a finally) to free its concurrency slot. */
@@ -80,7 +85,7 @@ export class SpendControl {
   }
 
   async admit(client: LimitedClient, options: { countsQuota: boolean }): Promise<Permit> {
-    const tenant = await this.tenant(client.tenantId);
+    const tenant = client.tenant?.id === client.tenantId ? client.tenant : await this.tenant(client.tenantId);
     return this.guarded(async () => {
       const slotLimit = tenant.maxConcurrentQueries;
       const slotKey = limitKeys.clientSlots(tenant.id, client.clientKind, client.clientId);

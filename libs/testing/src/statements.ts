@@ -1,0 +1,45 @@
+import type { INestApplication } from '@nestjs/common';
+import { Client } from 'pg';
+import { Database, DATABASE } from '@loci/db';
+
+export interface StatementRecorder {
+  /** The SQL text of every statement sent to the store since the recorder started. */
+  readonly texts: string[];
+  /** Those that read or write the `tenants` table (by its quoted name, as drizzle writes it). */
+  tenantReads(): string[];
+  stop(): void;
+}
+
+/**
+ * Records every statement the app sends to its store, on both drivers: node-postgres clients
+ * (pooled or checked out for a transaction) and PGlite's one session. Start it just before the
+ * request to observe; anything else running in the process meanwhile is recorded too.
+ */
+export function recordStatements(app: INestApplication): StatementRecorder {
+  const database = app.get<Database>(DATABASE);
+  const texts: string[] = [];
+  const textOf = (arg: unknown) => (typeof arg === 'string' ? arg : String((arg as { text?: string } | undefined)?.text ?? ''));
+  let stop: () => void;
+  if (database.kind === 'postgres') {
+    const original = Client.prototype.query;
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      texts.push(textOf(args[0]));
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    stop = () => void (Client.prototype.query = original);
+  } else {
+    // drizzle's PGlite session sends every statement through its client's query().
+    const client = (database.db as unknown as { session: { client: { query: (...a: unknown[]) => unknown } } }).session.client;
+    const original = client.query;
+    client.query = function (this: unknown, ...args: unknown[]) {
+      texts.push(textOf(args[0]));
+      return original.apply(this, args);
+    };
+    stop = () => void (client.query = original);
+  }
+  return {
+    texts,
+    tenantReads: () => texts.filter((text) => /"tenants"/.test(text)),
+    stop: () => stop(),
+  };
+}
