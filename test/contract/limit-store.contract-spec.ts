@@ -397,6 +397,46 @@ describe(`limit-store contract (${label})`, () => {
     });
   });
 
+  describe('limits version (cached limit rows)', () => {
+    const DAY = 86_400_000;
+    async function today() {
+      const fromMs = Math.floor((await store.now()) / DAY) * DAY;
+      return { fromMs, toMs: fromMs + DAY };
+    }
+
+    it('takes nothing from an admission whose limits were read under another version, and answers the version', async () => {
+      const day = scope('day', null);
+      await store.seedCommitted(day, 0);
+      const slots = key('slots');
+      const quota = key('quota');
+      const request = { window: await today(), slot: { key: slots, leaseId: 'a', limit: 1, leaseMs: 60_000 }, scopes: [day], quota: { key: quota, limit: 5, ttlMs: 60_000 } };
+      const stale = await store.admit({ ...request, limitsVersion: 'unknown' });
+      expect(stale).toMatchObject({ ok: false, reason: 'limits', version: expect.stringMatching(/^\d+$/) });
+      await expect(store.quotaCount(quota)).resolves.toBe(0);
+      await expect(store.acquireSlot(slots, 'probe', 1, 60_000)).resolves.toEqual({ ok: true, active: 1 });
+      await store.releaseSlot(slots, 'probe');
+      const version = (stale as { version: string }).version;
+      await expect(other.admit({ ...request, limitsVersion: version })).resolves.toEqual({ ok: true, slotsActive: 1, quotaCount: 1 });
+    });
+
+    it('moves on at every bump, seen by every instance; a request under the old version is refused its step', async () => {
+      const day = scope('day', 1_000);
+      await store.seedCommitted(day, 0);
+      const window = await today();
+      const first = ((await store.admit({ window, scopes: [day], limitsVersion: 'unknown' })) as { version: string }).version;
+      const bumped = await other.bumpLimitsVersion();
+      expect(bumped).not.toBe(first);
+      expect(BigInt(bumped)).toBeGreaterThan(BigInt(first));
+      await expect(store.admit({ window, scopes: [day], limitsVersion: first })).resolves.toEqual({ ok: false, reason: 'limits', version: bumped });
+      await expect(store.reserve(id('r'), [day], 10, 60_000, { window, limitsVersion: first })).resolves.toEqual({ ok: false, retry: 'limits', version: bumped });
+      await expect(store.committed(day.key)).resolves.toBe(0);
+      await expect(store.reserve(id('r'), [day], 10, 60_000, { window, limitsVersion: bumped })).resolves.toEqual({ ok: true, committedMicros: [10] });
+      await expect(store.admit({ window, scopes: [day], limitsVersion: bumped })).resolves.toEqual({ ok: true, slotsActive: null, quotaCount: null });
+      // Left out, the version is not checked (an API key's own tenant row, an own-key tenant).
+      await expect(store.admit({ window, scopes: [day] })).resolves.toMatchObject({ ok: true });
+    });
+  });
+
   describe('concurrency slots', () => {
     it('limit 2, 10 concurrent acquires: exactly 2 admitted', async () => {
       const slots = key('slots');

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { TenantsRepository } from '@loci/db';
-import { createTenant, createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenant, createTenantWithPeople, createUser, recordStatements, startTestApp, TestApp, TestUser } from '@loci/testing';
 import { createApp } from '../../apps/api/src/create-app';
 
 const sharedStores = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
@@ -74,6 +74,16 @@ describe('operators tune limits', () => {
       const { tenant, member } = await createTenantWithPeople(t.app);
       const ask = () => request(second.getHttpServer()).post('/v1/query').set('Authorization', `Bearer ${member.token}`).send({ query: 'Where does Alice work?' });
       await ask().expect(200);
+      // The other instance has the tenant's and the platform's limits cached now: the one tenant
+      // read left is the call context's (it needs the tenant's own provider key, never cached).
+      const recorder = recordStatements(second);
+      try {
+        await ask().expect(200);
+        expect(recorder.tenantReads()).toHaveLength(1);
+        expect(recorder.texts.filter((text) => /from "platform_limits"/i.test(text))).toEqual([]);
+      } finally {
+        recorder.stop();
+      }
       await patch(tenant.id, { daily_cost_cap_usd: 0 }).expect(200);
       expect((await ask().expect(402)).body.detail.error).toBe('cost_cap_exceeded');
       await patch(tenant.id, { daily_cost_cap_usd: null, daily_query_quota: 0 }).expect(200);
@@ -86,6 +96,23 @@ describe('operators tune limits', () => {
         await t.http.put('/v1/admin/platform/limits').set('Authorization', asOperator.Authorization()).send({ daily_cost_cap_usd: null }).expect(200);
       }
       await ask().expect(200);
+    });
+
+    it("applies a change to a gb caller's limits on the other instance, and a suspension and resume", async () => {
+      const { tenant, apiKey } = await createTenantWithPeople(t.app);
+      await t.http.post('/v1/gb/remember').set('X-API-Key', apiKey.key).send({ user_id: 'u1', text: 'Alice works at Acme.' }).expect(200);
+      const gb = () =>
+        request(second.getHttpServer()).post('/v1/gb/query').set('X-API-Key', apiKey.key).send({ user_id: 'u1', query: 'Where does Alice work?' });
+      await gb().expect(200);
+      await gb().expect(200);
+      await patch(tenant.id, { daily_query_quota: 0 }).expect(200);
+      expect((await gb().expect(429)).body.error).toBe('daily_query_quota_exceeded');
+      await patch(tenant.id, { daily_query_quota: null }).expect(200);
+      await gb().expect(200);
+      await t.http.post(`/v1/admin/tenants/${tenant.id}/suspend`).set('Authorization', asOperator.Authorization()).expect(200);
+      expect((await gb().expect(403)).body.error).toBe('tenant_suspended');
+      await t.http.post(`/v1/admin/tenants/${tenant.id}/resume`).set('Authorization', asOperator.Authorization()).expect(200);
+      await gb().expect(200);
     });
   });
 });

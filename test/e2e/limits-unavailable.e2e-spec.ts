@@ -1,5 +1,6 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { TenantsRepository } from '@loci/db';
+import { createTenantWithPeople, createUser, startTestApp, TestApp } from '@loci/testing';
 
 /** With the limit store unreachable, spending requests fail closed; free ones keep working. */
 describe('limits unavailable (Redis down)', () => {
@@ -20,6 +21,17 @@ describe('limits unavailable (Redis down)', () => {
     expect(response.status).toBe(503);
     expect(response.body).toEqual({ detail: { error: 'limits_unavailable' } });
     expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it("stores an operator's limit change while the limit store is down", async () => {
+    const operator = await createUser(t.app, null, 'operator');
+    const response = await t.http
+      .patch(`/v1/admin/tenants/${people.tenant.id}/limits`)
+      .set('Authorization', `Bearer ${operator.token}`)
+      .send({ daily_query_quota: 3 })
+      .expect(200);
+    expect(response.body.limits.daily_query_quota).toBe(3);
+    expect((await t.app.get(TenantsRepository).findById(people.tenant.id))!.dailyQueryQuota).toBe(3);
   });
 
   it('keeps answering API-key context questions, which spend nothing', async () => {

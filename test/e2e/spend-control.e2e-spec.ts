@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { InferencesRepository, PlatformLimitsRepository, TenantsRepository } from '@loci/db';
+import { InferencesRepository, TenantsRepository } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { OwnKeysService } from '@loci/llm';
 import { LIMIT_STORE, LimitStore, limitKeys, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createApiKey, createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, recordStatements, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
+import { createApiKey, createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, recordStatements, setPlatformCap, setTenantLimits, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
 
 /**
  * Spend control through HTTP with the real SDKs against the double: the contract's 402 and 429
@@ -75,14 +75,13 @@ describe('spend control', () => {
   });
 
   it('pauses platform-billed tenants at the platform budget, with no cap in the body, but not tenants on their own key', async () => {
-    const platform = t.app.get(PlatformLimitsRepository);
     const onPlatform = await tenantWith({});
     const ownKey = await tenantWith({}, 'own_key');
     await t.app.get(OwnKeysService).setKey(ownKey.tenant.id, 'anthropic', 'tenant-key');
     await t.app.get(OwnKeysService).setKey(ownKey.tenant.id, 'openai', 'tenant-key');
     const now = await store.now();
     const platformKey = { key: limitKeys.platformSpendDay(utcDay(now)), capMicros: null, ttlMs: 86_400_000 };
-    await platform.set((await store.committed(platformKey.key)) + 1);
+    await setPlatformCap(t.app, (await store.committed(platformKey.key)) + 1);
     try {
       await store.reserve('platform-seed', [platformKey], 1, 60_000);
       await store.settle('platform-seed', [platformKey], 1);
@@ -90,7 +89,7 @@ describe('spend control', () => {
       expect(paused.body).toEqual({ detail: { error: 'platform_budget_paused', retry_after: expect.any(Number) } });
       await ask(ownKey.member.token).expect(200);
     } finally {
-      await platform.set(null);
+      await setPlatformCap(t.app, null);
     }
   });
 
@@ -117,7 +116,7 @@ describe('spend control', () => {
     const quotaKey = async () => limitKeys.tenantQuotaDay(tenant.id, utcDay(await store.now()));
     // An empty graph: the fixed answer, no model, and the header says the question was not counted.
     const empty = await createTenant(t.app);
-    await t.app.get(TenantsRepository).updateLimits(empty.id, { dailyQueryQuota: 1 });
+    await setTenantLimits(t.app, empty.id, { dailyQueryQuota: 1 });
     const emptyMember = await createUser(t.app, empty.id, 'member');
     for (let i = 0; i < 2; i++) {
       const unanswered = await ask(emptyMember.token).expect(200);
@@ -203,7 +202,7 @@ describe('spend control', () => {
   it('defers ingestion over a cap, and resumes it when the cap is raised', async () => {
     const tenant = await createTenant(t.app);
     // A cap of 0: not even the embeddings of one chunk (~1 µ$) fit.
-    await t.app.get(TenantsRepository).updateLimits(tenant.id, { dailyCostCapMicros: 0 });
+    await setTenantLimits(t.app, tenant.id, { dailyCostCapMicros: 0 });
     const operator = await createUser(t.app, null, 'operator');
     // Extraction through the double costs money: with a cap of 1 µ$ it cannot run.
     double.anthropic.reply({ text: '{"entities":[],"relations":[]}' });
@@ -233,6 +232,7 @@ describe('spend control', () => {
       const withRow = await spendControl.admit({ ...client, requestId: randomUUID(), tenant: row }, { countsQuota: false });
       await withRow.release();
       expect(recorder.tenantReads()).toEqual([]);
+      await spendControl.limitsChanged(); // the row is cached from the tenant's ingestion: forget it
       const withoutRow = await spendControl.admit({ ...client, requestId: randomUUID() }, { countsQuota: false });
       await withoutRow.release();
       expect(recorder.tenantReads()).toHaveLength(1);

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { Database, DATABASE, inferences, InferencesRepository, PlatformLimitsRepository, queryRows, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
 import { LIMIT_STORE, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createLimitedTenant, createTenant, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
+import { createLimitedTenant, createTenant, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
 import { createApp } from '../../apps/api/src/create-app';
 import { LEDGER_CHECK_TTL_MS } from '../../libs/quota/src/spend-control/ledger-mirror';
 
@@ -162,7 +162,7 @@ describe('spend control under faults', () => {
     expect(after).toEqual({ ledgerDay: after.ledgerDay, ledgerMonth: after.ledgerDay, counterDay: after.ledgerDay, counterMonth: after.ledgerDay });
 
     // The cap is reached, then the store loses the counters: the spend is seen again.
-    await t.app.get(TenantsRepository).updateLimits(tenant.id, { dailyCostCapMicros: after.ledgerDay });
+    await setTenantLimits(t.app, tenant.id, { dailyCostCapMicros: after.ledgerDay });
     await flushTenant(tenant.id);
     const refused = await ask(t.http, member.token).expect(402);
     expect(refused.body.detail).toEqual({ error: 'cost_cap_exceeded', cap: after.ledgerDay / 1e6, spent: expect.any(Number), retry_after: expect.any(Number) });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { LimitSettings } from '@loci/config';
 import { InferencesRepository, PlatformLimitsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { LIMIT_STORE, LimitedClient, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
+import { createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
 
 const DAY_MS = 86_400_000;
 const ROOT = join(__dirname, '../..');
@@ -154,7 +154,7 @@ describe('spend control leaks nothing', () => {
   describe('SpendControl on its own store', () => {
     async function tenantAndUser(maxConcurrentQueries: number | null) {
       const tenant = await createTenant(t.app);
-      await t.app.get(TenantsRepository).updateLimits(tenant.id, { dailyCostCapMicros: null, monthlyCostCapMicros: null, dailyQueryQuota: null, maxConcurrentQueries });
+      await setTenantLimits(t.app, tenant.id, { dailyCostCapMicros: null, monthlyCostCapMicros: null, dailyQueryQuota: null, maxConcurrentQueries });
       const member = await createUser(t.app, tenant.id, 'member');
       return { tenant, member };
     }
@@ -327,7 +327,7 @@ describe('spend control leaks nothing', () => {
         // Enforced at max(counter, ledger): a cap with room for the dead call's estimate and one
         // more question at its worst case (the same estimate), but not two. Counting the counter
         // alone would admit both.
-        await t.app.get(TenantsRepository).updateLimits(tenant.id, { dailyCostCapMicros: spend.ledgerDay + estimate + 1_000 });
+        await setTenantLimits(t.app, tenant.id, { dailyCostCapMicros: spend.ledgerDay + estimate + 1_000 });
         await ask(member.token).expect(200);
         const refused = await ask(member.token).expect(402);
         expect(refused.body.detail.error).toBe('cost_cap_exceeded');

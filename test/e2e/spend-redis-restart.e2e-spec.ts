@@ -2,10 +2,10 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { SpendLedgerRepository, TenantsRepository, UsageRepository } from '@loci/db';
+import { SpendLedgerRepository, UsageRepository } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { LIMIT_STORE, LimitStore, limitKeys, utcDay, utcMonth } from '@loci/quota';
-import { createApiKey, createTenant, createUser, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createApiKey, createTenant, createUser, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,7 +86,7 @@ async function kill(child: ChildProcess): Promise<void> {
   it('fails closed while Redis is down, then rebuilds the counters from the ledger and enforces the cap', async () => {
     const tenant = await createTenant(t.app, { billing: 'platform' });
     const limits = { dailyCostCapMicros: null, monthlyCostCapMicros: null, dailyQueryQuota: null, maxConcurrentQueries: 4 };
-    await t.app.get(TenantsRepository).updateLimits(tenant.id, limits);
+    await setTenantLimits(t.app, tenant.id, limits);
     await t.app.get(DocumentsService).submit(tenant.id, { name: 'd', mimeType: 'text/plain', text: `Alice works at Acme ${randomUUID()}.` });
     await t.app.get(IngestWorker).drain();
     const member = await createUser(t.app, tenant.id, 'member');
@@ -136,7 +136,7 @@ async function kill(child: ChildProcess): Promise<void> {
     await expect(store.committed(limitKeys.tenantSpendMonth(tenant.id, utcMonth(now)))).resolves.toBe(spent);
 
     // A cap at exactly what was spent refuses the next question, reporting the ledger's spend.
-    await t.app.get(TenantsRepository).updateLimits(tenant.id, { ...limits, dailyCostCapMicros: spent });
+    await setTenantLimits(t.app, tenant.id, { ...limits, dailyCostCapMicros: spent });
     const refused = await ask();
     expect(refused.status).toBe(402);
     expect(refused.body.detail).toMatchObject({ error: 'cost_cap_exceeded', spent: spent / 1_000_000 });

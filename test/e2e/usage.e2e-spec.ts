@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { Database, DATABASE, InferencesRepository, queryRows, RequestLogsRepository, TenantsRepository } from '@loci/db';
-import { createApiKey, createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { Database, DATABASE, InferencesRepository, queryRows, RequestLogsRepository } from '@loci/db';
+import { createApiKey, createTenantWithPeople, createUser, setTenantLimits, startTestApp, TestApp, TestUser } from '@loci/testing';
 
 describe('usage', () => {
   let t: TestApp;
@@ -92,7 +92,7 @@ describe('usage', () => {
   it('counts requests refused by a spend limit, by kind, on both surfaces, per tenant', async () => {
     const c = await createTenantWithPeople(t.app);
     const limits = { dailyCostCapMicros: 0, monthlyCostCapMicros: null, dailyQueryQuota: null, maxConcurrentQueries: null };
-    await t.app.get(TenantsRepository).updateLimits(c.tenant.id, limits);
+    await setTenantLimits(t.app, c.tenant.id, limits);
     const ask = () => t.http.post('/v1/query').set('Authorization', `Bearer ${c.member.token}`).send({ query: 'Where does Alice work?' });
     await ask().expect(402);
     await ask().expect(402);
@@ -100,7 +100,7 @@ describe('usage', () => {
     await t.http.post('/v1/gb/query').set('Authorization', `Bearer ${key.key}`).send({ user_id: 'u1', query: 'Where does Alice work?' }).expect(402);
     // An API-key context question spends nothing and is never refused.
     await t.http.post('/v1/query').set('Authorization', `Bearer ${key.key}`).send({ query: 'Where does Alice work?' }).expect(200);
-    await t.app.get(TenantsRepository).updateLimits(c.tenant.id, { ...limits, dailyCostCapMicros: null, dailyQueryQuota: 0 });
+    await setTenantLimits(t.app, c.tenant.id, { ...limits, dailyCostCapMicros: null, dailyQueryQuota: 0 });
     await ask().expect(429);
 
     const usage = await t.http.get('/v1/usage').set('Authorization', `Bearer ${c.admin.token}`).expect(200);

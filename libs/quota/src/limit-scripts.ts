@@ -53,20 +53,38 @@ local function sweep(b)
   if redis.call('EXISTS', KEYS[b + 2]) == 0 then redis.call('DEL', KEYS[b + 3]) end
 end
 
+-- The limits version (LimitStore.bumpLimitsVersion) in key; created from the server's clock
+-- when absent (never used before, or flushed), so it never repeats a version handed out before.
+local function limits_version(key)
+  local v = redis.call('GET', key)
+  if not v then
+    v = string.format('%d', now * 1000)
+    redis.call('SET', key, v)
+  end
+  return v
+end
+
 local function committed(b)
   return tonumber(redis.call('GET', KEYS[b]) or '0') + tonumber(redis.call('GET', KEYS[b + 3]) or '0')
 end`;
 
 /**
- * KEYS: record, settled-marker, then 4 per scope (S, exp, amt, sum), then (guarded) the n seeded markers.
+ * KEYS: record, settled-marker, then 4 per scope (S, exp, amt, sum), then (guarded) the n seeded
+ *       markers, then (a version to check) the limits version key.
  * ARGV: id, amount, leaseMs, n, keysJson, then per scope: cap ('' = unlimited), ttlMs; then
- *       guarded ('1' or ''), window from, window to.
+ *       guarded ('1' or ''), window from, window to, limits version ('' = not checked).
  * Reply: {1, committed_1..n} or {0, scopeIndex, committed, cap}; guarded also {2} (a scope is
- *        not seeded) or {3, now} (the server time is outside the window); nothing taken then.
+ *        not seeded), {3, now} (the server time is outside the window) or {4, version} (the
+ *        caps were read under another limits version); nothing taken then.
  */
 export const RESERVE = script(`
 local id, amount, lease, n = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local function base(i) return 3 + (i - 1) * 4 end
+local expected = ARGV[9 + 2 * n]
+if expected and expected ~= '' then
+  local v = limits_version(KEYS[#KEYS])
+  if v ~= expected then return {4, v} end
+end
 if ARGV[6 + 2 * n] == '1' then
   if now < tonumber(ARGV[7 + 2 * n]) or now >= tonumber(ARGV[8 + 2 * n]) then return {3, string.format('%d', now)} end
   for i = 1, n do
@@ -223,13 +241,21 @@ return redis.call('DECR', KEYS[1])
 /**
  * A request's whole admission in one script (AdmissionRequest): window, seeded marks, slot,
  * caps, quota; nothing is taken unless all pass.
- * KEYS: slot zset, quota counter, then 5 per scope (S, exp, amt, sum, seeded marker).
+ * KEYS: slot zset, quota counter, then 5 per scope (S, exp, amt, sum, seeded marker), then
+ *       the limits version key.
  * ARGV: leaseId, slot limit ('' = none), slot leaseMs, quota limit ('' = none), quota ttlMs,
- *       window from, window to, n, then per scope: cap ('' = unlimited).
- * Reply: {'ok', active|-1, count|-1} | {'window', now} | {'unseeded', {i...}} | {'slot', active}
- *        | {'caps', {i, committed, i, committed...}} | {'quota', count}  (scope indexes from 0).
+ *       window from, window to, n, then per scope: cap ('' = unlimited); then the limits version
+ *       the caller read its limits under ('' = not checked).
+ * Reply: {'ok', active|-1, count|-1} | {'limits', version} | {'window', now} | {'unseeded', {i...}}
+ *        | {'slot', active} | {'caps', {i, committed, i, committed...}} | {'quota', count}
+ *        (scope indexes from 0).
  */
 export const ADMIT = script(`
+local expected = ARGV[9 + tonumber(ARGV[8])]
+if expected ~= '' then
+  local v = limits_version(KEYS[#KEYS])
+  if v ~= expected then return {'limits', v} end
+end
 if now < tonumber(ARGV[6]) or now >= tonumber(ARGV[7]) then return {'window', string.format('%d', now)} end
 local n = tonumber(ARGV[8])
 local unseeded = {}
@@ -271,4 +297,10 @@ if slotted then
   active = redis.call('ZCARD', KEYS[1])
 end
 return {'ok', active, count}
+`);
+
+/** KEYS: the limits version key. Reply: the new version (see limits_version for an absent one). */
+export const BUMP_LIMITS_VERSION = script(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return limits_version(KEYS[1]) end
+return string.format('%d', redis.call('INCR', KEYS[1]))
 `);

@@ -20,7 +20,9 @@ export type ReserveResult =
   | { ok: false; scopeIndex: number; committedMicros: number; capMicros: number }
   /** Guarded calls only: a scope is not seeded, or the server time left the window; nothing was taken. */
   | { ok: false; retry: 'unseeded' }
-  | { ok: false; retry: 'window'; nowMs: number };
+  | { ok: false; retry: 'window'; nowMs: number }
+  /** Guarded calls only: the limit rows were read under another version (see Guard.limitsVersion); nothing was taken. */
+  | { ok: false; retry: 'limits'; version: string };
 
 /** `settled` now; `already_settled` (a repeat); `unseeded` (guarded calls only: nothing done). */
 export type SettleResult = 'settled' | 'already_settled' | 'unseeded';
@@ -32,6 +34,8 @@ export type SettleResult = 'settled' | 'already_settled' | 'unseeded';
  */
 export interface Guard {
   window?: { fromMs: number; toMs: number };
+  /** See AdmissionRequest.limitsVersion. */
+  limitsVersion?: string;
 }
 
 /**
@@ -45,6 +49,12 @@ export interface AdmissionRequest {
   slot?: { key: string; leaseId: string; limit: number; leaseMs: number };
   scopes: Array<{ key: string; capMicros: number | null }>;
   quota?: { key: string; limit: number; ttlMs: number };
+  /**
+   * The limits version (LimitStore.bumpLimitsVersion) under which the caller read the limit rows
+   * its caps, quota and slot limit come from; when the store's version is another, nothing is
+   * taken and the answer is the store's version (read the rows again). Left out: not checked.
+   */
+  limitsVersion?: string;
 }
 
 export type AdmissionResult =
@@ -56,7 +66,9 @@ export type AdmissionResult =
   | { ok: false; reason: 'slot'; active: number }
   /** Every scope at or over its cap, with what it has committed. */
   | { ok: false; reason: 'caps'; full: Array<{ scopeIndex: number; committedMicros: number }> }
-  | { ok: false; reason: 'quota'; count: number };
+  | { ok: false; reason: 'quota'; count: number }
+  /** The limit rows were read under another limits version than the store's `version`: read them again. */
+  | { ok: false; reason: 'limits'; version: string };
 
 export interface LimitStore {
   readonly kind: 'redis' | 'memory';
@@ -115,6 +127,14 @@ export interface LimitStore {
    * their lease or window. Answers how many keys were removed.
    */
   forgetTenant(tenantId: string): Promise<number>;
+  /**
+   * Moves the limits version on (operators changed a tenant's or the platform's limits, or a
+   * tenant's life): every instance's cached limit rows stop matching it, so the next admission
+   * or reservation on any instance reads them again. Answers the new version. A store that
+   * lost the version (a flush) starts a new one from its clock, so a version is never handed
+   * out twice and a row cached under an old one never matches again.
+   */
+  bumpLimitsVersion(): Promise<string>;
   close(): Promise<void>;
 }
 

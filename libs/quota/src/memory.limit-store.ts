@@ -46,7 +46,12 @@ export class MemoryLimitStore implements LimitStore {
   private readonly slots = new Map<string, Map<string, number>>(); // key → lease id → expiry
   private readonly seededUntil = new Map<string, number>(); // scope key → seeded for its window until
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  /** See LimitStore.bumpLimitsVersion; started from the clock, as Redis starts a lost one. */
+  private limitsVersion: number;
+
+  constructor(private readonly clock: () => number = Date.now) {
+    this.limitsVersion = this.clock() * 1000;
+  }
 
   readonly attempts: AttemptCounter = new MemoryAttemptCounter(() => this.clock());
 
@@ -60,6 +65,9 @@ export class MemoryLimitStore implements LimitStore {
     assertMicros('amountMicros', amountMicros);
     assertPositiveMs('leaseMs', leaseMs);
     const now = this.clock();
+    if (guard?.limitsVersion !== undefined && guard.limitsVersion !== String(this.limitsVersion)) {
+      return { ok: false, retry: 'limits', version: String(this.limitsVersion) };
+    }
     if (guard) {
       if (guard.window && (now < guard.window.fromMs || now >= guard.window.toMs)) return { ok: false, retry: 'window', nowMs: now };
       if (!this.allSeeded(scopes, now)) return { ok: false, retry: 'unseeded' };
@@ -202,6 +210,9 @@ export class MemoryLimitStore implements LimitStore {
   async admit(request: AdmissionRequest): Promise<AdmissionResult> {
     assertAdmission(request);
     const now = this.clock();
+    if (request.limitsVersion !== undefined && request.limitsVersion !== String(this.limitsVersion)) {
+      return { ok: false, reason: 'limits', version: String(this.limitsVersion) };
+    }
     if (now < request.window.fromMs || now >= request.window.toMs) return { ok: false, reason: 'window', nowMs: now };
     const unseeded = request.scopes.flatMap((scope, i) => ((this.seededUntil.get(scope.key) ?? 0) > now ? [] : [i]));
     if (unseeded.length > 0) return { ok: false, reason: 'unseeded', scopeIndexes: unseeded };
@@ -243,6 +254,10 @@ export class MemoryLimitStore implements LimitStore {
       }
     }
     return removed;
+  }
+
+  async bumpLimitsVersion(): Promise<string> {
+    return String(++this.limitsVersion);
   }
 
   async close(): Promise<void> {

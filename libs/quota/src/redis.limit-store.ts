@@ -7,6 +7,7 @@ import { limitKeys } from './limit-keys';
 import {
   ACQUIRE_SLOT,
   ADMIT,
+  BUMP_LIMITS_VERSION,
   COMMITTED,
   CONSUME_QUOTA,
   LuaScript,
@@ -90,6 +91,7 @@ export class RedisLimitStore implements LimitStore {
       this.settledKey(reservationId),
       ...scopes.flatMap((s) => scopeKeys(s.key)),
       ...(guard ? scopes.map((s) => seededMarker(s.key)) : []),
+      ...(guard?.limitsVersion !== undefined ? [this.limitsVersionKey()] : []),
     ];
     const window = guard?.window ?? { fromMs: 0, toMs: Number.MAX_SAFE_INTEGER };
     const args = [
@@ -102,9 +104,11 @@ export class RedisLimitStore implements LimitStore {
       guard ? '1' : '',
       String(window.fromMs),
       String(window.toMs),
+      guard?.limitsVersion ?? '',
     ];
     const reply = (await this.run(RESERVE, keys, args)) as number[];
     if (reply[0] === 1) return { ok: true, committedMicros: reply.slice(1).map(Number) };
+    if (reply[0] === 4) return { ok: false, retry: 'limits', version: String(reply[1]) };
     if (reply[0] === 2) return { ok: false, retry: 'unseeded' };
     if (reply[0] === 3) return { ok: false, retry: 'window', nowMs: Number(reply[1]) };
     return { ok: false, scopeIndex: Number(reply[1]), committedMicros: Number(reply[2]), capMicros: Number(reply[3]) };
@@ -206,6 +210,7 @@ export class RedisLimitStore implements LimitStore {
       request.slot?.key ?? placeholder,
       request.quota?.key ?? placeholder,
       ...request.scopes.flatMap((scope) => [...scopeKeys(scope.key), seededMarker(scope.key)]),
+      this.limitsVersionKey(),
     ];
     const args = [
       request.slot?.leaseId ?? '',
@@ -217,11 +222,14 @@ export class RedisLimitStore implements LimitStore {
       String(request.window.toMs),
       String(request.scopes.length),
       ...request.scopes.map((scope) => (scope.capMicros === null ? '' : String(scope.capMicros))),
+      request.limitsVersion ?? '',
     ];
     const [reason, first, second] = (await this.run(ADMIT, keys, args)) as [string, unknown, unknown];
     switch (reason) {
       case 'ok':
         return { ok: true, slotsActive: request.slot ? Number(first) : null, quotaCount: request.quota ? Number(second) : null };
+      case 'limits':
+        return { ok: false, reason, version: String(first) };
       case 'window':
         return { ok: false, reason, nowMs: Number(first) };
       case 'unseeded':
@@ -247,8 +255,17 @@ export class RedisLimitStore implements LimitStore {
     return unlinkKeysMatching(this.redis, `${this.redis.options.keyPrefix ?? ''}${limitKeys.tenantPattern(tenantId)}`);
   }
 
+  async bumpLimitsVersion(): Promise<string> {
+    return String(await this.run(BUMP_LIMITS_VERSION, [this.limitsVersionKey()], []));
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
+  }
+
+  /** One version for every tenant's and the platform's limits: they change rarely, by operators. */
+  private limitsVersionKey(): string {
+    return `${this.namespace}limits:version`;
   }
 
   private recordKey(id: string): string {

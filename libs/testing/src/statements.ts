@@ -5,7 +5,7 @@ import { Database, DATABASE } from '@loci/db';
 export interface StatementRecorder {
   /** The SQL text of every statement sent to the store since the recorder started. */
   readonly texts: string[];
-  /** Those that read or write the `tenants` table (by its quoted name, as drizzle writes it). */
+  /** Those that read the `tenants` table itself (not through a join: the API key's and the user's reads join it). */
   tenantReads(): string[];
   stop(): void;
 }
@@ -39,7 +39,7 @@ export function recordStatements(app: INestApplication): StatementRecorder {
   }
   return {
     texts,
-    tenantReads: () => texts.filter((text) => /"tenants"/.test(text)),
+    tenantReads: () => texts.filter((text) => /\bfrom "tenants"/i.test(text)),
     stop: () => stop(),
   };
 }

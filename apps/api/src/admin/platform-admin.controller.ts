@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { Roles } from '@loci/auth';
 import { microsToUsd, usdToMicros } from '@loci/common';
 import { PlatformLimitsRepository } from '@loci/db';
+import { SpendControl } from '@loci/quota';
 import { openApiSchemaOf, ValidBody } from '@loci/http';
 import { platformLimitsBody, platformLimitsResponse } from './admin.dto';
 
@@ -13,7 +14,10 @@ import { platformLimitsBody, platformLimitsResponse } from './admin.dto';
 @Roles('operator')
 @Controller('v1/admin/platform/limits')
 export class PlatformAdminController {
-  constructor(private readonly limits: PlatformLimitsRepository) {}
+  constructor(
+    private readonly limits: PlatformLimitsRepository,
+    private readonly spend: SpendControl,
+  ) {}
 
   @Get()
   @ApiOkResponse({ schema: openApiSchemaOf(platformLimitsResponse, 'output') })
@@ -26,6 +30,8 @@ export class PlatformAdminController {
   @ApiOkResponse({ schema: openApiSchemaOf(platformLimitsResponse, 'output') })
   async set(@ValidBody(platformLimitsBody) body: z.output<typeof platformLimitsBody>) {
     await this.limits.set(body.daily_cost_cap_usd === null ? null : usdToMicros(body.daily_cost_cap_usd));
+    // Committed: every instance's next request reads the platform's cap again.
+    await this.spend.limitsChanged();
     return this.get();
   }
 }

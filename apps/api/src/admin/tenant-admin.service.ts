@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
 import { ApiKeyOptions, ApiKeysService, CreatedApiKey, hashPassword } from '@loci/auth';
 import { NewTenant, TenantLimitsPatch, TenantRow, TenantsRepository, UserRole, UserRow, UsersRepository } from '@loci/db';
+import { SpendControl } from '@loci/quota';
 import { TIER_DEFAULT_LIMITS } from './tier-defaults';
 
 /** What operators do to tenants: create them, their users and their API keys. */
@@ -11,6 +12,7 @@ export class TenantAdminService {
     private readonly tenants: TenantsRepository,
     private readonly users: UsersRepository,
     private readonly apiKeys: ApiKeysService,
+    private readonly spend: SpendControl,
   ) {}
 
   /** A new tenant starts with its tier's default limits. */
@@ -21,6 +23,8 @@ export class TenantAdminService {
   async updateLimits(tenantId: string, patch: TenantLimitsPatch): Promise<TenantRow> {
     const updated = await this.tenants.updateLimits(tenantId, patch);
     if (!updated) throw new NotFoundError('No such tenant.');
+    // Committed: every instance's next request reads the tenant's limits again.
+    await this.spend.limitsChanged();
     return updated;
   }
 

@@ -3,7 +3,7 @@ import { NotFoundError } from '@loci/common';
 import { TenantStatus } from '@loci/auth';
 import { Database, DATABASE, TenantLifecycleRepository, TenantRow } from '@loci/db';
 import { IngestWorker, JobQueue } from '@loci/ingest';
-import { LIMIT_STORE, LimitStore } from '@loci/quota';
+import { LIMIT_STORE, LimitStore, SpendControl } from '@loci/quota';
 
 /**
  * What operators do to a tenant's whole life: suspend it (every request refused, ingestion
@@ -20,6 +20,7 @@ export class TenantLifecycleService {
     private readonly ingestion: IngestWorker,
     private readonly status: TenantStatus,
     @Inject(LIMIT_STORE) private readonly limits: LimitStore,
+    private readonly spend: SpendControl,
   ) {}
 
   /**
@@ -35,6 +36,7 @@ export class TenantLifecycleService {
     });
     if (!tenant) throw new NotFoundError('No such tenant.');
     this.status.remember(tenant.id, 'suspended');
+    await this.spend.limitsChanged();
     return tenant;
   }
 
@@ -43,6 +45,7 @@ export class TenantLifecycleService {
     const tenant = await this.lifecycle.setSuspended(tenantId, false);
     if (!tenant) throw new NotFoundError('No such tenant.');
     this.status.remember(tenant.id, 'active');
+    await this.spend.limitsChanged();
     await this.ingestion.resumeDeferred(tenant.id);
     return tenant;
   }
@@ -57,6 +60,7 @@ export class TenantLifecycleService {
   async delete(tenantId: string): Promise<void> {
     if (!(await this.lifecycle.delete(tenantId))) throw new NotFoundError('No such tenant.');
     this.status.remember(tenantId, 'gone');
+    await this.spend.limitsChanged();
     try {
       const removed = await this.limits.forgetTenant(tenantId);
       this.logger.log(`tenant ${tenantId} deleted; ${removed} limit keys removed`);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Database, DATABASE } from '../database';
 import { platformLimits } from '../schema';
 
-/** The platform-wide limits (one row). Read per request, so a change applies on every instance. */
+/** The platform-wide limits (one row). Spend control caches it per process under the limits version (LimitRows); the route that sets it bumps the version. */
 @Injectable()
 export class PlatformLimitsRepository {
   constructor(@Inject(DATABASE) private readonly database: Database) {}

@@ -17,6 +17,7 @@ class LimitStoreLifecycle implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    this.spend.close();
     const ended = await this.spend.endOutstanding();
     if (ended > 0) this.logger.warn(`shutdown: ended ${ended} slot(s) and reservation(s) of requests still running`);
     await this.store.close();

@@ -5,6 +5,7 @@ import { errorSummary, isStoreUnavailable, loggableError, PlatformLimitsReposito
 import { limitKeys, nextMonthStartMs, nextUtcMidnightMs, secondsToNextMonthStart, secondsToNextUtcMidnight, utcDay, utcMonth } from '../limit-keys';
 import { LIMIT_STORE, LimitStore, SpendScope } from '../limit-store';
 import { LedgeredScope, LedgerMirror } from './ledger-mirror';
+import { LimitRows, LimitRowsRead } from './limit-rows';
 import { ServerClock } from './server-clock';
 import {
   costCapExceeded,
@@ -73,27 +74,31 @@ export class SpendControl {
   /** How to end each slot and reservation still held by a running request (see endOutstanding). */
   private readonly outstanding = new Set<() => Promise<void>>();
 
+  private readonly rows: LimitRows;
+
   constructor(
     @Inject(LIMIT_STORE) private readonly store: LimitStore,
-    private readonly tenants: TenantsRepository,
-    private readonly platform: PlatformLimitsRepository,
+    tenants: TenantsRepository,
+    platform: PlatformLimitsRepository,
     ledger: SpendLedgerRepository,
     private readonly leases: SpendLeases,
   ) {
+    this.rows = new LimitRows(store, tenants, platform);
     this.mirror = new LedgerMirror(store, ledger);
     this.clock = new ServerClock(store);
   }
 
   async admit(client: LimitedClient, options: { countsQuota: boolean }): Promise<Permit> {
-    const tenant = client.tenant?.id === client.tenantId ? client.tenant : await this.tenant(client.tenantId);
+    let rows = await this.rows.read(client.tenantId, client.tenant);
     return this.guarded(async () => {
-      const slotLimit = tenant.maxConcurrentQueries;
-      const slotKey = limitKeys.clientSlots(tenant.id, client.clientKind, client.clientId);
+      const slotKey = limitKeys.clientSlots(client.tenantId, client.clientKind, client.clientId);
       const leaseMs = this.leases.slotLeaseMs;
-      const quotaLimit = options.countsQuota ? tenant.dailyQueryQuota : null;
       for (let attempt = 1; ; attempt++) {
+        const { tenant } = rows;
+        const slotLimit = tenant.maxConcurrentQueries;
+        const quotaLimit = options.countsQuota ? tenant.dailyQueryQuota : null;
         const now = await this.clock.now();
-        const scopes = await this.scopes(tenant, now);
+        const scopes = this.scopes(rows, now);
         // max(counter, ledger): the counter's known shortfall is taken off each cap.
         const shortfalls = await this.mirror.shortfalls(scopes);
         const quotaKey = limitKeys.tenantQuotaDay(tenant.id, utcDay(now));
@@ -104,6 +109,7 @@ export class SpendControl {
           slot: slotLimit === null ? undefined : { key: slotKey, leaseId: client.requestId, limit: slotLimit, leaseMs },
           scopes: scopes.map((s, i) => ({ key: s.scope.key, capMicros: lessShortfall(s.scope.capMicros, shortfalls[i]) })),
           quota: quotaLimit === null ? undefined : { key: quotaKey, limit: quotaLimit, ttlMs: nextUtcMidnightMs(now) - now + WINDOW_MARGIN_MS },
+          limitsVersion: rows.version,
         });
         if (result.ok) {
           const quota =
@@ -120,6 +126,7 @@ export class SpendControl {
         }
         if (attempt >= MAX_ATTEMPTS) throw new Error(`admission kept answering ${result.reason}`);
         if (result.reason === 'window') this.clock.correct(result.nowMs);
+        else if (result.reason === 'limits') rows = await this.rowsUnder(result.version, client.tenantId, client.tenant);
         else await this.mirror.seed(result.scopeIndexes.map((i) => scopes[i]));
       }
     });
@@ -130,17 +137,17 @@ export class SpendControl {
    * refusal names the scope that did not fit (the monthly one first when several are full).
    */
   async reserve(tenantId: string, reservationId: string, estimateMicros: number): Promise<Reservation> {
-    const tenant = await this.tenant(tenantId);
+    let rows = await this.rows.read(tenantId);
     return this.guarded(async () => {
       const leaseMs = this.leases.reservationLeaseMs;
       for (let attempt = 1; ; attempt++) {
         const now = await this.clock.now();
-        const scopes = await this.scopes(tenant, now);
+        const scopes = this.scopes(rows, now);
         // max(counter, ledger): the store's atomic check is counter + shortfall + amount <= cap.
         const shortfalls = await this.mirror.shortfalls(scopes);
         const checked = scopes.map((s, i) => ({ ...s.scope, capMicros: lessShortfall(s.scope.capMicros, shortfalls[i]) }));
         // Guarded: the store checks the seeded marks and the day window in the same step.
-        const result = await this.store.reserve(reservationId, checked, estimateMicros, leaseMs, { window: dayWindow(now) });
+        const result = await this.store.reserve(reservationId, checked, estimateMicros, leaseMs, { window: dayWindow(now), limitsVersion: rows.version });
         // The estimate named the day and the store confirmed its own clock is in it (the
         // guard), so the estimate dates the ledger row in the day the counters charged.
         if (result.ok) return this.reservation(reservationId, scopes, leaseMs, new Date(now), estimateMicros);
@@ -150,6 +157,7 @@ export class SpendControl {
         }
         if (attempt >= MAX_ATTEMPTS) throw new Error(`reservation kept answering ${result.retry}`);
         if (result.retry === 'window') this.clock.correct(result.nowMs);
+        else if (result.retry === 'limits') rows = await this.rowsUnder(result.version, tenantId);
         else await this.mirror.ensureSeeded(scopes);
       }
     });
@@ -261,7 +269,7 @@ export class SpendControl {
    * Tenant month and day always (counted even when unlimited), then the platform day for
    * platform-billed tenants; in that order (see reserve).
    */
-  private async scopes(tenant: TenantRow, now: number): Promise<Array<SpendControlScope>> {
+  private scopes({ tenant, platformCapMicros }: LimitRowsRead, now: number): Array<SpendControlScope> {
     const day = { from: new Date(nextUtcMidnightMs(now) - DAY_MS), to: new Date(nextUtcMidnightMs(now)) };
     const month = { from: new Date(monthStartMs(now)), to: new Date(nextMonthStartMs(now)) };
     const scopes: Array<SpendControlScope> = [
@@ -284,21 +292,34 @@ export class SpendControl {
         source: { kind: 'tenant-day', tenantId: tenant.id, day, month },
       },
     ];
-    if (tenant.billing === 'platform') {
-      const { dailyCostCapMicros } = await this.platform.get();
+    if (platformCapMicros !== undefined) {
       scopes.push({
         kind: 'platform',
-        scope: { key: limitKeys.platformSpendDay(utcDay(now)), capMicros: dailyCostCapMicros, ttlMs: nextUtcMidnightMs(now) - now + WINDOW_MARGIN_MS },
+        scope: { key: limitKeys.platformSpendDay(utcDay(now)), capMicros: platformCapMicros, ttlMs: nextUtcMidnightMs(now) - now + WINDOW_MARGIN_MS },
         source: { kind: 'platform-day', window: day },
       });
     }
     return scopes;
   }
 
-  private async tenant(tenantId: string): Promise<TenantRow> {
-    const tenant = await this.tenants.findById(tenantId);
-    if (!tenant) throw new Error(`tenant ${tenantId} vanished`);
-    return tenant;
+  /** The store's limits version moved past the rows': read them again under it. */
+  private rowsUnder(version: string, tenantId: string, known?: TenantRow): Promise<LimitRowsRead> {
+    this.rows.moved(version);
+    return this.rows.read(tenantId, known);
+  }
+
+  /**
+   * Operators changed a tenant's or the platform's limits, or a tenant's life (suspended,
+   * resumed, deleted), and committed it: the next request on every instance reads the rows
+   * again (LimitRows.changed). Call it after the commit, never before.
+   */
+  limitsChanged(): Promise<void> {
+    return this.rows.changed();
+  }
+
+  /** Shutdown: no more bump retries. */
+  close(): void {
+    this.rows.close();
   }
 
   /**
@@ -321,8 +342,9 @@ type ScopeKind = 'day' | 'month' | 'platform';
 type SpendControlScope = LedgeredScope & { kind: ScopeKind };
 
 const DAY_MS = 86_400_000;
-// A window or seeded-mark retry happens at most once in practice (midnight, a flush); more is a fault.
-const MAX_ATTEMPTS = 3;
+// A limits-version, window or seeded-mark retry happens at most once each in practice (a limit
+// change or a cold cache, midnight, a flush); more is a fault.
+const MAX_ATTEMPTS = 4;
 
 /** The UTC day containing `now`, the window the day's and month's keys are named for. */
 function dayWindow(now: number): { fromMs: number; toMs: number } {
