@@ -32,4 +32,8 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=5 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node is PID 1: it receives the orchestrator's SIGTERM itself and shuts down gracefully.
-CMD ["node", "dist/apps/api/src/main.js"]
+# The heap limit keeps the API under 300 MB RSS under query load (V8 otherwise lets old space grow
+# to ~3x the live heap between collections: 321-356 MB peaks measured; docs/BENCHMARKS.md,
+# "API memory"). In the command, not in NODE_OPTIONS, so the worker (compose overrides the
+# command) keeps its own; a flag here wins over NODE_OPTIONS.
+CMD ["node", "--max-old-space-size=256", "dist/apps/api/src/main.js"]

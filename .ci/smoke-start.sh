@@ -8,7 +8,7 @@ data_dir="$(mktemp -d)"
 port=3917
 log="$data_dir/server.log"
 env -u DATABASE_URL -u REDIS_URL LOCI_DATA_DIR="$data_dir" PORT="$port" HOST=127.0.0.1 \
-  node dist/apps/api/src/main.js >"$log" 2>&1 &
+  node --max-old-space-size=256 dist/apps/api/src/main.js >"$log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data_dir"' EXIT
 
