@@ -3,12 +3,14 @@
 # dir and a free port, and checks that it answers /healthz, /readyz, /docs and /console.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Node's flags as `npm start` passes them (the heap limit), so the server runs as a user's does.
+START_FLAGS="$(node -p "require('./package.json').scripts.start.match(/^node (.*?) ?dist\\/apps\\/api\\/src\\/main\\.js$/)[1]")"
 
 data_dir="$(mktemp -d)"
 port=3917
 log="$data_dir/server.log"
 env -u DATABASE_URL -u REDIS_URL LOCI_DATA_DIR="$data_dir" PORT="$port" HOST=127.0.0.1 \
-  node --max-old-space-size=256 dist/apps/api/src/main.js >"$log" 2>&1 &
+  node $START_FLAGS dist/apps/api/src/main.js >"$log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data_dir"' EXIT
 

@@ -3,6 +3,8 @@
 # embedded default, and checks what it printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Node's flags as `npm start` passes them (the heap limit), so the server runs as a user's does.
+START_FLAGS="$(node -p "require('./package.json').scripts.start.match(/^node (.*?) ?dist\\/apps\\/api\\/src\\/main\\.js$/)[1]")"
 
 command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq jq >/dev/null; }
 
@@ -10,7 +12,7 @@ data_dir="$(mktemp -d)"
 log="$data_dir/server.log"
 env -u DATABASE_URL -u REDIS_URL LOCI_DATA_DIR="$data_dir" PORT=3000 HOST=127.0.0.1 \
   LOCI_BOOTSTRAP_OPERATOR_EMAIL=op@example.com LOCI_BOOTSTRAP_OPERATOR_PASSWORD=change-me-please \
-  node dist/apps/api/src/main.js >"$log" 2>&1 &
+  node $START_FLAGS dist/apps/api/src/main.js >"$log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data_dir"' EXIT
 for _ in $(seq 1 60); do

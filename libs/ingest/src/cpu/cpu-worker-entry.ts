@@ -14,9 +14,10 @@ export interface WorkerEntry {
  * hook, which compiles the sources it loads and resolves tsconfig's @loci/* paths. Loading the
  * sources rather than dist/ means a test never runs stale compiled code.
  */
-export function cpuWorkerEntry(dir: string = __dirname): WorkerEntry {
+export function cpuWorkerEntry(dir: string = __dirname, parentArgv: string[] = process.execArgv): WorkerEntry {
+  const inherited = threadExecArgv(parentArgv);
   const compiled = join(dir, 'cpu-worker.js');
-  if (existsSync(compiled)) return { filename: compiled, execArgv: process.execArgv, env: process.env };
+  if (existsSync(compiled)) return { filename: compiled, execArgv: inherited, env: process.env };
   const source = join(dir, 'cpu-worker.ts');
   if (!existsSync(source)) {
     throw new Error(`CPU worker entry missing: neither ${compiled} nor ${source} exists; run \`npm run build\``);
@@ -32,7 +33,26 @@ export function cpuWorkerEntry(dir: string = __dirname): WorkerEntry {
   const tsconfig = resolve(dir, '../../../../tsconfig.json');
   return {
     filename: source,
-    execArgv: [...process.execArgv, '--require', hook],
+    execArgv: [...inherited, '--require', hook],
     env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
   };
+}
+
+/** V8 heap flags: per isolate, so a Worker refuses them in execArgv (ERR_WORKER_INVALID_EXEC_ARGV). */
+const HEAP_FLAG = /^--(max[-_]old[-_]space[-_]size|max[-_]semi[-_]space[-_]size|max[-_]young[-_]generation[-_]size)(=|$)/;
+
+/**
+ * The parent's execArgv without its V8 heap flags: `npm start` runs the API with
+ * --max-old-space-size (the heap of the thread that answers requests), and a thread inheriting
+ * it fails to start, which failed every document whose CPU steps run on the pool. Each thread
+ * keeps V8's own heap limit; LOCI_CPU_THREADS and the idle timeout bound what they hold.
+ */
+export function threadExecArgv(parentArgv: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < parentArgv.length; i++) {
+    const match = HEAP_FLAG.exec(parentArgv[i]);
+    if (!match) kept.push(parentArgv[i]);
+    else if (match[2] === '') i++; // `--flag value`: its value goes too
+  }
+  return kept;
 }
