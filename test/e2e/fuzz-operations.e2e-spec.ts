@@ -10,7 +10,8 @@ import { createTenant, createTenantWithPeople, createUser, listRoutes, RouteInfo
  * and sends random bodies, headers, path and query values (wrong types, nulls, NUL, unpaired
  * surrogates, huge and deeply nested values, `__proto__`/`constructor` keys) with credentials
  * that get past the guard, asserting a status below 500 and an error body in the surface's
- * shape. Fixed seed and a bounded number of runs per operation, so CI sees the same requests.
+ * shape, and a status the operation's responses document. Fixed seed and a bounded number of
+ * runs per operation, so CI sees the same requests.
  */
 const SEED = Number(process.env.LOCI_FUZZ_SEED ?? 20_13_02);
 const RUNS_PER_OPERATION = Number(process.env.LOCI_FUZZ_RUNS ?? 30);
@@ -43,6 +44,8 @@ type Operation = {
   parameters: Parameter[];
   body?: JsonSchema;
   auth: string;
+  /** The statuses its responses document. */
+  documented: Set<number>;
 };
 
 interface FuzzRequest {
@@ -262,6 +265,7 @@ describe('fuzzing every operation of /openapi.json', () => {
         parameters: (op.parameters ?? []) as Parameter[],
         body: op.requestBody?.content?.['application/json']?.schema ?? op.requestBody?.content?.['multipart/form-data']?.schema,
         auth: routes.get(`${method.toUpperCase()} ${path}`) ?? 'public',
+        documented: new Set(Object.keys(op.responses ?? {}).map(Number)),
       })),
     );
   });
@@ -357,6 +361,8 @@ describe('fuzzing every operation of /openapi.json', () => {
           const response = await send(op, r);
           if (process.env.LOCI_FUZZ_DEBUG) statuses.push(`${op.method} ${op.path} ${response.status}${process.env.LOCI_FUZZ_DEBUG === op.path ? ` ${JSON.stringify(response.body).slice(0, 150)}` : ""}`);
           if (response.status >= 500) throw new Error(`${response.status}: ${JSON.stringify(response.body)?.slice(0, 300)}`);
+          // The document is what clients are generated from: an error it does not list is a gap in it.
+          if (response.status >= 400 && !op.documented.has(response.status)) throw new Error(`${response.status}, not documented: ${JSON.stringify(response.body)?.slice(0, 200)}`);
           if (response.status >= 400) expectSurfaceShape(surface, op.path === '/mcp', response.status, response.body, response.headers['x-request-id']);
         }),
         { seed: SEED, numRuns: RUNS_PER_OPERATION },

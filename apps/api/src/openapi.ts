@@ -1,18 +1,26 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { completeErrorResponses, openApiComponents } from '@loci/http';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Loci API')
     .setDescription(
       'Multi-tenant knowledge-graph memory. Dashboard users authenticate with a JWT from /v1/auth/login; ' +
-        'tenant programs with an API key (Authorization: Bearer loci_... or X-API-Key).',
+        'tenant programs with an API key (Authorization: Bearer loci_... or X-API-Key). Errors come in three shapes: ' +
+        '/v1/query answers FastAPI bodies (`{"detail": ...}`, validation 422), /v1/gb/* the gb contract\'s `{"error": "..."}`, ' +
+        'every other route `{"error": {"code", "message"}, "request_id"}`.',
     )
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'jwt')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api_key')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config);
+  splitBodiesByMediaType(document.paths as Record<string, Record<string, any>>);
+  completeErrorResponses(document.paths as Parameters<typeof completeErrorResponses>[0]);
+  // After completing: the error shapes are registered as the responses are completed.
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...openApiComponents() } };
+  return document;
 }
 
 /** Serves the document at /openapi.json and Swagger UI at /docs. */
@@ -21,4 +29,19 @@ export function mountOpenApi(app: INestApplication): void {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
   });
+}
+
+/**
+ * A request body documented with a schema per media type (`x-loci-by-media-type`, see the
+ * documents upload): Swagger's @ApiBody repeats one schema under every media type.
+ */
+function splitBodiesByMediaType(paths: Record<string, Record<string, any>>): void {
+  for (const operations of Object.values(paths)) {
+    for (const op of Object.values(operations)) {
+      for (const [mediaType, content] of Object.entries<Record<string, any>>(op.requestBody?.content ?? {})) {
+        const byMediaType = content.schema?.['x-loci-by-media-type'];
+        if (byMediaType) content.schema = byMediaType[mediaType];
+      }
+    }
+  }
 }

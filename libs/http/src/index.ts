@@ -6,3 +6,5 @@ export * from './surfaces';
 export * from './zod-validation';
 export * from './fastapi-validation';
 export * from './text-fields';
+export * from './openapi-schemas';
+export * from './openapi-errors';

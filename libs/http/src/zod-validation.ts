@@ -1,9 +1,13 @@
 import { ArgumentMetadata, Body, PipeTransform, Query } from '@nestjs/common';
-import { ApiBody } from '@nestjs/swagger';
+import { ApiBody, ApiQuery } from '@nestjs/swagger';
 import { ValidationError } from '@loci/common';
 import { z } from 'zod';
 import { describeIssues, FieldIssue } from './error-body';
 import { unstorableStringIssues } from './text-fields';
+import { jsonSchemaOf, openApiSchemaOf } from './openapi-schemas';
+
+/** Handler metadata: the zod schema of a route's query string (the OpenAPI test compares). */
+export const VALID_QUERY_SCHEMA = 'loci:valid-query-schema';
 
 /** Maps zod issues to FastAPI-style field issues located in `where` (body, query, path). */
 export function toFieldIssues(error: z.ZodError, where: string): FieldIssue[] {
@@ -31,16 +35,6 @@ export class ZodValidationPipe<S extends z.ZodType> implements PipeTransform<unk
   }
 }
 
-/** OpenAPI 3.0 schema of a zod schema, for @ApiBody / @ApiResponse. */
-export function openApiSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, any> {
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, {
-    target: 'openapi-3.0',
-    io,
-    unrepresentable: 'any',
-  }) as Record<string, any>;
-  return jsonSchema;
-}
-
 /** A request body validated by `schema`; the same schema documents it in OpenAPI. */
 export function ValidBody<S extends z.ZodType>(schema: S): ParameterDecorator {
   return (target, key, index) => {
@@ -52,7 +46,16 @@ export function ValidBody<S extends z.ZodType>(schema: S): ParameterDecorator {
   };
 }
 
-/** Query-string parameters validated by `schema`. */
+/** Query-string parameters validated by `schema`; each of its fields is documented as a query parameter. */
 export function ValidQuery<S extends z.ZodType>(schema: S): ParameterDecorator {
-  return Query(new ZodValidationPipe(schema, 'query'));
+  return (target, key, index) => {
+    Query(new ZodValidationPipe(schema, 'query'))(target, key, index);
+    if (key === undefined) return;
+    const descriptor = Object.getOwnPropertyDescriptor(target, key)!;
+    Reflect.defineMetadata(VALID_QUERY_SCHEMA, schema, descriptor.value);
+    const { properties = {}, required = [] } = jsonSchemaOf(schema) as { properties?: Record<string, any>; required?: string[] };
+    for (const [name, { description, ...property }] of Object.entries(properties)) {
+      ApiQuery({ name, required: required.includes(name), schema: property, ...(description ? { description } : {}) })(target, key, descriptor);
+    }
+  };
 }

@@ -9,6 +9,10 @@ export interface RouteInfo {
   /** OpenAPI-style path: `/v1/admin/tenants/{tenantId}`. */
   path: string;
   auth: string;
+  /** The controller method that serves it (its metadata: parameters, validation schemas). */
+  handler: (...args: unknown[]) => unknown;
+  controller: new (...args: unknown[]) => unknown;
+  methodName: string;
 }
 
 /**
@@ -42,6 +46,9 @@ export function listRoutes(app: INestApplication): RouteInfo[] {
           method: RequestMethod[method as RequestMethod],
           path: `/${fullPath}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}'),
           auth,
+          handler,
+          controller,
+          methodName: name,
         });
       }
     }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { microsToUsd } from '@loci/common';
 import type { ApiKeyRow, TenantRow, UserRow } from '@loci/db';
-import { plainName } from '@loci/http';
+import { plainName, named } from '@loci/http';
 
 // Request bodies: strict objects, so a misspelt field is a 400 instead of silently ignored.
 export const createTenantBody = z.strictObject({
@@ -165,3 +165,17 @@ export const toApiKeyResponse = (k: ApiKeyRow): z.infer<typeof apiKeyResponse> =
   last_used_at: k.lastUsedAt?.toISOString() ?? null,
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });
+
+// OpenAPI component names: the types of the generated client (packages/client).
+named('CreateTenantRequest', createTenantBody);
+named('CreateUserRequest', createUserBody);
+named('CreateApiKeyRequest', createApiKeyBody);
+named('SetLlmKeyRequest', setLlmKeyBody);
+named('UpdateLimitsRequest', updateLimitsBody);
+named('PlatformLimitsRequest', platformLimitsBody);
+named('PlatformLimits', platformLimitsResponse);
+named('Tenant', tenantResponse);
+named('TenantList', tenantListResponse);
+named('User', userResponse);
+named('CreatedApiKey', createdApiKeyResponse);
+named('ApiKeyList', apiKeyListResponse);

@@ -1,5 +1,5 @@
 import { Controller, Get, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { Roles } from '@loci/auth';
 import { microsToUsd, usdToMicros } from '@loci/common';
@@ -20,6 +20,11 @@ export class PlatformAdminController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'Get the platform limits',
+    description:
+      "The platform-wide daily spend cap on the platform's own key (null: none).",
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(platformLimitsResponse, 'output') })
   async get(): Promise<z.infer<typeof platformLimitsResponse>> {
     const { dailyCostCapMicros } = await this.limits.get();
@@ -27,6 +32,11 @@ export class PlatformAdminController {
   }
 
   @Put()
+  @ApiOperation({
+    summary: 'Set the platform limits',
+    description:
+      'Sets the platform-wide daily spend cap (null: none). Once reached, tenants billed on the platform key are refused (`platform_budget_paused`) until the next UTC day.',
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(platformLimitsResponse, 'output') })
   async set(@ValidBody(platformLimitsBody) body: z.output<typeof platformLimitsBody>) {
     await this.limits.set(body.daily_cost_cap_usd === null ? null : usdToMicros(body.daily_cost_cap_usd));

@@ -1,11 +1,11 @@
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Res } from '@nestjs/common';
 import { usdToMicros } from '@loci/common';
 import { SpendLedgerRepository } from '@loci/db';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
-import { openApiSchemaOf, ValidBody, ValidQuery } from '@loci/http';
+import { openApiSchemaOf, ValidBody, ValidQuery, ApiErrors } from '@loci/http';
 import { IngestWorker } from '@loci/ingest';
 import { OwnKeysService } from '@loci/llm';
 import {
@@ -24,7 +24,7 @@ import {
   toUserResponse,
   userResponse,
 } from './admin.dto';
-import { EXPORT_DESCRIPTION, exportQuery } from '../export/export.dto';
+import { EXPORT_DESCRIPTION, EXPORT_LINES, exportQuery } from '../export/export.dto';
 import { sendJsonLines } from '../export/ndjson-response';
 import { TenantExportService } from '../export/tenant-export.service';
 import { spendWindows } from './spend-windows';
@@ -47,12 +47,22 @@ export class TenantAdminController {
   ) {}
 
   @Post()
+  @ApiOperation({
+    summary: 'Create a tenant',
+    description:
+      'Creates a tenant with its tier and billing (platform key or its own key) and the limits of its tier. Its first admin is created next with POST /v1/admin/tenants/{tenantId}/users.',
+  })
   @ApiCreatedResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async createTenant(@ValidBody(createTenantBody) body: z.output<typeof createTenantBody>) {
     return toTenantResponse(await this.admin.createTenant(body));
   }
 
   @Get()
+  @ApiOperation({
+    summary: 'List tenants with their spend',
+    description:
+      "A page of tenants in creation order (`limit`, `offset`), each with its limits and today's and this month's spend against its caps.",
+  })
   @ApiOkResponse({
     description: "A page of tenants in creation order, each with today's and this month's spend (one ledger statement for the page).",
     schema: openApiSchemaOf(tenantListResponse, 'output'),
@@ -67,6 +77,11 @@ export class TenantAdminController {
   }
 
   @Get(':tenantId')
+  @ApiOperation({
+    summary: 'Get a tenant',
+    description:
+      "A tenant's tier, billing, limits, state and today's and this month's spend.",
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async getTenant(@Param('tenantId') tenantId: string) {
     const tenant = await this.admin.getTenant(tenantId);
@@ -74,6 +89,11 @@ export class TenantAdminController {
   }
 
   @Patch(':tenantId/limits')
+  @ApiOperation({
+    summary: "Change a tenant's limits",
+    description:
+      'Changes caps, quota, concurrency, tier or billing: a field left out stays, null means unlimited. Documents deferred at a cap are tried again at once.',
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async updateLimits(@Param('tenantId') tenantId: string, @ValidBody(updateLimitsBody) body: z.output<typeof updateLimitsBody>) {
     const micros = (usd: number | null | undefined) => (usd === undefined ? undefined : usd === null ? null : usdToMicros(usd));
@@ -92,6 +112,11 @@ export class TenantAdminController {
 
   /** Every request of the tenant is refused (403 tenant_suspended) and its ingestion paused, until resumed. */
   @Post(':tenantId/suspend')
+  @ApiOperation({
+    summary: 'Suspend a tenant',
+    description:
+      'Every request of the tenant is refused (403 `tenant_suspended`) and its ingestion paused until it is resumed. Idempotent.',
+  })
   @HttpCode(200)
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async suspend(@Param('tenantId') tenantId: string) {
@@ -99,6 +124,11 @@ export class TenantAdminController {
   }
 
   @Post(':tenantId/resume')
+  @ApiOperation({
+    summary: 'Resume a suspended tenant',
+    description:
+      "Lifts a suspension: the tenant's requests and ingestion run again. Idempotent.",
+  })
   @HttpCode(200)
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async resume(@Param('tenantId') tenantId: string) {
@@ -106,6 +136,11 @@ export class TenantAdminController {
   }
 
   @Delete(':tenantId')
+  @ApiOperation({
+    summary: 'Delete a tenant and all its data',
+    description:
+      'Deletes every row of the tenant (documents, graph, vectors, jobs, users, keys, ledger) and its limit keys. Not undoable: export first.',
+  })
   @HttpCode(204)
   @ApiNoContentResponse({
     description: 'Deleted with every row of the tenant (documents, graph, vectors, jobs, users, keys, ledger) and its limit keys. Not undoable: export first.',
@@ -116,8 +151,13 @@ export class TenantAdminController {
 
   /** The tenant's export, as its admins get it (GET /v1/export); also for a suspended tenant. */
   @Get(':tenantId/export')
+  @ApiOperation({
+    summary: "Export a tenant's data",
+    description:
+      "The tenant's data as JSON lines, as its admins get it from GET /v1/export; also for a suspended tenant.",
+  })
   @ApiProduces('application/x-ndjson')
-  @ApiOkResponse({ description: EXPORT_DESCRIPTION })
+  @ApiOkResponse({ description: EXPORT_DESCRIPTION, schema: EXPORT_LINES })
   async exportTenant(
     @Param('tenantId') tenantId: string,
     @ValidQuery(exportQuery) query: z.output<typeof exportQuery>,
@@ -128,6 +168,11 @@ export class TenantAdminController {
   }
 
   @Put(':tenantId/llm-key')
+  @ApiOperation({
+    summary: "Set a tenant's own provider key",
+    description:
+      "Stores the tenant's own Anthropic or OpenAI key, sealed (AES-256-GCM); used for the tenant's model calls when it is billed `own_key`.",
+  })
   @HttpCode(204)
   @ApiNoContentResponse({ description: "Stored sealed (AES-256-GCM); used for the tenant's calls when it is billed own_key." })
   async setLlmKey(@Param('tenantId') tenantId: string, @ValidBody(setLlmKeyBody) body: z.output<typeof setLlmKeyBody>) {
@@ -135,12 +180,23 @@ export class TenantAdminController {
   }
 
   @Post(':tenantId/users')
+  @ApiOperation({
+    summary: 'Create a user in a tenant',
+    description:
+      "Creates an admin or member of the tenant with a password; the tenant's first admin is made this way.",
+  })
+  @ApiErrors({ 409: 'A user with this email exists.' })
   @ApiCreatedResponse({ schema: openApiSchemaOf(userResponse, 'output') })
   async createUser(@Param('tenantId') tenantId: string, @ValidBody(createUserBody) body: z.output<typeof createUserBody>) {
     return toUserResponse(await this.admin.createUser(tenantId, body));
   }
 
   @Post(':tenantId/api-keys')
+  @ApiOperation({
+    summary: 'Create an API key for a tenant',
+    description:
+      'Creates a key with its scopes (`read`, `write`) and optional expiry. The secret is in this response only.',
+  })
   @ApiCreatedResponse({ schema: openApiSchemaOf(createdApiKeyResponse, 'output') })
   async createApiKey(
     @Param('tenantId') tenantId: string,
@@ -155,6 +211,11 @@ export class TenantAdminController {
   }
 
   @Delete(':tenantId/api-keys/:keyId')
+  @ApiOperation({
+    summary: "Revoke a tenant's API key",
+    description:
+      'The key is refused from the next request on.',
+  })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Revoked; the key fails from the next request on.' })
   async revokeApiKey(@Param('tenantId') tenantId: string, @Param('keyId') keyId: string) {

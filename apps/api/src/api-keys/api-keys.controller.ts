@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeysService, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { openApiSchemaOf, ValidBody } from '@loci/http';
@@ -20,6 +20,11 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Get()
+  @ApiOperation({
+    summary: "List the tenant's API keys",
+    description:
+      "The caller's tenant's keys: name, prefix, scopes, expiry, last use, revoked. Never a secret.",
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(apiKeyListResponse, 'output') })
   async list(@CurrentPrincipal() principal: Principal) {
     const keys = await this.apiKeys.list(tenantIdOf(principal));
@@ -27,6 +32,11 @@ export class ApiKeysController {
   }
 
   @Post()
+  @ApiOperation({
+    summary: 'Create an API key',
+    description:
+      'Creates a key with its scopes (`read`, `write`) and optional expiry. The secret is in this response only.',
+  })
   @ApiCreatedResponse({ schema: openApiSchemaOf(createdApiKeyResponse, 'output') })
   async create(@CurrentPrincipal() principal: Principal, @ValidBody(createApiKeyBody) body: z.output<typeof createApiKeyBody>) {
     const userId = principal.kind === 'jwt' ? principal.userId : null;
@@ -35,6 +45,11 @@ export class ApiKeysController {
   }
 
   @Delete(':keyId')
+  @ApiOperation({
+    summary: 'Revoke an API key',
+    description:
+      'The key is refused from the next request on.',
+  })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Revoked; the key fails from the next request on.' })
   async revoke(@CurrentPrincipal() principal: Principal, @Param('keyId') keyId: string) {

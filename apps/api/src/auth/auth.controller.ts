@@ -1,8 +1,8 @@
 import { Controller, HttpCode, Ip, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { LoginThrottleService, Public } from '@loci/auth';
-import { openApiSchemaOf, plainName, ValidBody } from '@loci/http';
+import { openApiSchemaOf, plainName, ValidBody, named } from '@loci/http';
 
 const loginBody = z.strictObject({
   email: plainName(z.string().min(1).max(320)),
@@ -15,6 +15,10 @@ export const accessTokenResponse = z.object({
   expires_in: z.number().int().describe('Seconds until the token expires.'),
 });
 
+// OpenAPI component names: the types of the generated client (packages/client).
+named('LoginRequest', loginBody);
+named('AccessToken', accessTokenResponse);
+
 @ApiTags('auth')
 @Controller('v1/auth')
 export class AuthController {
@@ -22,6 +26,11 @@ export class AuthController {
 
   @Public()
   @Post('login')
+  @ApiOperation({
+    summary: 'Sign in',
+    description:
+      'Exchanges an email and password for a JWT (Authorization: Bearer) for the dashboard routes. Failed attempts are throttled per email and per client address.',
+  })
   @HttpCode(200)
   @ApiOkResponse({ schema: openApiSchemaOf(accessTokenResponse, 'output') })
   @ApiUnauthorizedResponse({ description: 'Wrong email or password (the same answer for both).' })

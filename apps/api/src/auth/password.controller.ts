@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Ip, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiOkResponse, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiOkResponse, ApiTags, ApiTooManyRequestsResponse, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { CurrentPrincipal, PasswordChangeService, Principal } from '@loci/auth';
 import { ForbiddenError } from '@loci/common';
@@ -15,6 +15,11 @@ export class PasswordController {
   constructor(private readonly passwords: PasswordChangeService) {}
 
   @Post('password')
+  @ApiOperation({
+    summary: 'Change your password',
+    description:
+      'The signed-in user (JWT) changes their own password with the current one. Every token issued before is refused from then on; the response is a fresh token.',
+  })
   @HttpCode(200)
   @ApiOkResponse({
     description: 'Changed. Every token issued before is refused from now on; this is a fresh one.',

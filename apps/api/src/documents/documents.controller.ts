@@ -8,13 +8,12 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+  ApiTags, ApiOperation } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { NotFoundError, toStorableText, ValidationError } from '@loci/common';
-import { openApiSchemaOf, ValidQuery, ZodValidationPipe } from '@loci/http';
+import { openApiSchemaOf, refTo, ValidQuery, ZodValidationPipe, ApiErrors } from '@loci/http';
 import { DocumentsService } from '@loci/ingest';
 import { tenantIdOf } from '../tenant-scope';
 import {
@@ -27,6 +26,24 @@ import {
   toDocumentResponse,
   uploadFields,
 } from './documents.dto';
+
+/**
+ * The request body as it is read: JSON, or multipart with a binary `file` part. Swagger's
+ * @ApiBody gives every media type one schema, so the document builder (documentUploadBody)
+ * splits this placeholder into one schema per media type.
+ */
+const UPLOAD_BODY: Record<string, any> = { 'x-loci-by-media-type': {
+  'application/json': openApiSchemaOf(createDocumentBody),
+  'multipart/form-data': refTo('DocumentUpload', {
+    type: 'object',
+    required: ['file'],
+    properties: {
+      file: { type: 'string', format: 'binary', description: 'The document: .txt, .md, .html or .pdf, at most 20 MiB.' },
+      name: { type: 'string', maxLength: 500, description: "The document's name; the file's name when left out." },
+      document_date: { type: 'string', description: 'ISO-8601 date or date-time the text is about.' },
+    },
+  }, 'input'),
+} };
 
 /** Uploads larger than this are refused with 413 before they are read into memory whole. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
@@ -49,14 +66,16 @@ export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
 
   @Post()
+  @ApiOperation({
+    summary: 'Upload a document',
+    description:
+      'Adds a document to the tenant graph, as JSON (`name`, `text`) or as a multipart upload of a `file` (.txt, .md, .html, .pdf); answered at once (202) and ingested in the background. The same content uploaded again answers 200 with the earlier document.',
+  })
+  @ApiErrors({ 413: 'The body or the file is larger than the route accepts (20 MiB for a file).', 415: 'The file is not .txt, .md, .html or .pdf, or the body is neither JSON nor multipart.', 422: 'The file could not be read (a broken PDF).' })
   @ApiKeyAllowed({ scope: 'write' })
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
   @ApiConsumes('application/json', 'multipart/form-data')
-  @ApiBody({
-    description:
-      'JSON `{name, text, document_date?}`, or multipart with a `file` (.txt, .md, .html, .pdf) and optional `name`, `document_date`.',
-    schema: openApiSchemaOf(createDocumentBody),
-  })
+  @ApiBody({ description: 'JSON, or a multipart upload of one `file`.', schema: UPLOAD_BODY })
   @ApiAcceptedResponse({ description: 'Queued for ingestion.', schema: openApiSchemaOf(submittedResponse, 'output') })
   @ApiOkResponse({ description: 'The same content was already uploaded: that document.', schema: openApiSchemaOf(submittedResponse, 'output') })
   async submit(
@@ -72,6 +91,11 @@ export class DocumentsController {
   }
 
   @Get()
+  @ApiOperation({
+    summary: 'List documents',
+    description:
+      "A page of the tenant's documents, newest first (`limit`, `offset`), optionally only those in one `status`.",
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(documentListResponse, 'output') })
   async list(@CurrentPrincipal() principal: Principal, @ValidQuery(documentListQuery) page: z.output<typeof documentListQuery>) {
     const views = await this.documents.list(tenantIdOf(principal), page);
@@ -79,12 +103,22 @@ export class DocumentsController {
   }
 
   @Get(':documentId')
+  @ApiOperation({
+    summary: 'Get a document',
+    description:
+      "A document's status, progress and what it added (chunks, entities, facts).",
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(documentResponse, 'output') })
   async get(@CurrentPrincipal() principal: Principal, @Param('documentId') documentId: string) {
     return toDocumentResponse(await this.documents.get(tenantIdOf(principal), parseDocumentId(documentId)));
   }
 
   @Delete(':documentId')
+  @ApiOperation({
+    summary: 'Delete a document',
+    description:
+      'Deletes the document with its chunks and every entity or fact no other document supports.',
+  })
   @ApiKeyAllowed({ scope: 'write' })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted with its chunks and every entity or fact no other document supports.' })
@@ -93,6 +127,12 @@ export class DocumentsController {
   }
 
   @Post(':documentId/retry')
+  @ApiOperation({
+    summary: 'Retry a failed document',
+    description:
+      'Queues a failed document for ingestion again, from its stored text.',
+  })
+  @ApiErrors({ 409: 'The document is not failed.' })
   @ApiKeyAllowed({ scope: 'write' })
   @HttpCode(202)
   @ApiAcceptedResponse({ schema: openApiSchemaOf(submittedResponse, 'output') })

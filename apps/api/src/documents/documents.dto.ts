@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DocumentView } from '@loci/ingest';
-import { freeText, plainName } from '@loci/http';
+import { freeText, plainName, named } from '@loci/http';
 import { pageQuery } from '../admin/admin.dto';
 
 export const createDocumentBody = z.strictObject({
@@ -71,3 +71,9 @@ export function toDocumentResponse({ document, counts }: DocumentView): z.infer<
     updated_at: document.updatedAt.toISOString(),
   };
 }
+
+// OpenAPI component names: the types of the generated client (packages/client).
+named('CreateDocumentRequest', createDocumentBody);
+named('DocumentSubmitted', submittedResponse);
+named('Document', documentResponse);
+named('DocumentList', documentListResponse);

@@ -1,11 +1,11 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { ValidQuery } from '@loci/http';
 import { tenantIdOf } from '../tenant-scope';
-import { exportQuery, EXPORT_DESCRIPTION } from './export.dto';
+import { exportQuery, EXPORT_DESCRIPTION, EXPORT_LINES } from './export.dto';
 import { sendJsonLines } from './ndjson-response';
 import { TenantExportService } from './tenant-export.service';
 
@@ -18,8 +18,13 @@ export class TenantExportController {
   constructor(private readonly exporter: TenantExportService) {}
 
   @Get()
+  @ApiOperation({
+    summary: "Export the tenant's data",
+    description:
+      "The caller's tenant's data as JSON lines: its graphs, documents, chunks, entities, facts and their provenance, model calls and questions; vectors with `vectors=true`.",
+  })
   @ApiProduces('application/x-ndjson')
-  @ApiOkResponse({ description: EXPORT_DESCRIPTION })
+  @ApiOkResponse({ description: EXPORT_DESCRIPTION, schema: EXPORT_LINES })
   async export(
     @CurrentPrincipal() principal: Principal,
     @ValidQuery(exportQuery) query: z.output<typeof exportQuery>,

@@ -1,10 +1,10 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiSecurity, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { NotFoundError } from '@loci/common';
 import { GbDatasetSummary, GraphsRepository } from '@loci/db';
-import { openApiSchemaOf, ValidQuery } from '@loci/http';
+import { openApiSchemaOf, ValidQuery, named } from '@loci/http';
 import { tenantIdOf } from '../tenant-scope';
 import { datasetField, userIdField } from './gb-request';
 
@@ -32,6 +32,10 @@ const datasetDeletedResponse = z.object({
   deleted: z.object(contentsView).describe('what the dataset held, now gone'),
 });
 
+// OpenAPI component names: the types of the generated client (packages/client).
+named('GbDatasetList', datasetListResponse);
+named('GbDatasetDeleted', datasetDeletedResponse);
+
 /** A gb user's datasets (one graph each): listed with what they hold, and deleted whole. */
 @ApiTags('gb')
 @ApiBearerAuth('jwt')
@@ -43,7 +47,11 @@ export class GbDatasetsController {
   constructor(private readonly graphs: GraphsRepository) {}
 
   @Get()
-  @ApiQuery({ name: 'user_id', required: true, type: String })
+  @ApiOperation({
+    summary: "List a user's datasets",
+    description:
+      'The datasets of `user_id` by name, with what each holds (texts, chunks, entities, facts).',
+  })
   @ApiOkResponse({
     description: 'The user\'s datasets by name; `{"datasets": []}` for a user with none.',
     schema: openApiSchemaOf(datasetListResponse, 'output'),
@@ -54,9 +62,13 @@ export class GbDatasetsController {
   }
 
   @Delete(':name')
+  @ApiOperation({
+    summary: 'Delete a dataset',
+    description:
+      "Deletes one of `user_id`'s datasets with its texts, chunks, entities, facts, vectors and provenance, in one transaction.",
+  })
   @ApiKeyAllowed({ scope: 'write' })
   @HttpCode(200)
-  @ApiQuery({ name: 'user_id', required: true, type: String })
   @ApiOkResponse({
     description: 'Deleted in one transaction with its texts, chunks, entities, edges, their vectors and provenance.',
     schema: openApiSchemaOf(datasetDeletedResponse, 'output'),

@@ -1,10 +1,10 @@
 import { Controller, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { Settings, SETTINGS } from '@loci/config';
 import { RequestLogsRepository } from '@loci/db';
-import { openApiSchemaOf, problemOf, RequestWithId, ValidBody } from '@loci/http';
+import { openApiSchemaOf, problemOf, RequestWithId, ValidBody, named, ApiErrors, LIMIT_ERRORS } from '@loci/http';
 import { SpendControl } from '@loci/quota';
 import { GbEdge, GbEntity, GbNearbyResult, GbPassage, GbQueryResult, GbQueryService, GbQueryStep } from '@loci/retrieval';
 import { limitedClient } from '../limits/limited-client';
@@ -61,6 +61,9 @@ const gbQueryResponse = z.object({
 });
 type GbQueryResponse = z.infer<typeof gbQueryResponse>;
 
+// OpenAPI component names: the types of the generated client (packages/client).
+named('GbQueryResponse', gbQueryResponse);
+
 /** gb `query`: a question answered from a user's dataset graph, with the evidence used. */
 @ApiTags('gb')
 @ApiBearerAuth('jwt')
@@ -77,6 +80,12 @@ export class GbQueryController {
   ) {}
 
   @Post('query')
+  @ApiOperation({
+    summary: "Ask a user's memory (gb query)",
+    description:
+      "Answers a question from one of a user's datasets with the evidence used (entities, facts, passages), per the gb contract; `as_of` for what was known at an instant, `include_history` for ended and superseded facts, `geo_nearby` when geo is on.",
+  })
+  @ApiErrors({ 502: 'The model call failed or its output was unusable; or the question could not be embedded or searched.', ...LIMIT_ERRORS, 503: 'No model is configured for the answer, or the store or limits cannot be checked; Retry-After.' })
   @HttpCode(200)
   @ApiKeyAllowed({ scope: 'read' })
   @Roles('admin', 'member')

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_GEO_RADIUS_KM } from '@loci/geo';
-import { freeText } from '@loci/http';
+import { freeText, named } from '@loci/http';
 import { asOfField, datasetField, includeHistoryField, modelsField, QUERY_STAGES, reasoningField, sessionIdField, userIdField } from './gb-request';
 
 /**
@@ -31,3 +31,6 @@ export const gbQueryBody = z
   });
 
 export type GbQueryBody = z.output<typeof gbQueryBody>;
+
+// OpenAPI component names: the types of the generated client (packages/client).
+named('GbQueryRequest', gbQueryBody);

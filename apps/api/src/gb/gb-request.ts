@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MODEL_SPEC_PATTERN } from '@loci/config';
-import { freeText, plainName } from '@loci/http';
+import { freeText, plainName, named } from '@loci/http';
 import { qualifyModelName, REASONING_LEVELS, ReasoningLevel } from '@loci/llm';
 
 /**
@@ -117,3 +117,6 @@ export const rememberBody = z.object({
 });
 
 export type RememberBody = z.output<typeof rememberBody>;
+
+// OpenAPI component names: the types of the generated client (packages/client).
+named('RememberRequest', rememberBody);

@@ -1,10 +1,10 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiSecurity, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { microsToUsd } from '@loci/common';
 import type { InferenceRow } from '@loci/db';
-import { openApiSchemaOf } from '@loci/http';
+import { openApiSchemaOf, named } from '@loci/http';
 import { tenantIdOf } from '../tenant-scope';
 import { GbTrajectoriesService, GbTrajectory } from './gb-trajectories.service';
 
@@ -53,6 +53,9 @@ const trajectoryResponse = z.object({
 });
 type TrajectoryResponse = z.infer<typeof trajectoryResponse>;
 
+// OpenAPI component names: the types of the generated client (packages/client).
+named('GbTrajectory', trajectoryResponse);
+
 /** The trajectory of a gb query: its retrieval steps with timings and counts, and its model calls. */
 @ApiTags('gb')
 @ApiBearerAuth('jwt')
@@ -62,6 +65,11 @@ export class GbTrajectoriesController {
   constructor(private readonly trajectories: GbTrajectoriesService) {}
 
   @Get(':request_id')
+  @ApiOperation({
+    summary: 'Get a gb query trajectory',
+    description:
+      "The steps of one gb query (timings and counts), its model calls with tokens and cost, and how it ended, by the query's request id (the X-Request-Id of its response).",
+  })
   @ApiKeyAllowed({ scope: 'read' })
   @Roles('admin', 'member')
   @ApiOkResponse({ schema: openApiSchemaOf(trajectoryResponse, 'output') })

@@ -1,9 +1,9 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import type { EdgeFacts, EntityFacts } from '@loci/db';
-import { openApiSchemaOf, RequestWithId, ValidBody } from '@loci/http';
+import { openApiSchemaOf, RequestWithId, ValidBody, named, ApiErrors, LIMIT_ERRORS } from '@loci/http';
 import { RememberResult, RememberService } from '@loci/ingest';
 import { SpendControl } from '@loci/quota';
 import { limitedClient } from '../limits/limited-client';
@@ -39,6 +39,9 @@ const rememberResponse = z.object({
   edges: z.array(edgeView),
 });
 
+// OpenAPI component names: the types of the generated client (packages/client).
+named('RememberResponse', rememberResponse);
+
 /** gb `remember`: a user's text into their dataset graph, synchronously. */
 @ApiTags('gb')
 @ApiBearerAuth('jwt')
@@ -51,6 +54,12 @@ export class RememberController {
   ) {}
 
   @Post('remember')
+  @ApiOperation({
+    summary: 'Remember a text (gb remember)',
+    description:
+      "Turns a user's text into entities and facts in their dataset graph, synchronously; facts it contradicts are superseded or ended. The response lists what was created, updated, matched, superseded or ended.",
+  })
+  @ApiErrors({ 502: 'A model call of extraction failed or its output was unusable.', ...LIMIT_ERRORS })
   @HttpCode(200)
   @ApiKeyAllowed({ scope: 'write' })
   @Roles('admin', 'member')

@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { NotFoundError } from '@loci/common';
@@ -27,6 +27,11 @@ export class GraphBrowseController {
   constructor(private readonly graph: GraphBrowseService) {}
 
   @Get('entities')
+  @ApiOperation({
+    summary: 'Search entities by name',
+    description:
+      "A page of the tenant graph's entities whose name matches `q` (`limit`, `offset`).",
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(entitySearchResponse, 'output') })
   async search(@CurrentPrincipal() principal: Principal, @ValidQuery(entitySearchQuery) query: z.output<typeof entitySearchQuery>) {
     const found = await this.graph.searchEntities(tenantIdOf(principal), query.q, query);
@@ -34,6 +39,11 @@ export class GraphBrowseController {
   }
 
   @Get('entities/:entityId')
+  @ApiOperation({
+    summary: 'Get an entity with its facts',
+    description:
+      'An entity and the facts it takes part in, in time order, live, ended and superseded ones marked.',
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(entityDetailResponse, 'output') })
   async entity(@CurrentPrincipal() principal: Principal, @Param('entityId') entityId: string) {
     const { entity, facts } = await this.graph.entityWithFacts(tenantIdOf(principal), parseId(entityId, 'entity'));
@@ -41,6 +51,11 @@ export class GraphBrowseController {
   }
 
   @Get('facts/:factId/history')
+  @ApiOperation({
+    summary: "Get a fact's history",
+    description:
+      'A fact and the facts that superseded it or that it superseded, in time order (bi-temporal: valid and recorded times).',
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(factHistoryResponse, 'output') })
   async history(@CurrentPrincipal() principal: Principal, @Param('factId') factId: string) {
     const { fact, history } = await this.graph.factHistory(tenantIdOf(principal), parseId(factId, 'fact'));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { named } from '@loci/http';
 import type { EntitySummary, FactRecord } from '@loci/db';
 import { pageQuery } from '../admin/admin.dto';
 
@@ -92,3 +93,8 @@ export function toFactResponse(fact: FactRecord): z.infer<typeof factResponse> {
     documents: fact.documents.map((d) => ({ document_id: String(d.id), name: d.name })),
   };
 }
+
+// OpenAPI component names: the types of the generated client (packages/client).
+named('EntityList', entitySearchResponse);
+named('EntityDetail', entityDetailResponse);
+named('FactHistory', factHistoryResponse);

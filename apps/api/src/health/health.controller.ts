@@ -1,9 +1,18 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, refTo } from '@loci/http';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '@loci/auth';
 import { Database, DATABASE, MIGRATIONS_FOLDER, migrationsApplied } from '@loci/db';
 import { KV_STORE, KvStore } from '@loci/kv';
+
+const probeStates = { type: 'object', additionalProperties: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['up', 'down'] } }, additionalProperties: true } };
+/** @nestjs/terminus's report: every probe under `details`, the failed ones also under `error`. */
+const HEALTH_REPORT = refTo('HealthReport', {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string', enum: ['ok', 'error', 'shutting_down'] }, info: probeStates, error: probeStates, details: probeStates },
+});
 
 /** Liveness (the process answers) and readiness (its store and limit store work). */
 @ApiTags('health')
@@ -21,12 +30,25 @@ export class HealthController {
   ) {}
 
   @Get('healthz')
+  @ApiOperation({
+    summary: 'Liveness',
+    description: 'Answers 200 while the process runs and 503 once it is shutting down; checks nothing else.',
+  })
+  @ApiOkResponse({ description: 'The process answers.', schema: HEALTH_REPORT })
+  @ApiErrors({ 503: { description: 'The process is shutting down.', schema: HEALTH_REPORT } })
   @HealthCheck()
   liveness() {
     return this.health.check([]);
   }
 
   @Get('readyz')
+  @ApiOperation({
+    summary: 'Readiness',
+    description:
+      "Checks the store, that every migration is applied, and the limit store (Redis or in-process); 503 with each probe's state when one is down.",
+  })
+  @ApiErrors({ 503: { description: 'A probe is down: each probe with its state.', schema: HEALTH_REPORT } })
+  @ApiOkResponse({ description: 'Every probe is up.', schema: HEALTH_REPORT })
   @HealthCheck()
   readiness() {
     return this.health.check([

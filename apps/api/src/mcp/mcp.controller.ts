@@ -1,12 +1,32 @@
 import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ApiKeyAllowed, CurrentPrincipal, Principal } from '@loci/auth';
 import { ForbiddenError } from '@loci/common';
-import type { RequestWithId } from '@loci/http';
+import { ApiErrors, ERROR_SCHEMAS, jsonRpcErrorRef, refTo, type RequestWithId } from '@loci/http';
 import { mcpServerFor } from './mcp-tools';
+
+const jsonRpcId = { oneOf: [{ type: 'string' }, { type: 'integer' }] };
+const JSON_RPC_MESSAGE = refTo('JsonRpcMessage', {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 request or notification (a batch is an array of them): initialize, tools/list, tools/call, ...',
+  required: ['jsonrpc', 'method'],
+  properties: { jsonrpc: { type: 'string', enum: ['2.0'] }, method: { type: 'string' }, params: { type: 'object', additionalProperties: true }, id: jsonRpcId },
+}, 'input');
+const JSON_RPC_RESPONSE = refTo('JsonRpcResponse', {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 response: `result`, or `error` (a tool failure is a result with isError).',
+  required: ['jsonrpc', 'id'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: jsonRpcId,
+    result: { type: 'object', additionalProperties: true },
+    error: ERROR_SCHEMAS.JsonRpcError.properties.error,
+  },
+});
+const NOT_OFFERED = { 405: { description: 'Always: POST JSON-RPC messages to /mcp (Allow: POST).', schema: jsonRpcErrorRef() } } as const;
 
 /** The server's version in the MCP handshake: the protocol is versioned by the SDK; this names Loci's tools' revision. */
 const SERVER_VERSION = '1.0.0';
@@ -27,8 +47,24 @@ export class McpController {
   constructor(private readonly modules: ModuleRef) {}
 
   @Post()
-  @ApiOperation({ summary: 'MCP over Streamable HTTP (JSON-RPC 2.0 messages)', description: 'Tools: remember, query, ask, forget. API keys only.' })
-  @ApiOkResponse({ description: 'The JSON-RPC response (application/json).' })
+  @ApiOperation({
+    summary: 'MCP over Streamable HTTP (JSON-RPC 2.0 messages)',
+    description:
+      'The Model Context Protocol for agents, stateless, JSON replies. Tools: remember, query (gb), ask (/v1/query context) and forget ' +
+      "(dataset delete), each with its route's validation, limits and scope. API keys only (a dashboard session is 403). " +
+      'Send `Accept: application/json, text/event-stream`.',
+  })
+  @ApiBody({ schema: JSON_RPC_MESSAGE })
+  @ApiOkResponse({ description: 'The JSON-RPC response.', schema: JSON_RPC_RESPONSE })
+  @ApiAcceptedResponse({ description: 'Notifications only: nothing to answer.', schema: refTo('Empty', { type: 'object', maxProperties: 0, description: 'No content to read.' }) })
+  @ApiErrors({
+    400: {
+      description: 'Not JSON (Loci\'s body parser: the generic shape) or not a JSON-RPC message (the transport: a JSON-RPC error).',
+      schema: { oneOf: [refTo('ErrorResponse', ERROR_SCHEMAS.ErrorResponse), jsonRpcErrorRef()] },
+    },
+    406: { description: 'Accept does not name both application/json and text/event-stream.', schema: jsonRpcErrorRef() },
+    415: { description: 'The body is not application/json.', schema: { oneOf: [refTo('ErrorResponse', ERROR_SCHEMAS.ErrorResponse), jsonRpcErrorRef()] } },
+  })
   async post(@CurrentPrincipal() principal: Principal, @Req() req: RequestWithId, @Res() res: Response): Promise<void> {
     if (principal.kind !== 'api_key') throw new ForbiddenError('The MCP server takes an API key (X-API-Key), not a dashboard session.');
     const server = mcpServerFor(principal, req.id ?? 'unknown', this.modules, SERVER_VERSION);
@@ -44,13 +80,21 @@ export class McpController {
 
   /** A stateless server has no stream to open (GET) and no session to end (DELETE). */
   @Get()
-  @ApiOperation({ summary: 'Not offered: no server-initiated stream on a stateless server (405)' })
+  @ApiOperation({
+    summary: 'Not offered: no server-initiated stream on a stateless server (405)',
+    description: 'Streamable HTTP lets a client open a stream for server messages with GET; a stateless server sends none, so it answers 405 as the SDK does.',
+  })
+  @ApiErrors(NOT_OFFERED)
   noStream(@Res() res: Response): void {
     methodNotAllowed(res);
   }
 
   @Delete()
-  @ApiOperation({ summary: 'Not offered: a stateless server has no session to end (405)' })
+  @ApiOperation({
+    summary: 'Not offered: a stateless server has no session to end (405)',
+    description: 'Streamable HTTP ends a session with DELETE; a stateless server has none, so it answers 405 as the SDK does.',
+  })
+  @ApiErrors(NOT_OFFERED)
   noSession(@Res() res: Response): void {
     methodNotAllowed(res);
   }

@@ -5,6 +5,7 @@ import type { Response } from 'express';
 import { Public } from '@loci/auth';
 import { NotFoundError, UnauthenticatedError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
+import { refTo } from '@loci/http';
 import { LociMetrics } from '@loci/metrics';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -35,7 +36,10 @@ export class MetricsController {
       'Covers this process: its requests, model calls, refusals and in-process ingestion, plus the whole queue backlog and store health.',
   })
   @ApiProduces('text/plain')
-  @ApiOkResponse({ description: 'The series, in the Prometheus text exposition format 0.0.4.' })
+  @ApiOkResponse({
+    description: 'The series, in the Prometheus text exposition format 0.0.4.',
+    schema: refTo('PrometheusText', { type: 'string', description: 'Prometheus text exposition format 0.0.4' }),
+  })
   @ApiUnauthorizedResponse({ description: 'No bearer token, or not LOCI_METRICS_TOKEN.' })
   @ApiNotFoundResponse({ description: 'LOCI_METRICS_TOKEN is not set: metrics are off.' })
   async scrape(@Headers('authorization') authorization: string | undefined, @Res() res: Response): Promise<void> {

@@ -3,9 +3,9 @@ import type { Response } from 'express';
 import { SpendControl } from '@loci/quota';
 import { limitedClient } from '../limits/limited-client';
 import { setRateLimitHeaders } from '../limits/rate-limit-headers';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiSecurity, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiSecurity, ApiTags, ApiUnprocessableEntityResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
-import { FastApiValidationPipe, openApiSchemaOf, RequestWithId } from '@loci/http';
+import { FastApiValidationPipe, openApiSchemaOf, RequestWithId, ApiErrors, LIMIT_ERRORS } from '@loci/http';
 import { QueryBody, queryBody, QueryResponse, queryResponse } from './query.dto';
 import { QueryEventStream } from './query-event-stream';
 import { NO_LLM_MODEL, QueryService } from './query.service';
@@ -26,6 +26,12 @@ export class QueryController {
   ) {}
 
   @Post('query')
+  @ApiOperation({
+    summary: 'Ask the tenant graph (/v1/query)',
+    description:
+      'Retrieves from the tenant graph in a mode (naive, local, global, hybrid, mix) and, for a dashboard session, answers with the platform model and the cited sources; an API-key question, or `context_only`, gets the retrieved material instead. `stream: true` answers as Server-Sent Events.',
+  })
+  @ApiErrors({ 502: 'The model call failed or its output was unusable.', ...LIMIT_ERRORS })
   @HttpCode(200)
   @ApiKeyAllowed({ scope: 'read' })
   @Roles('admin', 'member')

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { freeText } from '@loci/http';
+import { freeText, named } from '@loci/http';
 
 /**
  * The /v1/query request, with FastAPI's vocabulary in its errors (`missing` / "Field
@@ -110,3 +110,7 @@ export const queryResponse = z.object({
 export type QueryResponse = z.infer<typeof queryResponse>;
 export type SourceItem = z.infer<typeof sourceItem>;
 export type ContextChunk = z.infer<typeof contextChunk>;
+
+// OpenAPI component names: the types of the generated client (packages/client).
+named('QueryRequest', queryBody);
+named('QueryResponse', queryResponse);

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { SpendLedgerRepository } from '@loci/db';
 import { openApiSchemaOf } from '@loci/http';
@@ -23,6 +23,11 @@ export class OwnTenantController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: "Get the caller's tenant",
+    description:
+      "The caller's own tenant: its limits and what it spent today and this month, the numbers its caps compare. Read-only: operators change limits.",
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async get(@CurrentPrincipal() principal: Principal) {
     const tenant = await this.admin.getTenant(tenantIdOf(principal));

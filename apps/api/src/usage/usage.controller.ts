@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { UsageRepository } from '@loci/db';
@@ -19,6 +19,11 @@ export class UsageController {
   constructor(private readonly usage: UsageRepository) {}
 
   @Get('admin/usage')
+  @ApiOperation({
+    summary: 'Usage by tenant and day',
+    description:
+      'Questions, model calls, tokens, cost by payer and refusals by kind, per tenant per UTC day, for every tenant or one (`tenant_id`), `from` inclusive to `to` exclusive (default: the last 30 days).',
+  })
   @Roles('operator')
   @ApiOkResponse({ schema: openApiSchemaOf(usageResponse, 'output') })
   async platformUsage(@ValidQuery(usageQuery) range: z.output<typeof usageQuery>) {
@@ -27,6 +32,11 @@ export class UsageController {
 
   /** A tenant admin's own usage; `tenant_id` is ignored, the tenant is the caller's. */
   @Get('usage')
+  @ApiOperation({
+    summary: "The tenant's usage by day",
+    description:
+      "The caller's tenant's questions, model calls, tokens, cost by payer and refusals by kind per UTC day, `from` inclusive to `to` exclusive (default: the last 30 days); `tenant_id` is ignored.",
+  })
   @Roles('admin')
   @ApiOkResponse({ schema: openApiSchemaOf(usageResponse, 'output') })
   async tenantUsage(@CurrentPrincipal() principal: Principal, @ValidQuery(usageQuery) range: z.output<typeof usageQuery>) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { named } from '@loci/http';
 import { microsToUsd } from '@loci/common';
 import type { UsageDay } from '@loci/db';
 
@@ -56,3 +57,6 @@ export function toUsageResponse(range: { from: Date; to: Date }, days: UsageDay[
     })),
   };
 }
+
+// OpenAPI component names: the types of the generated client (packages/client).
+named('Usage', usageResponse);

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, Param, Patch } from '@nestjs/common';
-import { ApiBearerAuth, ApiConflictResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiConflictResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { Roles } from '@loci/auth';
 import { openApiSchemaOf, ValidBody, ValidQuery } from '@loci/http';
@@ -21,6 +21,11 @@ export class TenantUsersAdminController {
   constructor(private readonly users: TenantUsersService) {}
 
   @Get()
+  @ApiOperation({
+    summary: "List a tenant's users",
+    description:
+      "A page of the tenant's users (`limit`, `offset`).",
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(userListResponse, 'output') })
   async list(@Param('tenantId') tenantId: string, @ValidQuery(pageQuery) page: z.output<typeof pageQuery>) {
     const users = await this.users.list(tenantId, page);
@@ -28,6 +33,11 @@ export class TenantUsersAdminController {
   }
 
   @Patch(':userId')
+  @ApiOperation({
+    summary: "Change a tenant's user",
+    description:
+      'Changes role, disabled state or password; a disabled user or a new password ends every token the user holds. The last active admin cannot be demoted or disabled.',
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(userResponse, 'output') })
   @ApiConflictResponse({ description: LAST_ADMIN })
   async update(
@@ -39,6 +49,11 @@ export class TenantUsersAdminController {
   }
 
   @Delete(':userId')
+  @ApiOperation({
+    summary: "Delete a tenant's user",
+    description:
+      'Deletes the user and revokes the API keys the user created. The last active admin cannot be deleted.',
+  })
   @ApiOkResponse({ schema: openApiSchemaOf(deletedUserResponse, 'output') })
   @ApiConflictResponse({ description: LAST_ADMIN })
   async delete(@Param('tenantId') tenantId: string, @Param('userId') userId: string): Promise<z.infer<typeof deletedUserResponse>> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { named } from '@loci/http';
 import { userResponse } from '../admin/admin.dto';
 
 /** A change to a tenant's user; a field left out stays as it is. */
@@ -26,3 +27,9 @@ export const changePasswordBody = z.strictObject({
   current_password: z.string().min(1).max(1024),
   new_password: z.string().min(12, 'must be at least 12 characters').max(1024),
 });
+
+// OpenAPI component names: the types of the generated client (packages/client).
+named('UpdateUserRequest', updateUserBody);
+named('UserList', userListResponse);
+named('DeletedUser', deletedUserResponse);
+named('ChangePasswordRequest', changePasswordBody);
