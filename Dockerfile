@@ -2,10 +2,13 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace's package manifests, so npm ci installs what they need (the typed client's openapi-fetch).
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
+COPY packages ./packages
 # npm run build bundles the console (React) into dist/console: no runtime dependency of its own.
 COPY console ./console
 RUN npm run build && npm prune --omit=dev
