@@ -1,5 +1,6 @@
 import { openAsBlob } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { createLociClient, errorMessage, type LociClient, type Schemas } from '@loci/client';
 import type { CandidateFile, SkippedFile } from './collect-files';
 
 export type DocumentStatus = 'pending' | 'processing' | 'processed' | 'failed' | 'deferred';
@@ -55,7 +56,7 @@ interface DocumentBody {
   counts?: DocumentCounts;
 }
 
-/** A non-2xx answer, with the server's own message from `{"error":{"message"}}`. */
+/** A non-2xx answer, with the server's own message (any of its three error shapes). */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -89,25 +90,23 @@ export async function uploadAll(files: CandidateFile[], skipped: SkippedFile[], 
   const result: BulkUploadResult = { files: files.map((file) => ({ file, phase: 'queued', existing: false, chunksDone: 0, chunksTotal: 0 })), skipped };
   const notify = (state: FileProgress) => options.onUpdate?.(state);
 
-  const call = async (path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> => {
-    let response: Response;
+  const api = createLociClient({ baseUrl: base, apiKey: options.apiKey, headers: { accept: 'application/json' } });
+  /** One call of the typed client; the error of a refused key stops the run, others are HttpErrors. */
+  const call = async (send: (api: LociClient, signal: AbortSignal) => Promise<{ data?: unknown; error?: unknown; response: Response }>) => {
+    let result: Awaited<ReturnType<typeof send>>;
     try {
-      response = await fetch(`${base}${path}`, {
-        ...init,
-        headers: { 'X-API-Key': options.apiKey, accept: 'application/json' },
-        signal: controller.signal,
-      });
+      result = await send(api, controller.signal);
     } catch (error) {
       if (controller.signal.aborted) throw error;
       throw new NetworkError(`Cannot reach ${base}: ${networkReason(error)}`);
     }
-    const text = await response.text();
-    const body = parseJson(text);
+    const { data, error, response } = result;
+    const message = serverMessage(error, response.statusText);
     if (response.status === 401 || response.status === 403) {
-      throw new StopRun('auth', `The server refused the API key (HTTP ${response.status}: ${serverMessage(body, text)}). Check --tenant-key / LOCI_API_KEY.`);
+      throw new StopRun('auth', `The server refused the API key (HTTP ${response.status}: ${message}). Check --tenant-key / LOCI_API_KEY.`);
     }
-    if (!response.ok) throw Object.assign(new HttpError(response.status, serverMessage(body, text)), { retryAfter: response.headers.get('retry-after') });
-    return { status: response.status, body };
+    if (!response.ok) throw Object.assign(new HttpError(response.status, message), { retryAfter: response.headers.get('retry-after') });
+    return { status: response.status, body: data };
   };
 
   const upload = async (state: FileProgress) => {
@@ -117,7 +116,10 @@ export async function uploadAll(files: CandidateFile[], skipped: SkippedFile[], 
       form.append('file', await openAsBlob(state.file.path, { type: state.file.contentType }), state.file.name.split('/').pop());
       form.append('name', state.file.name);
       try {
-        const { status, body } = await call('/v1/documents', { method: 'POST', body: form });
+        // The multipart form of the upload (the document's `DocumentUpload`), sent as the FormData it is.
+        const { status, body } = await call((api, signal) =>
+          api.POST('/v1/documents', { body: form as unknown as Schemas['CreateDocumentRequest'], bodySerializer: (b) => b as unknown as FormData, signal }),
+        );
         return { status, body: body as DocumentBody };
       } catch (error) {
         const retryable = error instanceof NetworkError || (error instanceof HttpError && RETRYABLE.has(error.status));
@@ -150,7 +152,8 @@ export async function uploadAll(files: CandidateFile[], skipped: SkippedFile[], 
       let lastPollError: string | undefined;
       for (;;) {
         try {
-          applyDocument(state, (await call(`/v1/documents/${encodeURIComponent(state.documentId)}`)).body as DocumentBody);
+          const documentId = state.documentId;
+          applyDocument(state, (await call((api, signal) => api.GET('/v1/documents/{documentId}', { params: { path: { documentId } }, signal }))).body as DocumentBody);
           lastPollError = undefined;
           // A final status is shown once, with its outcome, by the finally below.
           if (!FINAL.has(state.phase)) notify(state);
@@ -190,7 +193,7 @@ export async function uploadAll(files: CandidateFile[], skipped: SkippedFile[], 
 
   try {
     // One cheap request first, so a wrong URL or key stops the run before any upload, in one message.
-    await call('/v1/documents?limit=1');
+    await call((api, signal) => api.GET('/v1/documents', { params: { query: { limit: 1 } }, signal }));
     await runPool(result.files, options.concurrency, handle, controller.signal);
   } catch (error) {
     if (error instanceof StopRun) result.aborted = { reason: error.reason, message: error.message };
@@ -223,19 +226,11 @@ function retryDelayMs(error: unknown, attempt: number): number {
   return Math.min(Math.max(ms, 100), 30_000);
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The server's `error.message` (with its request id, for support), else the start of the raw body. */
-function serverMessage(body: unknown, text: string): string {
-  const shaped = body as { error?: { message?: unknown }; request_id?: unknown } | undefined;
-  const message = typeof shaped?.error?.message === 'string' ? shaped.error.message : text.trim().slice(0, 200) || 'no message';
-  return typeof shaped?.request_id === 'string' ? `${message} (request ${shaped.request_id})` : message;
+/** The server's message (with its request id, for support), else the start of a body that is not Loci's. */
+function serverMessage(body: unknown, statusText: string): string {
+  const message = errorMessage(body)?.slice(0, 200) || statusText || 'no message';
+  const requestId = (body as { request_id?: unknown } | undefined)?.request_id;
+  return typeof requestId === 'string' ? `${message} (request ${requestId})` : message;
 }
 
 /** fetch() hides the useful part (ECONNREFUSED, ENOTFOUND) in `cause`. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createLociClient, errorMessage, type LociClient, type Schemas } from '@loci/client';
 import { parseArgs } from 'node:util';
 import { init, INIT_USAGE, terminalAsker } from './init';
 import { REEMBED_USAGE, reembed } from './reembed';
@@ -125,28 +126,23 @@ export async function main(argv: string[], io: LociIo): Promise<number> {
   }
   const url = (values.url ?? io.env.LOCI_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
   try {
-    const request = await buildRequest(command, rest, values);
+    const command_ = buildCommand(command, rest, values);
     const token = values.token ?? io.env.LOCI_TOKEN ?? (await login(url, io.env));
-    const response = await reach(url, `${url}${request.path}`, {
-      method: request.method,
-      headers: { Authorization: `Bearer ${token}`, ...(request.body ? { 'Content-Type': 'application/json' } : {}) },
-      body: request.body ? JSON.stringify(request.body) : undefined,
-    });
-    if (response.ok && request.stream && response.body) {
+    const { data, error, response } = await command_.call(clientFor(url, token));
+    if (!response.ok) {
+      io.stderr.write(`${response.status}: ${errorMessage(error) ?? response.statusText}\n`);
+      return 1;
+    }
+    if (command_.stream) {
       // An export can be larger than memory: passed through as it arrives.
       const decoder = new TextDecoder();
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) io.stdout.write(decoder.decode(chunk, { stream: true }));
+      for await (const chunk of data as AsyncIterable<Uint8Array>) io.stdout.write(decoder.decode(chunk, { stream: true }));
       io.stdout.write(decoder.decode());
       return 0;
     }
-    const text = await response.text();
-    const body = text ? JSON.parse(text) : null;
-    if (!response.ok) {
-      io.stderr.write(`${response.status}: ${body?.error?.message ?? text}\n`);
-      return 1;
-    }
-    const shown = body !== null && request.show ? request.show(body) : body;
-    io.stdout.write(shown === null ? `${request.done ?? 'done'}\n` : `${JSON.stringify(shown, null, 2)}\n`);
+    const body = (data ?? null) as Record<string, unknown> | null;
+    const shown = body !== null && command_.show ? command_.show(body) : body;
+    io.stdout.write(shown === null ? `${command_.done ?? 'done'}\n` : `${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -158,10 +154,9 @@ export async function main(argv: string[], io: LociIo): Promise<number> {
   }
 }
 
-interface ApiRequest {
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  path: string;
-  body?: Record<string, unknown>;
+/** One call of the typed client (packages/client): what a command sends, checked against the API's document. */
+interface Command {
+  call: (api: LociClient) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
   /** The answer is JSON Lines, written to stdout as it comes. */
   stream?: boolean;
   /** What to print for an answer without a body (204). */
@@ -170,24 +165,29 @@ interface ApiRequest {
   show?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
 
-async function buildRequest(command: string, args: string[], values: Record<string, string | boolean | undefined>): Promise<ApiRequest> {
+function buildCommand(command: string, args: string[], values: Record<string, string | boolean | undefined>): Command {
   const str = (name: string) => values[name] as string | undefined;
   const tenantId = () => {
     if (!args[0]) throw new UsageError(`${command} needs a tenant id`);
-    return encodeURIComponent(args[0]);
+    return args[0];
   };
   const secondId = (what: string) => {
     if (!args[1]) throw new UsageError(`${command} needs a tenant id and a ${what}`);
-    return encodeURIComponent(args[1]);
+    return args[1];
   };
+  const tenant = () => ({ params: { path: { tenantId: tenantId() } } });
   switch (command) {
     case 'tenants:list':
-      return { method: 'GET', path: '/v1/admin/tenants?limit=200' };
-    case 'tenants:show':
-      return { method: 'GET', path: `/v1/admin/tenants/${tenantId()}` };
-    case 'tenants:create':
+      return { call: (api) => api.GET('/v1/admin/tenants', { params: { query: { limit: 200 } } }) };
+    case 'tenants:show': {
+      const params = tenant();
+      return { call: (api) => api.GET('/v1/admin/tenants/{tenantId}', params) };
+    }
+    case 'tenants:create': {
       if (!str('name')) throw new UsageError('tenants:create needs --name');
-      return { method: 'POST', path: '/v1/admin/tenants', body: definedOnly({ name: str('name'), tier: str('tier'), billing: str('billing') }) };
+      const body = definedOnly({ name: str('name')!, tier: str('tier'), billing: str('billing') }) as Schemas['CreateTenantRequest'];
+      return { call: (api) => api.POST('/v1/admin/tenants', { body }) };
+    }
     case 'tenants:limits': {
       const body = definedOnly({
         daily_cost_cap_usd: limitValue('daily-cap', str('daily-cap'), false),
@@ -196,100 +196,117 @@ async function buildRequest(command: string, args: string[], values: Record<stri
         max_concurrent_queries: limitValue('concurrency', str('concurrency'), true),
         tier: str('tier'),
         billing: str('billing'),
-      });
+      }) as Schemas['UpdateLimitsRequest'];
+      const params = tenant();
       return Object.keys(body).length === 0
-        ? { method: 'GET', path: `/v1/admin/tenants/${tenantId()}` }
-        : { method: 'PATCH', path: `/v1/admin/tenants/${tenantId()}/limits`, body };
+        ? { call: (api) => api.GET('/v1/admin/tenants/{tenantId}', params) }
+        : { call: (api) => api.PATCH('/v1/admin/tenants/{tenantId}/limits', { ...params, body }) };
     }
-    case 'tenants:suspend':
-      return { method: 'POST', path: `/v1/admin/tenants/${tenantId()}/suspend` };
-    case 'tenants:resume':
-      return { method: 'POST', path: `/v1/admin/tenants/${tenantId()}/resume` };
-    case 'tenants:delete':
+    case 'tenants:suspend': {
+      const params = tenant();
+      return { call: (api) => api.POST('/v1/admin/tenants/{tenantId}/suspend', params) };
+    }
+    case 'tenants:resume': {
+      const params = tenant();
+      return { call: (api) => api.POST('/v1/admin/tenants/{tenantId}/resume', params) };
+    }
+    case 'tenants:delete': {
       // Not undoable: the flag makes a slip of the shell history harmless.
       if (values.yes !== true) throw new UsageError('tenants:delete deletes the tenant and all its data; add --yes to confirm');
-      return { method: 'DELETE', path: `/v1/admin/tenants/${tenantId()}`, done: `tenant ${args[0]} deleted` };
-    case 'tenants:export':
-      return { method: 'GET', path: `/v1/admin/tenants/${tenantId()}/export${values.vectors ? '?vectors=true' : ''}`, stream: true };
+      const params = tenant();
+      return { call: (api) => api.DELETE('/v1/admin/tenants/{tenantId}', params), done: `tenant ${args[0]} deleted` };
+    }
+    case 'tenants:export': {
+      const query = values.vectors ? { vectors: 'true' as const } : {};
+      const { params } = tenant();
+      return { call: (api) => api.GET('/v1/admin/tenants/{tenantId}/export', { params: { ...params, query }, parseAs: 'stream' }), stream: true };
+    }
     case 'platform:limits': {
       const cap = limitValue('daily-cap', str('daily-cap'), false);
       return cap === undefined
-        ? { method: 'GET', path: '/v1/admin/platform/limits' }
-        : { method: 'PUT', path: '/v1/admin/platform/limits', body: { daily_cost_cap_usd: cap } };
+        ? { call: (api) => api.GET('/v1/admin/platform/limits') }
+        : { call: (api) => api.PUT('/v1/admin/platform/limits', { body: { daily_cost_cap_usd: cap } }) };
     }
     case 'usage': {
-      const query = new URLSearchParams(definedOnly({ from: str('from'), to: str('to'), tenant_id: str('tenant') }) as Record<string, string>);
-      return { method: 'GET', path: `/v1/admin/usage${query.size ? `?${query}` : ''}` };
+      const query = definedOnly({ from: str('from'), to: str('to'), tenant_id: str('tenant') });
+      return { call: (api) => api.GET('/v1/admin/usage', { params: { query } }) };
     }
-    case 'users:list':
-      return { method: 'GET', path: `/v1/admin/tenants/${tenantId()}/users?limit=200` };
+    case 'users:list': {
+      const { params } = tenant();
+      return { call: (api) => api.GET('/v1/admin/tenants/{tenantId}/users', { params: { ...params, query: { limit: 200 } } }) };
+    }
     case 'users:create': {
       if (!str('email')) throw new UsageError('users:create needs --email');
-      const role = oneOf('role', str('role') ?? 'member', ['admin', 'member']);
+      const role = oneOf('role', str('role') ?? 'member', ['admin', 'member'] as const);
       const generated = str('password') === undefined ? randomBytes(18).toString('base64url') : undefined;
+      const params = tenant();
+      const body = { email: str('email')!, password: str('password') ?? generated!, role };
       return {
-        method: 'POST',
-        path: `/v1/admin/tenants/${tenantId()}/users`,
-        body: { email: str('email'), password: str('password') ?? generated, role },
+        call: (api) => api.POST('/v1/admin/tenants/{tenantId}/users', { ...params, body }),
         // The server never shows a password; a generated one is printed here, once.
         show: (user) => (generated ? { ...user, password: generated } : user),
       };
     }
     case 'users:update': {
-      const path = `/v1/admin/tenants/${tenantId()}/users/${secondId('user id')}`;
+      const path = { tenantId: tenantId(), userId: secondId('user id') };
       if (values.disable && values.enable) throw new UsageError('users:update takes --disable or --enable, not both');
       const body = definedOnly({
-        role: str('role') === undefined ? undefined : oneOf('role', str('role')!, ['admin', 'member']),
+        role: str('role') === undefined ? undefined : oneOf('role', str('role')!, ['admin', 'member'] as const),
         disabled: values.disable ? true : values.enable ? false : undefined,
       });
       if (Object.keys(body).length === 0) throw new UsageError('users:update needs --role, --disable or --enable');
-      return { method: 'PATCH', path, body };
+      return { call: (api) => api.PATCH('/v1/admin/tenants/{tenantId}/users/{userId}', { params: { path }, body }) };
     }
-    case 'users:delete':
+    case 'users:delete': {
       if (values.yes !== true) throw new UsageError('users:delete deletes the user and revokes the keys they created; add --yes to confirm');
-      return { method: 'DELETE', path: `/v1/admin/tenants/${tenantId()}/users/${secondId('user id')}` };
+      const path = { tenantId: tenantId(), userId: secondId('user id') };
+      return { call: (api) => api.DELETE('/v1/admin/tenants/{tenantId}/users/{userId}', { params: { path } }) };
+    }
     case 'api-keys:create': {
       if (!str('name')) throw new UsageError('api-keys:create needs --name');
-      const scopes = str('scopes')?.split(',').map((scope) => oneOf('scopes', scope.trim(), ['read', 'write']));
-      return { method: 'POST', path: `/v1/admin/tenants/${tenantId()}/api-keys`, body: definedOnly({ name: str('name'), scopes, expires_at: str('expires') }) };
+      const scopes = str('scopes')?.split(',').map((scope) => oneOf('scopes', scope.trim(), ['read', 'write'] as const));
+      const params = tenant();
+      const body = { name: str('name')!, ...definedOnly({ scopes, expires_at: str('expires') }) };
+      return { call: (api) => api.POST('/v1/admin/tenants/{tenantId}/api-keys', { ...params, body }) };
     }
-    case 'api-keys:revoke':
-      return { method: 'DELETE', path: `/v1/admin/tenants/${tenantId()}/api-keys/${secondId('key id')}`, done: `key ${args[1]} revoked` };
+    case 'api-keys:revoke': {
+      const path = { tenantId: tenantId(), keyId: secondId('key id') };
+      return { call: (api) => api.DELETE('/v1/admin/tenants/{tenantId}/api-keys/{keyId}', { params: { path } }), done: `key ${args[1]} revoked` };
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
 }
 
-function oneOf(option: string, value: string, allowed: string[]): string {
-  if (!allowed.includes(value)) throw new UsageError(`--${option} must be ${allowed.join(' or ')}, got "${value}"`);
-  return value;
+function oneOf<T extends string>(option: string, value: string, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) throw new UsageError(`--${option} must be ${allowed.join(' or ')}, got "${value}"`);
+  return value as T;
 }
 
 /**
- * fetch(), with a failure to connect told as such: which server, and why (refused, no such
- * host, reset), instead of undici's bare "fetch failed".
+ * The typed client, whose fetch tells a failure to connect as such: which server, and why
+ * (refused, no such host, reset), instead of undici's bare "fetch failed".
  */
-async function reach(server: string, target: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(target, init);
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const why = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new Error(`could not reach the Loci server at ${server}: ${why} (is it running? --url or $LOCI_URL names it)`);
-  }
+export function clientFor(server: string, token?: string): LociClient {
+  const reach = async (request: Request): Promise<Response> => {
+    try {
+      return await fetch(request);
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (error as Error).message;
+      throw new Error(`could not reach the Loci server at ${server}: ${why} (is it running? --url or $LOCI_URL names it)`);
+    }
+  };
+  return createLociClient({ baseUrl: server, token, fetch: reach });
 }
 
 async function login(url: string, env: Record<string, string | undefined>): Promise<string> {
   const email = env.LOCI_OPERATOR_EMAIL;
   const password = env.LOCI_OPERATOR_PASSWORD;
   if (!email || !password) throw new UsageError('give --token, $LOCI_TOKEN, or $LOCI_OPERATOR_EMAIL and $LOCI_OPERATOR_PASSWORD');
-  const response = await reach(url, `${url}/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  if (!response.ok) throw new Error(`login as ${email} at ${url} failed (${response.status})`);
-  return ((await response.json()) as { access_token: string }).access_token;
+  const { data, response } = await clientFor(url).POST('/v1/auth/login', { body: { email, password } });
+  if (!data) throw new Error(`login as ${email} at ${url} failed (${response.status})`);
+  return data.access_token;
 }
 
 function definedOnly<T extends Record<string, unknown>>(object: T): Partial<T> {
