@@ -7,6 +7,8 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/console/',
+  // The typed client's sources (packages/client), as the API's build compiles them.
+  resolve: { alias: { '@loci/client': fileURLToPath(new URL('../packages/client/src/index.ts', import.meta.url)) } },
   build: {
     outDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
     emptyOutDir: true,

@@ -1,7 +1,7 @@
 import { AppShell, Burger, Button, Group, NavLink, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useEffect, useState } from 'react';
-import { api, currentToken, Me, setToken, whenUnauthorized } from './api';
+import { call, currentToken, loci, Me, setToken, whenUnauthorized } from './api';
 import { AdminScreen } from './screens/Admin';
 import { AskScreen } from './screens/Ask';
 import { DocumentsScreen } from './screens/Documents';
@@ -34,7 +34,7 @@ export function App() {
   useEffect(() => {
     whenUnauthorized(signOut);
     if (!currentToken()) return;
-    api<Me>('GET', '/v1/me')
+    call(loci.GET('/v1/me'))
       .then((who) => adopt(who))
       .catch(signOut)
       .finally(() => setChecking(false));

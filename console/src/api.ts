@@ -1,3 +1,5 @@
+import { createLociClient } from '@loci/client';
+
 /**
  * The console's only way to the API: same origin, the session's token in the Authorization
  * header (never in a URL), and every refusal turned into an ApiError carrying what the API said,
@@ -41,37 +43,34 @@ export function messageOf(status: number, body: unknown): { message: string; cod
   return { message: `The server answered ${status}.`, code: null };
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (token) headers.Authorization = `Bearer ${token}`;
-  let payload: BodyInit | undefined;
-  if (body instanceof FormData) payload = body;
-  else if (body !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    payload = JSON.stringify(body);
+/**
+ * The typed client (packages/client): paths, parameters and bodies checked against the API's
+ * document; same origin, the session's current token read on every request.
+ */
+export const loci = createLociClient({
+  baseUrl: '',
+  token: () => token,
+  fetch: (request) =>
+    fetch(request).catch(() => {
+      throw new ApiError(0, 'The server cannot be reached.', null);
+    }),
+});
+
+/** A call's data, or what the API said as an ApiError (a refused session signs out). */
+export async function call<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (!response.ok) {
+    const { message, code } = messageOf(response.status, error ?? null);
+    if (response.status === 401 && token) onUnauthorized();
+    throw new ApiError(response.status, message, code);
   }
-  let res: Response;
-  try {
-    res = await fetch(path, { method, headers, body: payload });
-  } catch {
-    throw new ApiError(0, 'The server cannot be reached.', null);
-  }
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = null;
-  }
-  if (!res.ok) {
-    const { message, code } = messageOf(res.status, parsed);
-    if (res.status === 401 && token) onUnauthorized();
-    throw new ApiError(res.status, message, code);
-  }
-  return parsed as T;
+  return data as T;
 }
 
-/** Uploads one file with upload progress (fetch has none), as multipart like the API expects. */
+/**
+ * Uploads one file with upload progress, as multipart like the API expects: fetch (and so the
+ * typed client) reports no upload progress, so this one call stays an XMLHttpRequest.
+ */
 export function uploadFile(file: File, onProgress: (fraction: number) => void): Promise<{ document_id: string; status: string }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();

@@ -1,6 +1,6 @@
 import { Alert, Badge, Button, Code, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress } from '@mantine/core';
 import { FormEvent, useState } from 'react';
-import { api, Tenant, UsageDay } from '../api';
+import { call, loci, Tenant, UsageDay } from '../api';
 import { ErrorNote, Section, useAction, usd, useLoad, when } from '../ui';
 import { UsageByDay } from './Usage';
 import { UsageCharts } from './UsageCharts';
@@ -45,8 +45,8 @@ export function SpendGauge({ label, spent, cap }: { label: string; spent: number
 }
 
 function UsageCard() {
-  const tenant = useLoad(() => api<Tenant>('GET', '/v1/tenant'), []);
-  const usage = useLoad(() => api<{ from: string; to: string; items: UsageDay[] }>('GET', '/v1/usage'), []);
+  const tenant = useLoad(() => call(loci.GET('/v1/tenant')), []);
+  const usage = useLoad(() => call(loci.GET('/v1/usage')), []);
   const t = tenant.data;
   return (
     <Section title="Usage" data-testid="usage">
@@ -66,7 +66,7 @@ function UsageCard() {
 }
 
 function KeysCard() {
-  const keys = useLoad(() => api<{ items: Key[] }>('GET', '/v1/api-keys'), []);
+  const keys = useLoad(() => call(loci.GET('/v1/api-keys')), []);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string | null>('read,write');
   const [created, setCreated] = useState<string | null>(null);
@@ -74,13 +74,13 @@ function KeysCard() {
   const create = (e: FormEvent) => {
     e.preventDefault();
     action.run(async () => {
-      const res = await api<{ key: string }>('POST', '/v1/api-keys', { name, scopes: (scopes ?? 'read,write').split(',') });
+      const res = await call(loci.POST('/v1/api-keys', { body: { name, scopes: (scopes ?? 'read,write').split(',') as ('read' | 'write')[] } }));
       setCreated(res.key);
       setName('');
       keys.reload();
     });
   };
-  const revoke = (id: string) => action.run(() => api('DELETE', `/v1/api-keys/${id}`).then(keys.reload));
+  const revoke = (id: string) => action.run(() => call(loci.DELETE('/v1/api-keys/{keyId}', { params: { path: { keyId: id } } })).then(keys.reload));
   return (
     <Section title="API keys">
       <form onSubmit={create} aria-label="Create an API key">
@@ -137,15 +137,15 @@ function KeysCard() {
 }
 
 function UsersCard() {
-  const users = useLoad(() => api<{ items: User[] }>('GET', '/v1/users'), []);
+  const users = useLoad(() => call(loci.GET('/v1/users')), []);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<string | null>('member');
   const action = useAction();
-  const act = (method: string, path: string, body?: unknown) => action.run(() => api(method, path, body).then(users.reload));
+  const act = (send: () => Promise<unknown>) => action.run(() => send().then(users.reload));
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    if (await act('POST', '/v1/users', { email, password, role })) {
+    if (await act(() => call(loci.POST('/v1/users', { body: { email, password, role: role as 'admin' | 'member' } })))) {
       setEmail('');
       setPassword('');
     }
@@ -171,10 +171,10 @@ function UsersCard() {
                 <Table.Td>{u.disabled_at ? <Badge color="gray">disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
                 <Table.Td>
                   <Group gap="xs" wrap="nowrap">
-                    <Button size="xs" variant="subtle" onClick={() => act('PATCH', `/v1/users/${u.id}`, { disabled: !u.disabled_at })}>
+                    <Button size="xs" variant="subtle" onClick={() => act(() => call(loci.PATCH('/v1/users/{userId}', { params: { path: { userId: u.id } }, body: { disabled: !u.disabled_at } })))}>
                       {u.disabled_at ? 'Enable' : 'Disable'}
                     </Button>
-                    <Button size="xs" variant="subtle" color="red" onClick={() => confirm(`Delete ${u.email}?`) && act('DELETE', `/v1/users/${u.id}`)}>
+                    <Button size="xs" variant="subtle" color="red" onClick={() => confirm(`Delete ${u.email}?`) && act(() => call(loci.DELETE('/v1/users/{userId}', { params: { path: { userId: u.id } } })))}>
                       Delete
                     </Button>
                   </Group>

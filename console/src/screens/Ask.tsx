@@ -1,6 +1,6 @@
 import { Anchor, Badge, Button, Card, Group, List, Modal, SegmentedControl, Stack, Switch, Table, Text, Textarea, Title } from '@mantine/core';
 import { FormEvent, useState } from 'react';
-import { api } from '../api';
+import { call, loci } from '../api';
 import { ErrorNote } from '../ui';
 
 interface Source {
@@ -40,7 +40,7 @@ export function AskScreen() {
     setBusy(true);
     setError(null);
     try {
-      setAnswer(await api<Answer>('POST', '/v1/query', { query, mode, include_sources: true, context_only: contextOnly }));
+      setAnswer((await call(loci.POST('/v1/query', { body: { query, mode: mode as 'mix', include_sources: true, context_only: contextOnly } }))) as Answer);
     } catch (err) {
       setError(err);
       setAnswer(null);

@@ -1,6 +1,6 @@
 import { Badge, Button, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import { api, ApiError, currentToken, DocumentItem, messageOf } from '../api';
+import { call, DocumentItem, loci } from '../api';
 import { ErrorNote, useLoad, when } from '../ui';
 
 const PAGE = 20;
@@ -11,13 +11,13 @@ export function DocumentsScreen() {
   const [offset, setOffset] = useState(0);
   const [actionError, setActionError] = useState<unknown>(null);
   const { data, error, reload } = useLoad(
-    () => api<{ items: DocumentItem[] }>('GET', `/v1/documents?limit=${PAGE}&offset=${offset}${status ? `&status=${status}` : ''}`),
+    () => call(loci.GET('/v1/documents', { params: { query: { limit: PAGE, offset, ...(status ? { status: status as DocumentItem['status'] } : {}) } } })),
     [status, offset],
   );
-  const act = async (method: string, path: string) => {
+  const act = async (send: () => Promise<unknown>) => {
     setActionError(null);
     try {
-      await api(method, path);
+      await send();
       reload();
     } catch (err) {
       setActionError(err);
@@ -77,11 +77,11 @@ export function DocumentsScreen() {
                 <Table.Td>
                   <Group gap="xs" wrap="nowrap">
                     {(d.status === 'failed' || d.status === 'deferred') && (
-                      <Button size="xs" variant="light" onClick={() => act('POST', `/v1/documents/${d.document_id}/retry`)}>
+                      <Button size="xs" variant="light" onClick={() => act(() => call(loci.POST('/v1/documents/{documentId}/retry', { params: { path: { documentId: d.document_id } } })))}>
                         Retry
                       </Button>
                     )}
-                    <Button size="xs" variant="subtle" color="red" onClick={() => confirm(`Delete ${d.name}?`) && act('DELETE', `/v1/documents/${d.document_id}`)}>
+                    <Button size="xs" variant="subtle" color="red" onClick={() => confirm(`Delete ${d.name}?`) && act(() => call(loci.DELETE('/v1/documents/{documentId}', { params: { path: { documentId: d.document_id } } })))}>
                       Delete
                     </Button>
                   </Group>
@@ -107,12 +107,8 @@ export function DocumentsScreen() {
 /** The export needs the Authorization header, so it is fetched and handed to the browser as a file. */
 async function downloadExport(onError: (e: unknown) => void) {
   try {
-    const res = await fetch('/v1/export', { headers: { Authorization: `Bearer ${currentToken()}` } });
-    if (!res.ok) {
-      const { message, code } = messageOf(res.status, await res.json().catch(() => null));
-      throw new ApiError(res.status, message, code);
-    }
-    const url = URL.createObjectURL(await res.blob());
+    const blob = await call(loci.GET('/v1/export', { parseAs: 'blob' }));
+    const url = URL.createObjectURL(blob as Blob);
     const a = document.createElement('a');
     a.href = url;
     a.download = 'loci-export.jsonl';

@@ -1,6 +1,6 @@
 import { Badge, Button, Card, Group, Stack, Table, Text, TextInput, Timeline, Title, UnstyledButton } from '@mantine/core';
 import { FormEvent, useState } from 'react';
-import { api, Fact } from '../api';
+import { call, Fact, loci } from '../api';
 import { ErrorNote, when } from '../ui';
 
 interface EntityItem {
@@ -31,17 +31,17 @@ export function GraphScreen() {
   };
   const search = (e: FormEvent) => {
     e.preventDefault();
-    run(() => api<{ items: EntityItem[] }>('GET', `/v1/entities?q=${encodeURIComponent(q)}&limit=50`), (r) => setFound(r.items));
+    run(() => call(loci.GET('/v1/entities', { params: { query: { q, limit: 50 } } })), (r) => setFound(r.items));
   };
   const openEntity = (id: string) =>
     run(
-      () => api<{ entity: EntityItem; facts: Fact[] }>('GET', `/v1/entities/${id}`),
+      () => call(loci.GET('/v1/entities/{entityId}', { params: { path: { entityId: id } } })),
       (r) => {
         setEntity(r);
         setHistory(null);
       },
     );
-  const openHistory = (id: string) => run(() => api<{ fact: Fact; history: Fact[] }>('GET', `/v1/facts/${id}/history`), setHistory);
+  const openHistory = (id: string) => run(() => call(loci.GET('/v1/facts/{factId}/history', { params: { path: { factId: id } } })), setHistory);
 
   return (
     <Stack>

@@ -1,6 +1,6 @@
 import { Badge, Button, Group, List, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { FormEvent, useState } from 'react';
-import { api } from '../api';
+import { call, loci } from '../api';
 import { ErrorNote, Section, useAction, when } from '../ui';
 
 /** One dataset of a gb user, as GET /v1/gb/datasets lists it. */
@@ -30,7 +30,7 @@ interface GbAnswer {
   };
 }
 
-const datasetsOf = (userId: string) => api<{ datasets: Dataset[] }>('GET', `/v1/gb/datasets?user_id=${encodeURIComponent(userId)}`);
+const datasetsOf = (userId: string) => call(loci.GET('/v1/gb/datasets', { params: { query: { user_id: userId } } }));
 
 /**
  * gb memory as agents keep it, per end user: a user's datasets with what they hold, a text
@@ -52,7 +52,7 @@ export function MemoriesScreen() {
   const remove = (name: string) =>
     confirm(`Delete the dataset ${name} of ${shown} with everything it remembers?`) &&
     listing.run(async () => {
-      await api('DELETE', `/v1/gb/datasets/${encodeURIComponent(name)}?user_id=${encodeURIComponent(shown!)}`);
+      await call(loci.DELETE('/v1/gb/datasets/{name}', { params: { path: { name }, query: { user_id: shown! } } }));
       setDatasets((await datasetsOf(shown!)).datasets);
     });
 
@@ -130,7 +130,7 @@ function Remember({ userId, dataset, onRemembered }: { userId: string; dataset: 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setResult(null);
-    const ok = await action.run(async () => setResult(await api<Remembered>('POST', '/v1/gb/remember', { user_id: userId, dataset, text })));
+    const ok = await action.run(async () => setResult(await call(loci.POST('/v1/gb/remember', { body: { user_id: userId, dataset, text } }))));
     if (ok) {
       setText('');
       onRemembered();
@@ -167,7 +167,7 @@ function AskMemory({ userId, dataset }: { userId: string; dataset: string }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setAnswer(null);
-    action.run(async () => setAnswer(await api<GbAnswer>('POST', '/v1/gb/query', { user_id: userId, dataset, query })));
+    action.run(async () => setAnswer(await call(loci.POST('/v1/gb/query', { body: { user_id: userId, dataset, query } }))));
   };
   const ev = answer?.evidence;
   return (

@@ -1,6 +1,6 @@
 import { Button, Group, Modal, NumberInput, PasswordInput, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { FormEvent, useMemo, useState } from 'react';
-import { api, Limits, Tenant, UsageDay } from '../api';
+import { call, Limits, loci, Tenant, UsageDay } from '../api';
 import { ErrorNote, Section, useAction, usd, useLoad } from '../ui';
 import { UsageByDay } from './Usage';
 import { RefusalsChart, UsageCharts } from './UsageCharts';
@@ -31,7 +31,7 @@ const MAX_TENANTS = 5_000;
 async function allTenants(): Promise<Tenant[]> {
   const all: Tenant[] = [];
   for (let offset = 0; all.length < MAX_TENANTS; offset += PAGE) {
-    const page = await api<{ items: Tenant[] }>('GET', `/v1/admin/tenants?limit=${PAGE}&offset=${offset}`);
+    const page = await call(loci.GET('/v1/admin/tenants', { params: { query: { limit: PAGE, offset } } }));
     all.push(...page.items);
     if (page.items.length < PAGE) break;
   }
@@ -41,7 +41,7 @@ async function allTenants(): Promise<Tenant[]> {
 /** Operators: tenants with spend against caps, their limits, the platform cap, usage and refusals. */
 export function OperatorScreen() {
   const tenants = useLoad(allTenants, []);
-  const usage = useLoad(() => api<{ from: string; to: string; items: UsageDay[] }>('GET', '/v1/admin/usage'), []);
+  const usage = useLoad(() => call(loci.GET('/v1/admin/usage')), []);
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'today', descending: true });
   const [editing, setEditing] = useState<Tenant | null>(null);
 
@@ -166,10 +166,10 @@ function CreateTenant({ onCreated }: { onCreated: () => void }) {
     e.preventDefault();
     setDone(null);
     action.run(async () => {
-      const tenant = await api<Tenant>('POST', '/v1/admin/tenants', { name, tier, billing: 'platform' });
+      const tenant = await call(loci.POST('/v1/admin/tenants', { body: { name, tier: (tier ?? 'free') as 'free', billing: 'platform' } }));
       // The tenant exists from here: a refused admin is reported, and the tenant stays listed.
       onCreated();
-      if (email) await api('POST', `/v1/admin/tenants/${tenant.id}/users`, { email, password, role: 'admin' });
+      if (email) await call(loci.POST('/v1/admin/tenants/{tenantId}/users', { params: { path: { tenantId: tenant.id } }, body: { email, password, role: 'admin' } }));
       setDone(`Created ${tenant.name}${email ? ` with admin ${email}` : ''}.`);
       setName('');
       setEmail('');
@@ -217,7 +217,7 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
   );
   const save = (e: FormEvent) => {
     e.preventDefault();
-    action.run(() => api('PATCH', `/v1/admin/tenants/${tenant.id}/limits`, limits).then(onSaved));
+    action.run(() => call(loci.PATCH('/v1/admin/tenants/{tenantId}/limits', { params: { path: { tenantId: tenant.id } }, body: limits })).then(onSaved));
   };
   return (
     <form onSubmit={save} aria-label="Tenant limits">
@@ -236,7 +236,7 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
 }
 
 function PlatformCap() {
-  const current = useLoad(() => api<{ daily_cost_cap_usd: number | null }>('GET', '/v1/admin/platform/limits'), []);
+  const current = useLoad(() => call(loci.GET('/v1/admin/platform/limits')), []);
   const [value, setValue] = useState<string | number | undefined>(undefined);
   const action = useAction();
   const [saved, setSaved] = useState(false);
@@ -245,7 +245,7 @@ function PlatformCap() {
     e.preventDefault();
     setSaved(false);
     action.run(async () => {
-      await api('PUT', '/v1/admin/platform/limits', { daily_cost_cap_usd: asNullable(shown) });
+      await call(loci.PUT('/v1/admin/platform/limits', { body: { daily_cost_cap_usd: asNullable(shown) } }));
       setSaved(true);
       current.reload();
     });

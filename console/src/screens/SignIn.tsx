@@ -1,6 +1,6 @@
 import { Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
 import { FormEvent, useState } from 'react';
-import { api, Me, setToken } from '../api';
+import { call, loci, Me, setToken } from '../api';
 import { ErrorNote } from '../ui';
 
 /** Signs in with the login route; the token lives in this tab's sessionStorage only. */
@@ -15,9 +15,9 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     setBusy(true);
     setError(null);
     try {
-      const { access_token } = await api<{ access_token: string }>('POST', '/v1/auth/login', { email, password });
+      const { access_token } = await call(loci.POST('/v1/auth/login', { body: { email, password } }));
       setToken(access_token);
-      onSignedIn(await api<Me>('GET', '/v1/me'));
+      onSignedIn(await call(loci.GET('/v1/me')));
     } catch (err) {
       setToken(null);
       setError(err);

@@ -1,6 +1,6 @@
 import { Badge, Button, Card, FileButton, Group, Progress, Stack, Text, Title } from '@mantine/core';
 import { DragEvent, useEffect, useRef, useState } from 'react';
-import { api, ApiError, DocumentItem, uploadFile } from '../api';
+import { ApiError, call, DocumentItem, loci, uploadFile } from '../api';
 
 interface Row {
   key: string;
@@ -35,7 +35,7 @@ export function UploadScreen() {
   const retry = async (row: Row) => {
     if (!row.documentId) return send(row);
     try {
-      await api('POST', `/v1/documents/${row.documentId}/retry`);
+      await call(loci.POST('/v1/documents/{documentId}/retry', { params: { path: { documentId: row.documentId } } }));
       update(row.key, { doc: null, error: null });
     } catch (err) {
       update(row.key, { error: (err as Error).message });
@@ -47,7 +47,7 @@ export function UploadScreen() {
     const timer = setInterval(() => {
       for (const row of rowsRef.current) {
         if (!row.documentId || done(row)) continue;
-        api<DocumentItem>('GET', `/v1/documents/${row.documentId}`)
+        call(loci.GET('/v1/documents/{documentId}', { params: { path: { documentId: row.documentId } } }))
           .then((doc) => update(row.key, { doc }))
           .catch((err: Error) => update(row.key, { error: err.message }));
       }
