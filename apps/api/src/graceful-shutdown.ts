@@ -1,6 +1,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
+import { finishSpans } from '@loci/common';
 import { IngestWorker } from '@loci/ingest';
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -52,6 +53,7 @@ async function shutDown(app: INestApplication, drain: HttpDrain, graceMs: number
   clearTimeout(timer);
   await jobsStopped;
   await app.close(); // shutdown hooks: pools, Redis, worker threads
+  await finishSpans(); // the batch exporter's last spans, those of the requests just finished
   logger.log('stopped');
 }
 

@@ -1,13 +1,14 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { loadSettings, SettingsError } from '@loci/config';
-import { loggableError } from '@loci/db';
-import { createApp } from './create-app';
-import { OperatorBootstrapService } from './operator-bootstrap.service';
-import { shutDownGracefullyOnSignals } from './graceful-shutdown';
+import { loadSettings, SettingsError, type Settings } from '@loci/config';
 
+/**
+ * Only the settings are loaded before tracing starts: OpenTelemetry's instrumentations patch
+ * http, express, pg, ioredis and pino as they are required, so everything else is required
+ * after it (below, by `import()`). With no collector named, `@loci/tracing` is never required
+ * and nothing of OpenTelemetry is loaded.
+ */
 async function main(): Promise<void> {
-  let settings;
+  let settings: Settings;
   try {
     settings = loadSettings();
   } catch (error) {
@@ -17,6 +18,13 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const { endpoint } = settings.tracing;
+  const spans = endpoint ? (await import('@loci/tracing')).startTracing({ ...settings.tracing, endpoint }, 'loci-api') : undefined;
+  if (spans) (await import('@loci/common')).installSpanRecorder(spans);
+  const { Logger } = await import('@nestjs/common');
+  const { createApp } = await import('./create-app');
+  const { OperatorBootstrapService } = await import('./operator-bootstrap.service');
+  const { shutDownGracefullyOnSignals } = await import('./graceful-shutdown');
   const app = await createApp(settings);
   shutDownGracefullyOnSignals(app, settings.shutdownGraceMs);
   await app.listen(settings.port, settings.host);
@@ -27,9 +35,10 @@ async function main(): Promise<void> {
   if (hint) logger.warn(hint);
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
   // The record, not the error: a failed statement's message (the operator bootstrap's, say)
   // carries its parameters.
+  const { loggableError } = await import('@loci/db');
   console.error(JSON.stringify({ msg: 'failed to start', err: loggableError(error) }));
   process.exit(1);
 });

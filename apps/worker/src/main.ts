@@ -1,12 +1,6 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
-import { BootLogger } from '@loci/common';
 import { loadSettings, SettingsError, type Settings } from '@loci/config';
-import { loggableError } from '@loci/db';
-import { IngestWorker } from '@loci/ingest';
-import { WorkerModule } from './worker.module';
 
 /**
  * On SIGTERM/SIGINT: closing the app stops claiming at once, gives running jobs
@@ -18,7 +12,7 @@ import { WorkerModule } from './worker.module';
  * already be ours (otherwise Node's default kills the process with jobs half done). A signal
  * that arrives before the app exists is remembered and acted on as soon as it does.
  */
-function installShutdown(settings: Settings): (app: INestApplicationContext) => void {
+function installShutdown(settings: Settings, log: (app: INestApplicationContext, message: string) => void): (app: INestApplicationContext) => void {
   let app: INestApplicationContext | undefined;
   let requested: NodeJS.Signals | undefined;
   let stopping = false;
@@ -27,19 +21,22 @@ function installShutdown(settings: Settings): (app: INestApplicationContext) => 
     if (stopping || !app || !requested) return;
     stopping = true;
     const closing = app;
+    log(closing, `${requested}: no new jobs; finishing running ones (at most ${settings.shutdownGraceMs} ms)`);
     closing
-      .get(Logger)
-      .log(`${requested}: no new jobs; finishing running ones (at most ${settings.shutdownGraceMs} ms)`, 'Shutdown');
-    closing.close().then(
-      () => {
-        clearInterval(keepAlive);
-        process.exit(0);
-      },
-      (error: unknown) => {
-        console.error(JSON.stringify({ msg: 'shutdown failed', err: loggableError(error) }));
-        process.exit(1);
-      },
-    );
+      .close()
+      // The batch exporter's last spans, those of the jobs just finished.
+      .then(async () => (await import('@loci/common')).finishSpans())
+      .then(
+        () => {
+          clearInterval(keepAlive);
+          process.exit(0);
+        },
+        async (error: unknown) => {
+          const { loggableError } = await import('@loci/db');
+          console.error(JSON.stringify({ msg: 'shutdown failed', err: loggableError(error) }));
+          process.exit(1);
+        },
+      );
   };
   const onSignal = (signal: NodeJS.Signals) => {
     requested ??= signal;
@@ -64,7 +61,19 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const appCreated = installShutdown(settings);
+  const appCreated = installShutdown(settings, (app, message) => {
+    // Loaded by then: the app exists.
+    void import('nestjs-pino').then(({ Logger }) => app.get(Logger).log(message, 'Shutdown'));
+  });
+  // Tracing first, then the modules it patches (see apps/api/src/main.ts).
+  const { endpoint } = settings.tracing;
+  const spans = endpoint ? (await import('@loci/tracing')).startTracing({ ...settings.tracing, endpoint }, 'loci-worker') : undefined;
+  if (spans) (await import('@loci/common')).installSpanRecorder(spans);
+  const { NestFactory } = await import('@nestjs/core');
+  const { Logger } = await import('nestjs-pino');
+  const { BootLogger } = await import('@loci/common');
+  const { IngestWorker } = await import('@loci/ingest');
+  const { WorkerModule } = await import('./worker.module');
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), {
     logger: new BootLogger(settings.logLevel),
     abortOnError: false,
@@ -75,7 +84,8 @@ async function main(): Promise<void> {
   appCreated(app);
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
+  const { loggableError } = await import('@loci/db');
   // The record, not the error: a failed statement's message (the operator bootstrap's, say)
   // carries its parameters.
   console.error(JSON.stringify({ msg: 'failed to start', err: loggableError(error) }));

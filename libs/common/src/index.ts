@@ -4,3 +4,4 @@ export * from './money';
 export * from './storable-text';
 export * from './tenant-errors';
 export * from './boot-logger';
+export * from './spans';

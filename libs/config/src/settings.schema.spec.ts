@@ -102,6 +102,21 @@ describe('settings schema', () => {
     expect(parseSettings({ NODE_ENV: 'development' }).JWT_SECRET).toBeUndefined();
   });
 
+  it('reads the trace settings: off by default, a collector URL, headers, a sample ratio', () => {
+    const off = parseSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: '' });
+    expect([off.OTEL_EXPORTER_OTLP_ENDPOINT, off.OTEL_EXPORTER_OTLP_HEADERS, off.LOCI_TRACE_SAMPLE_RATIO]).toEqual([undefined, undefined, 1]);
+    const on = parseSettings({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc, x-team=loci',
+      LOCI_TRACE_SAMPLE_RATIO: '0.25',
+    });
+    expect(on.OTEL_EXPORTER_OTLP_HEADERS).toEqual({ authorization: 'Bearer abc', 'x-team': 'loci' });
+    expect(on.LOCI_TRACE_SAMPLE_RATIO).toBe(0.25);
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })[0]).toMatch(/^OTEL_EXPORTER_OTLP_ENDPOINT: expected an http/);
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign' })[0]).toMatch(/^OTEL_EXPORTER_OTLP_HEADERS: expected key=value/);
+    expect(problemsOf({ LOCI_TRACE_SAMPLE_RATIO: '2' })[0]).toMatch(/^LOCI_TRACE_SAMPLE_RATIO: expected a number from 0 to 1/);
+  });
+
   it('documents every variable in .env.example, each with a comment, and nothing else', () => {
     const lines = readFileSync(join(__dirname, '../../../.env.example'), 'utf8').split('\n');
     const documented = new Map<string, string>();

@@ -69,6 +69,31 @@ const httpUrl = z.preprocess(
     .regex(/^https?:\/\/.+/, { message: 'expected an http:// or https:// URL' })
     .optional(),
 );
+/** `key=value,key=value` (values percent-encoded), as OpenTelemetry's OTEL_EXPORTER_OTLP_HEADERS. */
+const otlpHeaders = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .transform((value, ctx) => {
+      const headers: Record<string, string> = {};
+      for (const pair of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+        const at = pair.indexOf('=');
+        const name = at > 0 ? pair.slice(0, at).trim() : '';
+        if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) {
+          ctx.addIssue({ code: 'custom', message: 'expected key=value pairs separated by commas' });
+          return z.NEVER;
+        }
+        try {
+          headers[name] = decodeURIComponent(pair.slice(at + 1).trim());
+        } catch {
+          ctx.addIssue({ code: 'custom', message: `the value of ${name} is not percent-encoded correctly` });
+          return z.NEVER;
+        }
+      }
+      return headers;
+    })
+    .optional(),
+);
 /** `provider:model`, e.g. `anthropic:claude-haiku-4-5`, `openai:deepseek/deepseek-chat`, `local:local-extract`. */
 export const MODEL_SPEC_PATTERN = /^(anthropic|openai|local):[A-Za-z0-9][A-Za-z0-9._\/:@-]{0,127}$/;
 const modelSpec = z.preprocess(
@@ -215,6 +240,23 @@ export const settingsSchema = z.object({
   ),
   // GET /metrics: off (404) unless a token is set; Prometheus then sends it as a bearer token.
   LOCI_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, { message: 'must be at least 16 characters' }).optional()),
+  // Traces: off unless a collector is named. The standard OpenTelemetry names, so an environment
+  // already set up for OpenTelemetry needs nothing Loci-specific.
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
+  OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders,
+  OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().regex(/^[\x21-\x7e]{1,100}$/, { message: 'expected a name without spaces' }).optional()),
+  LOCI_TRACE_SAMPLE_RATIO: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return 1;
+      const parsed = Number(value);
+      if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1) {
+        ctx.addIssue({ code: 'custom', message: `expected a number from 0 to 1, got ${JSON.stringify(value)}` });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
   // Login throttling: failed logins counted per email and per client address in a fixed window.
   LOCI_LOGIN_WINDOW_SECONDS: integerFromEnv(900, 1, 86_400),
   LOCI_LOGIN_MAX_FAILURES_PER_EMAIL: integerFromEnv(10, 1, 100_000),

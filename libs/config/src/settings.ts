@@ -30,6 +30,19 @@ export interface Settings {
   http: HttpSettings;
   /** GET /metrics answers only a bearer of this token; unset, the route does not exist (404). */
   metrics: { token?: string };
+  /** OpenTelemetry traces, exported by OTLP/HTTP; off (nothing loaded) unless `endpoint` is set. */
+  tracing: TracingSettings;
+}
+
+export interface TracingSettings {
+  /** The collector's OTLP/HTTP base URL (traces go to its `/v1/traces`). */
+  endpoint?: string;
+  /** Sent with every export (a collector's or vendor's credentials). */
+  headers?: Record<string, string>;
+  /** Resource `service.name`; default `loci-api` or `loci-worker` by process. */
+  serviceName?: string;
+  /** Share of new traces recorded (0 to 1); a caller's `traceparent` decision is always kept. */
+  sampleRatio: number;
 }
 
 /**
@@ -133,6 +146,12 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     host: raw.HOST,
     logLevel: raw.LOG_LEVEL,
     metrics: { token: raw.LOCI_METRICS_TOKEN },
+    tracing: {
+      endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT,
+      headers: raw.OTEL_EXPORTER_OTLP_HEADERS,
+      serviceName: raw.OTEL_SERVICE_NAME,
+      sampleRatio: raw.LOCI_TRACE_SAMPLE_RATIO,
+    },
     dataDir,
     database: { url: raw.DATABASE_URL, poolMax: raw.LOCI_DB_POOL_MAX, migrateOnStart: raw.LOCI_MIGRATE_ON_START },
     redis: { url: raw.REDIS_URL, clusterNodes: raw.REDIS_CLUSTER_NODES },
