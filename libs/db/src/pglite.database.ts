@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { inSpan, tracingEnabled } from '@loci/common';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
@@ -24,6 +25,7 @@ export class PgliteDatabase implements Database {
     const client = await PGlite.create({ dataDir, extensions: { vector } });
     for (const [name, value] of Object.entries(SESSION_SETTINGS)) await client.query(`SET ${name} = ${value}`);
     yieldBetweenMessages(client);
+    if (tracingEnabled()) traceStatements(client);
     return new PgliteDatabase(client);
   }
 
@@ -70,4 +72,33 @@ function yieldBetweenMessages(client: PGlite): void {
     await new Promise<void>((resolve) => setImmediate(resolve));
     return run(...args);
   };
+}
+
+/**
+ * PGlite is not node-postgres, so no instrumentation sees its statements: with tracing on, each
+ * statement made inside a trace (a request's, a job's) is a span of its own, named and described
+ * as the pg instrumentation's are (the SQL text, never its parameters). Every statement of Loci
+ * goes through `query`, of the instance or of a transaction (drizzle's session). With tracing
+ * off nothing is wrapped.
+ */
+function traceStatements(client: PGlite): void {
+  client.query = traced(client.query.bind(client));
+  const transaction = client.transaction.bind(client);
+  client.transaction = <T>(callback: (tx: Transaction) => Promise<T>) =>
+    transaction((tx) => {
+      tx.query = traced(tx.query.bind(tx));
+      return callback(tx);
+    });
+}
+
+function traced<Q extends (sql: string, ...rest: never[]) => Promise<unknown>>(query: Q): Q {
+  return ((sql: string, ...rest: never[]) => {
+    const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
+    return inSpan(
+      `pglite.query:${operation}`,
+      { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': sql, 'loci.store': 'pglite' },
+      () => query(sql, ...rest),
+      { kind: 'client', onlyInTrace: true },
+    );
+  }) as Q;
 }

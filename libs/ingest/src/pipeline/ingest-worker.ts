@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { inSpan } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import { errorSummary } from '@loci/db';
 import { JobQueue, JobRunner } from '../queue';
@@ -25,7 +26,15 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {
     this.runner = new JobRunner(queue, { logger: this.logger });
-    this.runner.register(INGEST_DOCUMENT_JOB, (job, context) => handler.handle(job, context));
+    // With tracing on, a job is a trace of its own: its statements and model calls are its children.
+    this.runner.register(INGEST_DOCUMENT_JOB, (job, context) =>
+      inSpan(
+        `job ${job.kind}`,
+        { 'loci.job.kind': job.kind, 'loci.job.id': String(job.id), 'loci.job.attempt': job.attempts },
+        () => handler.handle(job, context),
+        { kind: 'consumer' },
+      ),
+    );
   }
 
   onApplicationBootstrap(): void {

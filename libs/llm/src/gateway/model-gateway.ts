@@ -1,3 +1,4 @@
+import { inSpan, type SpanHandle } from '@loci/common';
 import type { LlmSettings } from '@loci/config';
 import { EMBEDDING_DIMENSIONS, InferenceOutcome, InferencesRepository, NewInference } from '@loci/db';
 import { randomUUID } from 'node:crypto';
@@ -189,13 +190,44 @@ export class ModelGateway {
     return result;
   }
 
-  private async metered<T>(
+  /**
+   * A trace span around the whole call (ledger rows, reservation, the provider's HTTP request
+   * as its child, which carries the trace on in `traceparent`), in OpenTelemetry's GenAI names
+   * plus Loci's stage and billing. Names, counts and money only: no prompt, reply or tenant id.
+   */
+  private metered<T>(
     ctx: CallContext,
     stage: Stage,
     choice: ModelChoice,
     reasoning: ReasoningLevel | null,
     estimatedCostMicros: number,
     call: (apiKey: string | undefined) => Promise<{ usage: TokenUsage; model: string; result: T }>,
+  ): Promise<{ result: T; cost: number }> {
+    const operation = stage === 'embed' ? 'embeddings' : 'chat';
+    return inSpan(
+      `${operation} ${choice.model}`,
+      {
+        'gen_ai.operation.name': operation,
+        'gen_ai.provider.name': choice.provider,
+        'gen_ai.request.model': choice.model,
+        'loci.stage': stage,
+        'loci.billing': choice.provider === 'local' ? 'platform' : ctx.billedTo,
+        'loci.reasoning': reasoning ?? undefined,
+        'loci.estimated_cost_micros': estimatedCostMicros,
+      },
+      (span) => this.meteredCall(ctx, stage, choice, reasoning, estimatedCostMicros, call, span),
+      { kind: choice.provider === 'local' ? 'internal' : 'client' },
+    );
+  }
+
+  private async meteredCall<T>(
+    ctx: CallContext,
+    stage: Stage,
+    choice: ModelChoice,
+    reasoning: ReasoningLevel | null,
+    estimatedCostMicros: number,
+    call: (apiKey: string | undefined) => Promise<{ usage: TokenUsage; model: string; result: T }>,
+    span: SpanHandle,
   ): Promise<{ result: T; cost: number }> {
     const apiKey = this.ownKeyFor(ctx, stage, choice);
     const key = { tenantId: ctx.tenantId, requestId: ctx.requestId, callIndex: ctx.nextCallIndex() };
@@ -211,7 +243,7 @@ export class ModelGateway {
       estimatedCostMicros,
       documentId: ctx.documentId,
     };
-    if (choice.provider === 'local') return this.meteredLocally(entry, choice, call);
+    if (choice.provider === 'local') return this.meteredLocally(entry, choice, call, span);
     // Reserve the worst case first: a call that does not fit the caps is never made.
     const reservation =
       this.spendGuard && ctx.spendLimited
@@ -235,13 +267,13 @@ export class ModelGateway {
       const failure = this.failed(choice, error, started);
       await reservation?.settle(failure.costMicros);
       await this.ledger.complete(key, failure);
-      this.count(entry, failure);
+      this.count(entry, failure, span);
       throw error;
     }
     const done = this.succeeded(choice, outcome, started);
     await reservation?.settle(done.costMicros);
     await this.ledger.complete(key, done);
-    this.count(entry, done);
+    this.count(entry, done, span);
     return { result: outcome.result, cost: done.costMicros };
   }
 
@@ -250,6 +282,7 @@ export class ModelGateway {
     entry: NewInference,
     choice: ModelChoice,
     call: (apiKey: undefined) => Promise<{ usage: TokenUsage; model: string; result: T }>,
+    span: SpanHandle,
   ): Promise<{ result: T; cost: number }> {
     const started = performance.now();
     let outcome: Awaited<ReturnType<typeof call>>;
@@ -258,12 +291,12 @@ export class ModelGateway {
     } catch (error) {
       const failure = this.failed(choice, error, started);
       await this.ledger.record(entry, failure);
-      this.count(entry, failure);
+      this.count(entry, failure, span);
       throw error;
     }
     const done = this.succeeded(choice, outcome, started);
     await this.ledger.record(entry, done);
-    this.count(entry, done);
+    this.count(entry, done, span);
     return { result: outcome.result, cost: done.costMicros };
   }
 
@@ -271,11 +304,19 @@ export class ModelGateway {
    * The Prometheus series follow the ledger: counted once the call is on record, under the model
    * asked for (the router's, from the price table), not a provider's alias of it.
    */
-  private count(entry: NewInference, outcome: InferenceOutcome): void {
+  private count(entry: NewInference, outcome: InferenceOutcome, span: SpanHandle): void {
     this.metrics?.modelCall(
       { provider: entry.provider, model: entry.model, stage: entry.stage, billing: entry.billedTo },
       outcome,
     );
+    span.setAttributes({
+      'gen_ai.response.model': outcome.model ?? entry.model,
+      'gen_ai.usage.input_tokens': outcome.tokensIn,
+      'gen_ai.usage.output_tokens': outcome.tokensOut,
+      'loci.usage.thinking_tokens': outcome.tokensThinking,
+      'loci.cost_micros': outcome.costMicros,
+      'loci.status': outcome.status,
+    });
   }
 
   private succeeded(choice: ModelChoice, outcome: { usage: TokenUsage; model: string }, started: number): InferenceOutcome {

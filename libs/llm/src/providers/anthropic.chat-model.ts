@@ -189,5 +189,12 @@ function toStopReason(reason: Anthropic.StopReason | null): StopReason {
 }
 
 /** One client per (base URL, key): clients hold keep-alive connections and are safe to share. */
-const clients = new ClientCache((baseURL, apiKey) => new Anthropic({ apiKey, baseURL }));
+const clients = new ClientCache(
+  (baseURL, apiKey) =>
+    // With tracing on (libs/tracing): the SDK's own span, under the gateway's, never records
+    // prompts or replies, whatever ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE says (they are
+    // tenant text); and the SDK does not write `traceparent` itself, because the fetch
+    // instrumentation adds its own beside it and a request with two is no trace at all.
+    new Anthropic({ apiKey, baseURL, openTelemetry: { propagation: false, traces: { contentMode: 'metadata_only' } } }),
+);
 const anthropicClient = (baseURL: string | undefined, apiKey: string) => clients.get(baseURL, apiKey);
