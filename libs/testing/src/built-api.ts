@@ -22,14 +22,14 @@ export interface BuiltApi {
 
 /**
  * The built API as `npm start` runs it, with exactly `env` (plus PATH, a port and 127.0.0.1),
- * ready once /readyz answers 200.
+ * ready once /readyz answers 200. `nodeArgs` go to node before the script (`--require` a probe).
  */
-export async function startBuiltApi(env: Record<string, string>, readyWithinMs = 120_000): Promise<BuiltApi> {
+export async function startBuiltApi(env: Record<string, string>, readyWithinMs = 120_000, nodeArgs: string[] = []): Promise<BuiltApi> {
   ensureBuilt();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [BUILT_API], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BUILT_API], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...env },

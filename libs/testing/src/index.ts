@@ -11,3 +11,4 @@ export * from './built-api';
 export * from './prometheus-text';
 export * from './server-sent-events';
 export * from './statements';
+export * from './otlp-receiver';
