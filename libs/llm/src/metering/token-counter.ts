@@ -50,9 +50,9 @@ export function countTokensWithin(text: string, limit: number): number | false {
  * The longest prefix of `text` that countTokens counts at most `maxTokens`, found with one
  * encoding of the text: the pieces before the one that crosses the limit whole, then that
  * piece's leading tokens decoded (byte-level BPE decodes a token prefix to a text prefix). A
- * binary search over prefix lengths counted the text ~11 times (a third of a mix question's
- * Node CPU at the 10k bench went to cutting one passage). Re-checked with countTokens, since a
- * cut piece can merge differently on its own; shortened then, so the bound always holds.
+ * binary search over prefix lengths counted the text ~11 times. Re-checked with countTokens,
+ * since a cut piece can merge differently on its own; searched below it then, so the bound
+ * always holds.
  */
 export function prefixWithinTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return '';
@@ -61,19 +61,29 @@ export function prefixWithinTokens(text: string, maxTokens: number): string {
   for (const piece of countablePieces(text)) {
     const tokens = encode(piece, PLAIN_TEXT);
     if (used + tokens.length > maxTokens) {
-      let head = decodedPrefix(piece, tokens, maxTokens - used);
-      let prefix = text.slice(0, offset) + head;
-      // A cut piece is counted on its own: shrink it until it fits (almost never more than once).
-      while (head.length > 0 && countTokens(prefix) > maxTokens) {
-        head = head.slice(0, /[\uDC00-\uDFFF]/.test(head[head.length - 1] ?? '') ? -2 : -1);
-        prefix = text.slice(0, offset) + head;
-      }
-      return prefix;
+      const prefix = text.slice(0, offset) + decodedPrefix(piece, tokens, maxTokens - used);
+      if (countTokens(prefix) <= maxTokens) return prefix;
+      // A cut piece merged differently on its own (rare): search the shorter prefixes instead, in
+      // a bounded number of counts.
+      return longestPrefixWithin(text, maxTokens, prefix.length);
     }
     used += tokens.length;
     offset += piece.length;
   }
   return text;
+}
+
+/** The longest prefix of `text` no longer than `limit` characters counted within `maxTokens`, by binary search. */
+function longestPrefixWithin(text: string, maxTokens: number, limit: number): string {
+  let low = 0;
+  let high = limit;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (countTokens(text.slice(0, middle)) <= maxTokens) low = middle;
+    else high = middle - 1;
+  }
+  // Never end on half of a surrogate pair.
+  return text.slice(0, /[\uD800-\uDBFF]/.test(text[low - 1] ?? '') ? low - 1 : low);
 }
 
 /** The text of `piece`'s first `count` tokens, a prefix of it (a token ending inside a character is dropped). */
