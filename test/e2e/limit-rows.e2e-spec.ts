@@ -1,5 +1,6 @@
-import { PlatformLimitsRepository, TenantsRepository } from '@loci/db';
-import { LIMIT_ROWS_TTL_MS, LimitRows, MemoryLimitStore, RedisLimitStore } from '@loci/quota';
+import { randomUUID } from 'node:crypto';
+import { PlatformLimitsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
+import { AdmissionRequest, LIMIT_ROWS_TTL_MS, LimitRows, MemoryLimitStore, RedisLimitStore, SpendControl } from '@loci/quota';
 import { createTenant, startTestApp, TestApp } from '@loci/testing';
 
 /**
@@ -109,6 +110,47 @@ describe('cached limit rows', () => {
     } finally {
       local.close();
       await unreachable.close();
+    }
+  });
+
+  it('a burst of limit changes during a request neither refuses it nor lets it use rows older than the request', async () => {
+    const tenant = await createTenant(t.app, { billing: 'own_key' });
+    const repo = t.app.get(TenantsRepository);
+    await repo.updateLimits(tenant.id, { dailyQueryQuota: 1_000, maxConcurrentQueries: null, dailyCostCapMicros: null, monthlyCostCapMicros: null });
+    // Another instance's operator script: before every atomic step this one takes, it commits a
+    // change to the tenant's quota and bumps the version, more times than any retry budget.
+    let quota = 1_000;
+    class BurstyStore extends MemoryLimitStore {
+      private async change(): Promise<void> {
+        await repo.updateLimits(tenant.id, { dailyQueryQuota: ++quota });
+        await this.bumpLimitsVersion();
+      }
+      override async admit(request: AdmissionRequest) {
+        await this.change();
+        return super.admit(request);
+      }
+      override async reserve(...args: Parameters<MemoryLimitStore['reserve']>) {
+        await this.change();
+        return super.reserve(...args);
+      }
+    }
+    const store = new BurstyStore();
+    const control = new SpendControl(store, repo, t.app.get(PlatformLimitsRepository), t.app.get(SpendLedgerRepository), {
+      slotLeaseMs: 60_000,
+      reservationLeaseMs: 60_000,
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const quotaBefore = quota;
+        const permit = await control.admit({ tenantId: tenant.id, clientKind: 'user', clientId: 'u1', requestId: randomUUID() }, { countsQuota: true });
+        // The limit it answers with was read after the request began: never the one before it.
+        expect(permit.quota?.limit).toBeGreaterThan(quotaBefore);
+        await permit.release();
+        const reservation = await control.reserve(tenant.id, randomUUID(), 1_000);
+        await reservation.settle(10);
+      }
+    } finally {
+      control.close();
     }
   });
 });

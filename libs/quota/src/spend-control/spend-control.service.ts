@@ -126,7 +126,7 @@ export class SpendControl {
         }
         if (attempt >= MAX_ATTEMPTS) throw new Error(`admission kept answering ${result.reason}`);
         if (result.reason === 'window') this.clock.correct(result.nowMs);
-        else if (result.reason === 'limits') rows = await this.rowsUnder(result.version, client.tenantId, client.tenant);
+        else if (result.reason === 'limits') rows = await this.rowsAfterMove(result.version, client.tenantId, client.tenant);
         else await this.mirror.seed(result.scopeIndexes.map((i) => scopes[i]));
       }
     });
@@ -157,7 +157,7 @@ export class SpendControl {
         }
         if (attempt >= MAX_ATTEMPTS) throw new Error(`reservation kept answering ${result.retry}`);
         if (result.retry === 'window') this.clock.correct(result.nowMs);
-        else if (result.retry === 'limits') rows = await this.rowsUnder(result.version, tenantId);
+        else if (result.retry === 'limits') rows = await this.rowsAfterMove(result.version, tenantId);
         else await this.mirror.ensureSeeded(scopes);
       }
     });
@@ -302,10 +302,18 @@ export class SpendControl {
     return scopes;
   }
 
-  /** The store's limits version moved past the rows': read them again under it. */
-  private rowsUnder(version: string, tenantId: string, known?: TenantRow): Promise<LimitRowsRead> {
+  /**
+   * The store's limits version moved past the rows': read them again under it, and send the retry
+   * unguarded. The rows are then as new as this request (read, or cached by a read that began,
+   * after the bump that made `version`), so every change committed before the request started is
+   * in them, and a change the store's version shows since is one made while the request ran, which
+   * may order either way. Checking the version again would let a burst of operators' changes (a
+   * script updating many tenants) refuse a request after MAX_ATTEMPTS moves without making it any
+   * more correct.
+   */
+  private async rowsAfterMove(version: string, tenantId: string, known?: TenantRow): Promise<LimitRowsRead> {
     this.rows.moved(version);
-    return this.rows.read(tenantId, known);
+    return { ...(await this.rows.read(tenantId, known)), version: undefined };
   }
 
   /**
