@@ -12,6 +12,7 @@ import {
   insertGbEdges,
   insertGbEntities,
   LlmDouble,
+  recordStatements,
   startLlmDouble,
   startTestApp,
   TestApp,
@@ -261,6 +262,26 @@ describe('gb query retrieval on the store', () => {
     expect(context.passages.map((p) => p.chunk.id)).toEqual([chunkOver.id]);
     expect(ids(context.entities)).not.toContain(beta.id);
     expect(ids(context.edges)).not.toContain(under.id);
+  });
+
+  it('sends each of its four vector searches as one statement, with no transaction or SET around it', async () => {
+    const g = await createGbGraph(t.app, tenantId, 'statements');
+    const question = 'Which pulsar spins fastest?';
+    const q = await questionVector(question);
+    const [a, b] = await insertGbEntities(t.app, g, [{ name: 'Pulsar A', embedding: vectorAtSimilarity(q, 0.9) }, { name: 'Pulsar B' }]);
+    await insertGbEdges(t.app, g, [{ sourceId: a.id, targetId: b.id, relation: 'outspins', embedding: vectorAtSimilarity(q, 0.9, 1) }]);
+    await insertGbChunks(t.app, g, [{ index: 0, text: 'spins', summary: 'spins, summarized', embedding: vectorAtSimilarity(q, 0.9, 2) }]);
+
+    const recorder = recordStatements(t.app);
+    let context: GbContext;
+    try {
+      ({ context } = await retrieve(g, question));
+    } finally {
+      recorder.stop();
+    }
+    expect(ids(context.edges).length).toBe(1);
+    expect(recorder.texts.filter((text) => text.includes('<=>'))).toHaveLength(4);
+    expect(recorder.texts.filter((text) => /^\s*(begin|commit|rollback|set\b)/i.test(text))).toEqual([]);
   });
 
   it('gives the best 3 passages with their text, then up to 5 more found by summary, with the summary only', async () => {

@@ -124,7 +124,7 @@ export type VectorIndex = 'entities' | 'edges' | 'chunks' | 'summaries';
 /**
  * Step 2: the best `k` of one index by cosine similarity, kept from `minSimilarity`; ids and
  * scores only (the rows are then read by id). Superseded edges are filtered inside the nearest
- * scan, so the best k are live facts. Run inside `searchTransaction` (iterative HNSW scan).
+ * scan, so the best k are live facts. Needs `hnsw.iterative_scan`, which every Loci session has (SESSION_SETTINGS).
  */
 export function vectorSearchSql(scope: Scope, index: VectorIndex, vector: number[], k: number, minSimilarity: number): SQL {
   const { table, alias, column, extra } = {

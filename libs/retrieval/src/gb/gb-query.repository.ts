@@ -1,5 +1,5 @@
 import { Database, queryRows } from '@loci/db';
-import { Scope, searchTransaction } from '../retrieval.queries';
+import { Scope } from '../retrieval.queries';
 import {
   chunksByIdsSql,
   edgesAroundSql,
@@ -128,11 +128,11 @@ export class GbQueryRepository {
 
   async search(scope: Scope, index: VectorIndex, vector: number[], k: number, minSimilarity: number): Promise<VectorMatch[]> {
     if (k <= 0) return [];
-    return searchTransaction(this.database.db, async (tx) =>
-      (await queryRows<Raw>(tx, vectorSearchSql(scope, index, vector, k, minSimilarity))).map((r) => ({
-        id: Number(r.id),
-        score: Number(r.score),
-      })),
-    );
+    // One statement: every session Loci opens has hnsw.iterative_scan (SESSION_SETTINGS), so the
+    // scan goes on until k rows pass the filters without a SET LOCAL transaction around it.
+    return (await queryRows<Raw>(this.database.db, vectorSearchSql(scope, index, vector, k, minSimilarity))).map((r) => ({
+      id: Number(r.id),
+      score: Number(r.score),
+    }));
   }
 }
