@@ -2,17 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
+import { loadSettings } from '@loci/config';
 import { EDGES_PER_ENTITY_HIT } from '../libs/retrieval/src/retrieval.service';
 import { DEFAULT_TOP_K, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
 import { describeDatabase, readQuestionsFile } from './questions';
 import { BenchHeader, describeDataset, describeMachine, summaryLines } from './report';
 import { ApiProcess, RssSampler, startApi } from './scenarios/api-process';
 import { explainLines, runExplainBench } from './scenarios/explain';
+import { statisticsLines } from './scenarios/graph-statistics';
 import { checkGb, gbCellLine, gbDoubleAnswer, GbCell, gbQuestionsOf, gbStepTimings, runGbCell } from './scenarios/gb-query';
-import { IngestProvider, runIngestBench } from './scenarios/ingest';
+import { benchDocuments, IngestProvider, runIngestBench } from './scenarios/ingest';
 import { LimitsLayer, LimitsStoreKind, runLimitsBench } from './scenarios/limits';
 import { DOUBLE_MODEL, startModelDouble } from './scenarios/model-double';
 import { API_RSS_LIMIT_MB, runQueryBench } from './scenarios/query';
+import { runIngestedBench } from './scenarios/query-ingested';
 import type { QueryScenario } from './scenarios/types';
 import { BENCH_EMBEDDING_MODEL } from './store-writer';
 
@@ -274,4 +277,84 @@ export async function runIngestCommand(
     },
     ...outcome,
   };
+}
+
+export async function runQueryIngestedCommand(
+  config: CommonConfig & { modes: RetrievalMode[]; documents: number; documentChunks: number; seed: number; thenAnalyze: boolean },
+  out: Out,
+): Promise<Report> {
+  if (!config.databaseUrl) throw new UsageFailure('DATABASE_URL is not set (the API ingests into it: an empty migrated database, or a seeded one to ingest beside its tenants).');
+  // The API's chunker cuts the texts with these settings (LOCI_* pass through to it).
+  const chunking = loadSettings(Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('LOCI_')))).ingest;
+  const documents = benchDocuments(config, chunking.chunkTokens - chunking.chunkOverlapTokens);
+  out(
+    `bench query-ingested: ${documents.length} documents of ~${config.documentChunks} chunks (seed ${config.seed}) uploaded to the API, then modes ${config.modes.join(',')}, ` +
+      `concurrency ${config.concurrencies.join(',')}, ${config.durationS} s a cell`,
+  );
+  // The API ingests with its in-process worker (the embedded default's arrangement) and the local providers.
+  const apiOptions = { databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, logLevel: config.logLevel, poolMax: config.poolMax };
+  let api = await startApi({ ...apiOptions, extraEnv: { LOCI_RUN_WORKER: 'true' } });
+  const ingestingEnv = api.env;
+  // After the API's boot: it migrates an empty database (pgvector's version is read from it).
+  const machine = await describeMachine(config.databaseUrl);
+  out(`machine: ${machine.cpus} cpus, ${machine.memory_mb} MB, load ${machine.load_average.join(' ')}, node ${machine.node}, pgvector ${machine.pgvector}`);
+  out(`API pid ${api.pid} at ${api.url} (log: ${api.logPath})`);
+  try {
+    const outcome = await runIngestedBench({
+      databaseUrl: config.databaseUrl,
+      target: { url: api.url, pid: api.pid },
+      // The cells on an API started afresh with the worker off, as in query: they compare the graphs.
+      queryTarget: async () => {
+        await api.stop();
+        api = await startApi(apiOptions);
+        out(`API for the query cells: pid ${api.pid} at ${api.url} (log: ${api.logPath})`);
+        return { url: api.url, pid: api.pid };
+      },
+      documents,
+      seed: config.seed,
+      modes: config.modes,
+      concurrencies: config.concurrencies,
+      durationS: config.durationS,
+      checkCount: config.checkCount,
+      poolMax: config.poolMax,
+      thenAnalyze: config.thenAnalyze,
+      log: out,
+    });
+    out('');
+    for (const line of statisticsLines(outcome.statistics[0])) out(line);
+    if (outcome.explain) for (const line of explainLines(outcome.explain)) out(line);
+    for (const line of summaryLines(outcome.query)) out(line);
+    for (const line of statisticsLines(outcome.statistics[1])) out(line);
+    if (outcome.analyzed) {
+      out('');
+      for (const line of statisticsLines(outcome.analyzed.statistics)) out(line);
+      if (outcome.analyzed.explain) for (const line of explainLines(outcome.analyzed.explain)) out(line);
+      for (const line of summaryLines(outcome.analyzed.query)) out(line);
+    }
+    return {
+      scenario: 'query-ingested',
+      label: `${outcome.ingestion.graph.edges}`,
+      created_at: new Date().toISOString(),
+      machine: { ...machine, load_average_after: afterLoad() },
+      settings: {
+        documents: config.documents,
+        document_chunks: config.documentChunks,
+        seed: config.seed,
+        then_analyze: config.thenAnalyze,
+        duration_s: config.durationS,
+        concurrencies: config.concurrencies,
+        modes: config.modes,
+        check_questions: config.checkCount,
+        pool_max: config.poolMax,
+        top_k: DEFAULT_TOP_K,
+        embedding_model: BENCH_EMBEDDING_MODEL,
+        ingestion: 'POST /v1/documents (JSON, API key), the API\'s in-process worker (LOCI_RUN_WORKER=true), local providers',
+        load_generator: 'autocannon (this process), loopback',
+        api: { process: 'child: node dist/apps/api/src/main.js; one that ingests, then a fresh one for the query cells', ingesting_env: ingestingEnv, env: api.env },
+      },
+      ...outcome,
+    };
+  } finally {
+    await api.stop();
+  }
 }

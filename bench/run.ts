@@ -1,7 +1,17 @@
 import { join } from 'node:path';
 import { RETRIEVAL_MODES, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
 import { choiceList, integer, integerList, parse, UsageError } from './args';
-import { CommonConfig, Report, runExplainCommand, runGbCommand, runIngestCommand, runLimitsCommand, runQueryCommand, UsageFailure } from './commands';
+import {
+  CommonConfig,
+  Report,
+  runExplainCommand,
+  runGbCommand,
+  runIngestCommand,
+  runLimitsCommand,
+  runQueryCommand,
+  runQueryIngestedCommand,
+  UsageFailure,
+} from './commands';
 import { findQuestionsFile } from './questions';
 import { writeReport } from './report';
 import { INGEST_PROVIDERS, IngestProvider } from './scenarios/ingest';
@@ -13,7 +23,7 @@ const QUERY_SCENARIOS: Record<string, QueryScenario[]> = {
   'query-floor': ['query-floor'],
   query: ['query-floor', 'query-context'],
 };
-const SCENARIOS = [...Object.keys(QUERY_SCENARIOS), 'gb-query', 'explain', 'limits', 'ingest'];
+const SCENARIOS = [...Object.keys(QUERY_SCENARIOS), 'query-ingested', 'gb-query', 'explain', 'limits', 'ingest'];
 /** Scenarios that read the seeded database's questions file. */
 const SEEDED = [...Object.keys(QUERY_SCENARIOS), 'gb-query', 'explain'];
 
@@ -24,6 +34,12 @@ Scenarios:
                   against the API started as a child process (node dist/apps/api/src/main.js)
   query-floor     the same retrieval statements sent with plain pg: no HTTP, no Nest
   query           both, cell by cell, with the Loci/floor ratios
+  query-ingested  a graph built through the API instead: a fresh tenant uploads --documents
+                  generated texts (POST /v1/documents), the API's in-process worker ingests
+                  them with the local providers; then the planner's row estimates of the
+                  graph against its counted rows and each table's analyze history, the mix
+                  plans under EXPLAIN, and query's cells (floor and Loci) on questions from the
+                  texts' facts; the tenant is deleted afterwards
   gb-query        POST /v1/gb/query on the seeded gb dataset, the query stage answered at once
                   by the LLM double (in this process); per-step timings from the request log
   explain         the floor's statements of a mix question under EXPLAIN (ANALYZE, BUFFERS),
@@ -33,20 +49,21 @@ Scenarios:
   ingest          chunks per second through DocumentsService.submit + IngestWorker, local
                   provider and the LLM double with --model-delay per call
 
-Needs DATABASE_URL (query*, gb-query, explain: the seeded database; ingest: any migrated database;
+Needs DATABASE_URL (query, query-context/-floor, gb-query, explain: the seeded database; ingest,
+query-ingested: any database, migrated on the way;
 limits: for the spend-control layer). REDIS_URL: the API's and the limits' Redis when set. LOCI_BENCH_API_NODE_ARGS: node flags for the API
 child (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
-query*, gb-query and explain read bench/data/questions-<seed>-<edges>.json written by npm run bench:seed.
+query, query-context, query-floor, gb-query and explain read bench/data/questions-<seed>-<edges>.json written by npm run bench:seed.
 
 Options:
   --edges <n>          which seed to use (default: the newest questions file)
-  --seed <n>           which seed to use (default 1 with --edges; ingest: the texts' seed)
+  --seed <n>           which seed to use (default 1 with --edges; ingest, query-ingested: the texts' seed)
   --questions <file>   a questions file instead
   --concurrency <list> e.g. 1,16 (default 1,16)
   --duration <s>       seconds per cell (default 10)
   --modes <list>       query*: of ${RETRIEVAL_MODES.join(',')} (default all)
   --check <n>          questions asked one by one per mode before the load (default 20);
-                       explain: the questions explained
+                       explain, query-ingested: the questions explained
   --pool-max <n>       pool of the floor and of the API (default $LOCI_DB_POOL_MAX or 10)
   --log-level <level>  the API's LOG_LEVEL (default info, as in production)
   --layers <list>      limits: of ${LIMITS_LAYERS.join(',')} (default both)
@@ -55,8 +72,10 @@ Options:
   --workers <list>     ingest: LOCI_WORKER_CONCURRENCY values (default $LOCI_WORKER_CONCURRENCY or 2, and 8)
   --model-concurrency <n>  ingest: LOCI_MODEL_CONCURRENCY (default the setting, 8)
   --model-delay <ms>   ingest: the double's latency per model call (default 300)
-  --documents <n>      ingest: documents submitted per cell (default 40)
-  --document-chunks <n> ingest: chunks per document, about (default 3)
+  --documents <n>      ingest: documents submitted per cell; query-ingested: documents uploaded (default 40)
+  --document-chunks <n> ingest, query-ingested: chunks per document, about (default 3)
+  --then-analyze       query-ingested: then ANALYZE the graph tables by hand and run the plans
+                       and the cells again (what the statistics Loci left cost)
   --out <dir>          results folder (default bench/results)
   -h, --help           this text
 `;
@@ -79,6 +98,7 @@ const OPTIONS = {
   'model-delay': { type: 'string' },
   documents: { type: 'string' },
   'document-chunks': { type: 'string' },
+  'then-analyze': { type: 'boolean' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -106,6 +126,20 @@ async function dispatch(scenario: string, values: Values, out: (line: string) =>
     const modes = choiceList<RetrievalMode>('modes', values.modes, RETRIEVAL_MODES, RETRIEVAL_MODES);
     if (!common.databaseUrl) throw new UsageFailure('DATABASE_URL is not set (the database bench:seed wrote to).');
     return runQueryCommand({ ...common, scenario, scenarios: QUERY_SCENARIOS[scenario], modes }, out);
+  }
+  if (scenario === 'query-ingested') {
+    if (!common.databaseUrl) throw new UsageFailure('DATABASE_URL is not set (the database the API ingests into).');
+    return runQueryIngestedCommand(
+      {
+        ...common,
+        modes: choiceList<RetrievalMode>('modes', values.modes, RETRIEVAL_MODES, RETRIEVAL_MODES),
+        documents: integer('documents', values.documents, 40, 1, 100_000),
+        documentChunks: integer('document-chunks', values['document-chunks'], 3, 1, 100),
+        seed: integer('seed', values.seed, 1, 0, 2 ** 31 - 1),
+        thenAnalyze: values['then-analyze'] ?? false,
+      },
+      out,
+    );
   }
   if (scenario === 'gb-query') return runGbCommand(common, out);
   if (scenario === 'explain') return runExplainCommand(common, out);

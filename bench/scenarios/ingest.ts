@@ -79,7 +79,7 @@ export interface IngestBenchOptions {
   log?: (line: string) => void;
 }
 
-interface BenchDocument {
+export interface BenchDocument {
   name: string;
   text: string;
   documentDate: Date;
@@ -221,8 +221,8 @@ async function waitUntilIngested(db: Client, tenantId: string, expected: number,
   }
 }
 
-/** Generated documents joined until each is about `chunks` chunks of `tokensPerChunk` long. */
-function benchDocuments(options: IngestBenchOptions, tokensPerChunk: number): BenchDocument[] {
+/** Generated documents joined until each is about `documentChunks` chunks of `tokensPerChunk` long. */
+export function benchDocuments(options: { documents: number; documentChunks: number; seed: number }, tokensPerChunk: number): BenchDocument[] {
   const target = Math.max(1, options.documentChunks) * tokensPerChunk * 0.95;
   const source = generateDocuments({ index: 0, large: true, edges: options.documents * options.documentChunks * 80 + 1000, stream: 'ingest' }, options.seed, new Date());
   const out: BenchDocument[] = [];
