@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { defaultWorkerConcurrency } from '../libs/config/src/settings';
 import { RETRIEVAL_MODES, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
 import { choiceList, integer, integerList, parse, UsageError } from './args';
 import {
@@ -69,7 +71,7 @@ Options:
   --layers <list>      limits: of ${LIMITS_LAYERS.join(',')} (default both)
   --stores <list>      limits: of ${LIMITS_STORES.join(',')} (default both)
   --providers <list>   ingest: of ${INGEST_PROVIDERS.join(',')} (default both)
-  --workers <list>     ingest: LOCI_WORKER_CONCURRENCY values (default $LOCI_WORKER_CONCURRENCY or 2, and 8)
+  --workers <list>     ingest: LOCI_WORKER_CONCURRENCY values (default $LOCI_WORKER_CONCURRENCY or the derived default, and 8)
   --model-concurrency <n>  ingest: LOCI_MODEL_CONCURRENCY (default the setting, 8)
   --model-delay <ms>   ingest: the double's latency per model call (default 300)
   --documents <n>      ingest: documents submitted per cell; query-ingested: documents uploaded (default 40)
@@ -148,13 +150,21 @@ async function dispatch(scenario: string, values: Values, out: (line: string) =>
     const stores = choiceList<LimitsStoreKind>('stores', values.stores, LIMITS_STORES, LIMITS_STORES);
     return runLimitsCommand({ ...common, layers, stores }, out);
   }
-  const configured = integer('LOCI_WORKER_CONCURRENCY', process.env.LOCI_WORKER_CONCURRENCY, 2, 1, 64);
+  const modelConcurrency =
+    values['model-concurrency'] === undefined ? undefined : integer('model-concurrency', values['model-concurrency'], 8, 1, 256);
+  // The worker's own default when LOCI_WORKER_CONCURRENCY is unset (the cells' pool is LOCI_DB_POOL_MAX's).
+  const derived = defaultWorkerConcurrency({
+    cores: availableParallelism(),
+    modelConcurrency: modelConcurrency ?? integer('LOCI_MODEL_CONCURRENCY', process.env.LOCI_MODEL_CONCURRENCY || undefined, 8, 1, 256),
+    poolMax: integer('LOCI_DB_POOL_MAX', process.env.LOCI_DB_POOL_MAX || undefined, 10, 1, 500),
+  });
+  const configured = integer('LOCI_WORKER_CONCURRENCY', process.env.LOCI_WORKER_CONCURRENCY || undefined, derived, 1, 64);
   return runIngestCommand(
     {
       ...common,
       providers: choiceList<IngestProvider>('providers', values.providers, INGEST_PROVIDERS, INGEST_PROVIDERS),
       workerConcurrencies: integerList('workers', values.workers, [...new Set([configured, 8])], 1, 64),
-      modelConcurrency: values['model-concurrency'] === undefined ? undefined : integer('model-concurrency', values['model-concurrency'], 8, 1, 256),
+      modelConcurrency,
       modelDelayMs: integer('model-delay', values['model-delay'], 300, 0, 60_000),
       documents: integer('documents', values.documents, 40, 1, 100_000),
       documentChunks: integer('document-chunks', values['document-chunks'], 3, 1, 100),

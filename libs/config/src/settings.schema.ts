@@ -14,11 +14,11 @@ const booleanFromEnv = (fallback: boolean) =>
     .optional()
     .transform((value) => (value === undefined ? fallback : ['true', '1', 'yes'].includes(value)));
 
-const integerFromEnv = (fallback: number, min: number, max: number) =>
+const integerFromEnv = <F extends number | undefined>(fallback: F, min: number, max: number) =>
   z
     .string()
     .optional()
-    .transform((value, ctx) => {
+    .transform((value, ctx): number | F => {
       if (value === undefined || value === '') return fallback;
       const parsed = Number(value);
       if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
@@ -223,7 +223,8 @@ export const settingsSchema = z.object({
   LOCI_CHUNK_OVERLAP_TOKENS: integerFromEnv(25, 0, 1000),
   LOCI_RUN_WORKER: booleanFromEnv(true),
   LOCI_SHUTDOWN_GRACE_MS: integerFromEnv(30_000, 0, 3_600_000),
-  LOCI_WORKER_CONCURRENCY: integerFromEnv(2, 1, 64),
+  // Unset: derived from the cores and the model slots (settings.ts, defaultWorkerConcurrency).
+  LOCI_WORKER_CONCURRENCY: integerFromEnv(undefined, 1, 64),
   LOCI_CPU_THREADS: integerFromEnv(2, 1, 32),
   LOCI_PRICES_FILE: optionalString,
   LOCI_ENCRYPTION_KEY: z.preprocess(

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSettings } from './settings';
+import { defaultWorkerConcurrency, loadSettings } from './settings';
 
 describe('loadSettings', () => {
   let dataDir: string;
@@ -36,5 +36,32 @@ describe('loadSettings', () => {
     const settings = loadSettings({ LOCI_DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40) });
     expect(settings.jwt).toMatchObject({ secret: 'x'.repeat(40), secretSource: 'env' });
     expect(() => statSync(join(dataDir, 'secrets', 'jwt_secret'))).toThrow();
+  });
+
+  it('ingests as many documents at once as the cores or the model slots need, unless told', () => {
+    // Unset: the cores, or half the model slots (two calls a chunk), whichever is more, within the pool.
+    expect(loadSettings({ LOCI_DATA_DIR: dataDir }).ingest.workerConcurrency).toBe(
+      defaultWorkerConcurrency({ cores: availableParallelism(), modelConcurrency: 8, poolMax: 10 }),
+    );
+    expect(loadSettings({ LOCI_DATA_DIR: dataDir, LOCI_MODEL_CONCURRENCY: '40', LOCI_DB_POOL_MAX: '50' }).ingest.workerConcurrency).toBe(
+      Math.max(availableParallelism(), 20),
+    );
+    expect(loadSettings({ LOCI_DATA_DIR: dataDir, LOCI_MODEL_CONCURRENCY: '40', LOCI_DB_POOL_MAX: '3' }).ingest.workerConcurrency).toBe(3);
+    // An explicit value wins, whatever the machine; an empty one (a copied .env.example) is unset.
+    expect(loadSettings({ LOCI_DATA_DIR: dataDir, LOCI_WORKER_CONCURRENCY: '1', LOCI_MODEL_CONCURRENCY: '40' }).ingest.workerConcurrency).toBe(1);
+    expect(loadSettings({ LOCI_DATA_DIR: dataDir, LOCI_WORKER_CONCURRENCY: '' }).ingest.workerConcurrency).toBe(
+      loadSettings({ LOCI_DATA_DIR: dataDir }).ingest.workerConcurrency,
+    );
+  });
+
+  it.each([
+    // cores, model slots, pool → documents at once
+    [2, 8, 10, 4], // this machine's defaults: the model slots need more than the cores
+    [8, 8, 10, 8], // the cores need more
+    [32, 8, 10, 10], // never more than the pool's connections
+    [1, 1, 10, 1],
+    [2, 256, 500, 64], // the setting's own bound
+  ])('derives %i cores, %i model slots, a pool of %i → %i documents at once', (cores, modelConcurrency, poolMax, expected) => {
+    expect(defaultWorkerConcurrency({ cores, modelConcurrency, poolMax })).toBe(expected);
   });
 });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { readOrCreateDataDirSecret } from './data-dir-secret';
 import { parseSettings, RawSettings } from './settings.schema';
@@ -103,6 +104,7 @@ export interface IngestSettings {
   entityMatchThreshold: number;
   /** Consume the job queue inside the API process (the embedded default); false with apps/worker. */
   runWorkerInProcess: boolean;
+  /** Documents one process ingests at once: LOCI_WORKER_CONCURRENCY, else `defaultWorkerConcurrency`. */
   workerConcurrency: number;
   /**
    * Worker threads for CPU-bound ingestion steps (chunking, local NLP, HTML/PDF text), so that
@@ -135,6 +137,23 @@ export interface GbSettings {
 }
 
 export const SETTINGS = Symbol('SETTINGS');
+
+/** The schema's bound on LOCI_WORKER_CONCURRENCY. */
+const MAX_WORKER_CONCURRENCY = 64;
+
+/**
+ * Documents one process ingests at once when LOCI_WORKER_CONCURRENCY is unset: enough to keep
+ * every core busy (offline extraction on the CPU threads, PostgreSQL writing the chunks) and
+ * every model slot busy (a document's chunk holds two provider calls, summarize and extract, so
+ * `modelConcurrency / 2` documents fill LOCI_MODEL_CONCURRENCY), whichever needs more; never
+ * more than the database pool has connections, since each document writes its chunks in a
+ * transaction of its own and more would only wait for a connection (and, in the API process,
+ * take them from requests). docs/DECISIONS.md, "Worker concurrency".
+ */
+export function defaultWorkerConcurrency(machine: { cores: number; modelConcurrency: number; poolMax: number }): number {
+  const wanted = Math.max(machine.cores, Math.ceil(machine.modelConcurrency / 2));
+  return Math.max(1, Math.min(wanted, machine.poolMax, MAX_WORKER_CONCURRENCY));
+}
 
 /** Reads and validates the environment, and fills the embedded defaults that need the disk. */
 export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
@@ -226,7 +245,9 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       chunkOverlapTokens: raw.LOCI_CHUNK_OVERLAP_TOKENS,
       entityMatchThreshold: raw.LOCI_ENTITY_MATCH_THRESHOLD,
       runWorkerInProcess: raw.LOCI_RUN_WORKER,
-      workerConcurrency: raw.LOCI_WORKER_CONCURRENCY,
+      workerConcurrency:
+        raw.LOCI_WORKER_CONCURRENCY ??
+        defaultWorkerConcurrency({ cores: availableParallelism(), modelConcurrency: raw.LOCI_MODEL_CONCURRENCY, poolMax: raw.LOCI_DB_POOL_MAX }),
       cpuThreads: raw.LOCI_CPU_THREADS,
     },
     encryptionKey: raw.LOCI_ENCRYPTION_KEY
