@@ -26,10 +26,38 @@ export interface RememberStageOptions {
 }
 
 /**
+ * Chunks of a document whose model calls and embeddings start before the chunk being written
+ * has committed. One is enough to overlap a chunk's writes with the next one's extraction (the
+ * offline extractor takes about as long as the writes); more would hold more model slots and
+ * CPU threads for one document and waste more calls when a chunk fails.
+ */
+const CHUNKS_PREPARED_AHEAD = 1;
+
+/** A piece with everything its write needs: what the models said about it, and the vectors. */
+interface PreparedPiece {
+  piece: Piece;
+  summary: string | null;
+  entities: Extraction['entities'];
+  relations: Extraction['relations'];
+  chunkVector?: number[];
+  summaryVector?: number[];
+  nameVectors: number[][];
+  textVectors: number[][];
+  relationVectors: number[][];
+  embeddingModel: string;
+}
+
+/**
  * Turns a stored document (an upload or a gb remember text) into graph: chunks with summaries,
  * extraction, vectors, resolution, supersession, provenance. Each chunk commits in its own
  * transaction together with the progress counter, so a crash leaves whole chunks only, and a
  * rerun (a job picked up again after its worker died) continues with the chunks not written.
+ *
+ * A chunk is prepared (summary, extraction, embeddings: nothing that reads the graph) while the
+ * chunk before it is being written, and the writes stay one after another in chunk order: a
+ * chunk's entity resolution and supersession read the graph inside its own transaction, after
+ * every earlier chunk of the document committed, exactly as when nothing overlapped. What was
+ * written is always a prefix of the document's chunks.
  */
 @Injectable()
 export class DocumentIngester {
@@ -50,11 +78,14 @@ export class DocumentIngester {
   async ingest(tenantId: string, documentId: number, requestId: string, options: RememberStageOptions = {}): Promise<GraphChanges> {
     const document = await this.documents.get(tenantId, documentId);
     if (!document) throw new NotFoundError('No such document.');
+    // Ends the provider calls of chunks prepared ahead when an earlier chunk fails.
+    const stop = new AbortController();
     const ctx = await this.ownKeys.callContext(
       tenantId,
       requestId,
       document.kind === 'gb_text' ? 'remember' : 'ingest',
       documentId,
+      { signal: stop.signal },
     );
     const pieces = await this.piecesOf(document);
     await this.documents.setStatus(tenantId, documentId, 'processing', {
@@ -62,14 +93,30 @@ export class DocumentIngester {
       statusReason: null,
     });
     const written = await this.writes.writtenChunkIndexes(this.database.db, tenantId, documentId);
+    const todo = pieces.filter((piece) => piece.index === null || !written.has(piece.index));
     const changes = emptyChanges();
-    for (const piece of pieces) {
-      if (piece.index !== null && written.has(piece.index)) continue;
-      mergeChanges(changes, await this.ingestPiece(ctx, document, piece, options));
-      if (piece.index !== null) this.metrics?.chunkIngested(document.kind);
-      // In the background: the planner needs statistics of what was just written (a fresh
-      // tenant's questions are planned badly without them), and the keeper analyzes rarely.
-      this.statistics.noteWrites();
+    const prepared: Array<Promise<PreparedPiece>> = [];
+    try {
+      for (let i = 0; i < todo.length; i++) {
+        while (prepared.length < Math.min(todo.length, i + 1 + CHUNKS_PREPARED_AHEAD)) {
+          const next = this.preparePiece(ctx, document, todo[prepared.length], options);
+          // Its failure is thrown when its turn to be written comes (or settled below).
+          next.catch(() => undefined);
+          prepared.push(next);
+        }
+        mergeChanges(changes, await this.writePiece(document, await prepared[i]));
+        if (todo[i].index !== null) this.metrics?.chunkIngested(document.kind);
+        // In the background: the planner needs statistics of what was just written (a fresh
+        // tenant's questions are planned badly without them), and the keeper analyzes rarely.
+        this.statistics.noteWrites();
+      }
+    } catch (error) {
+      // The chunks after a failed one are not written by this attempt: their calls end, and
+      // the attempt ends only when nothing of it runs any more (a retry starts from the same
+      // chunk, with no call of this attempt still in flight beside it).
+      stop.abort();
+      await Promise.allSettled(prepared);
+      throw error;
     }
     await this.documents.setStatus(tenantId, documentId, 'processed', { processedAt: new Date(), statusReason: null });
     return changes;
@@ -81,7 +128,8 @@ export class DocumentIngester {
     return this.cpu.run('pieces', document.text, { keepWholeIfFits: document.kind === 'gb_text', chunkTokens, chunkOverlapTokens });
   }
 
-  private async ingestPiece(ctx: CallContext, document: DocumentRow, piece: Piece, options: RememberStageOptions): Promise<GraphChanges> {
+  /** The model calls and embeddings of a piece: reads nothing of the graph, writes only the ledger. */
+  private async preparePiece(ctx: CallContext, document: DocumentRow, piece: Piece, options: RememberStageOptions): Promise<PreparedPiece> {
     const referenceDate = document.documentDate ?? document.loadedAt;
     const [summary, extraction] = await Promise.all([
       piece.index === null
@@ -110,7 +158,25 @@ export class DocumentIngester {
     const textVectors = take(entities.length);
     const relationVectors = take(extraction.relations.length);
     const embeddingModel = choice?.spec ?? '';
+    return {
+      piece,
+      summary,
+      entities,
+      relations: extraction.relations,
+      chunkVector,
+      summaryVector,
+      nameVectors,
+      textVectors,
+      relationVectors,
+      embeddingModel,
+    };
+  }
 
+  /** One transaction: the chunk row, its graph, its provenance and the progress counter. */
+  private writePiece(document: DocumentRow, prepared: PreparedPiece): Promise<GraphChanges> {
+    const { piece, summary, entities, relations, chunkVector, summaryVector, nameVectors, textVectors, relationVectors, embeddingModel } =
+      prepared;
+    const referenceDate = document.documentDate ?? document.loadedAt;
     // Writers of the same names wait for each other; one that still loses a lock conflict
     // (a deadlock with a document being deleted, say) runs its chunk again.
     return transactionRetryingConflicts(this.database.db, async (tx) => {
@@ -136,7 +202,7 @@ export class DocumentIngester {
         chunkId: chunk?.id,
         referenceDate,
         entities: entities.map<EntityToWrite>((e, i) => ({ ...e, nameVector: nameVectors[i], textVector: textVectors[i] })),
-        relations: extraction.relations.map<RelationToWrite>((r, i) => ({ ...r, vector: relationVectors[i] })),
+        relations: relations.map<RelationToWrite>((r, i) => ({ ...r, vector: relationVectors[i] })),
         embeddingModel,
         resolutionThreshold: this.settings.ingest.entityMatchThreshold,
       });
