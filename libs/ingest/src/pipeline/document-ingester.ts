@@ -27,9 +27,11 @@ export interface RememberStageOptions {
 
 /**
  * Chunks of a document whose model calls and embeddings start before the chunk being written
- * has committed. One is enough to overlap a chunk's writes with the next one's extraction (the
- * offline extractor takes about as long as the writes); more would hold more model slots and
- * CPU threads for one document and waste more calls when a chunk fails.
+ * has committed, when a provider serves them: one, so a chunk's writes overlap the wait for
+ * the next one's summary and extraction; more would hold more model slots for one document and
+ * waste more calls when a chunk fails. The offline extractor and summarizer are CPU work on the
+ * cores the writes need, so with them nothing is prepared ahead (measured on 2 saturated cores:
+ * no gain, ~15% fewer chunks a second; docs/BENCHMARKS.md, "Issue 16: overlapped chunks").
  */
 const CHUNKS_PREPARED_AHEAD = 1;
 
@@ -95,10 +97,11 @@ export class DocumentIngester {
     const written = await this.writes.writtenChunkIndexes(this.database.db, tenantId, documentId);
     const todo = pieces.filter((piece) => piece.index === null || !written.has(piece.index));
     const changes = emptyChanges();
+    const ahead = this.waitsOnProviders(options) ? CHUNKS_PREPARED_AHEAD : 0;
     const prepared: Array<Promise<PreparedPiece>> = [];
     try {
       for (let i = 0; i < todo.length; i++) {
-        while (prepared.length < Math.min(todo.length, i + 1 + CHUNKS_PREPARED_AHEAD)) {
+        while (prepared.length < Math.min(todo.length, i + 1 + ahead)) {
           const next = this.preparePiece(ctx, document, todo[prepared.length], options);
           // Its failure is thrown when its turn to be written comes (or settled below).
           next.catch(() => undefined);
@@ -120,6 +123,15 @@ export class DocumentIngester {
     }
     await this.documents.setStatus(tenantId, documentId, 'processed', { processedAt: new Date(), statusReason: null });
     return changes;
+  }
+
+  /** Whether a chunk's summary or extraction is a provider call (a request's model, else the stage's). */
+  private waitsOnProviders(options: RememberStageOptions): boolean {
+    try {
+      return (['extract', 'summarize'] as const).some((stage) => this.gateway.router.choose(stage, options.models?.[stage]).provider !== 'local');
+    } catch {
+      return false; // a model the router refuses: the first stage call reports it, as it always did
+    }
   }
 
   /** Chunking a megabyte takes seconds of CPU: on a worker thread, never the request thread. */
