@@ -30,8 +30,10 @@ export interface RememberStageOptions {
  * has committed, when a provider serves them: one, so a chunk's writes overlap the wait for
  * the next one's summary and extraction; more would hold more model slots for one document and
  * waste more calls when a chunk fails. The offline extractor and summarizer are CPU work on the
- * cores the writes need, so with them nothing is prepared ahead (measured on 2 saturated cores:
- * no gain, ~15% fewer chunks a second; docs/BENCHMARKS.md, "Issue 16: overlapped chunks").
+ * cores the writes need, so with them nothing is prepared ahead (measured on 2 cores: 5-26%
+ * fewer chunks a second when other work saturated them, up to 40% more when it did not), and
+ * several documents at once overlap that work instead (docs/BENCHMARKS.md, "Issue 16:
+ * overlapped chunks and worker concurrency").
  */
 const CHUNKS_PREPARED_AHEAD = 1;
 
@@ -55,11 +57,11 @@ interface PreparedPiece {
  * transaction together with the progress counter, so a crash leaves whole chunks only, and a
  * rerun (a job picked up again after its worker died) continues with the chunks not written.
  *
- * A chunk is prepared (summary, extraction, embeddings: nothing that reads the graph) while the
- * chunk before it is being written, and the writes stay one after another in chunk order: a
- * chunk's entity resolution and supersession read the graph inside its own transaction, after
- * every earlier chunk of the document committed, exactly as when nothing overlapped. What was
- * written is always a prefix of the document's chunks.
+ * With a provider, a chunk is prepared (summary, extraction, embeddings: nothing that reads
+ * the graph) while the chunk before it is being written, and the writes stay one after another
+ * in chunk order: a chunk's entity resolution and supersession read the graph inside its own
+ * transaction, after every earlier chunk of the document committed, exactly as when nothing
+ * overlapped. What was written is always a prefix of the document's chunks.
  */
 @Injectable()
 export class DocumentIngester {
