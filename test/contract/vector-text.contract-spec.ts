@@ -1,11 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { Database, EMBEDDING_DIMENSIONS, findMigrationsFolder, halfvecText, PgliteDatabase, PostgresDatabase, queryRows } from '@loci/db';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { Database, EMBEDDING_DIMENSIONS, findMigrationsFolder, halfvecParam, halfvecText, PgliteDatabase, PostgresDatabase, queryRows, vectorLiteral } from '@loci/db';
 import { createFreshPostgresDatabase } from '@loci/testing';
 
 /**
  * The short vector text (halfvecText) gives the store the very halfvec the full JSON text gave:
- * the same bits element by element, so every stored vector and every distance is unchanged. On
- * whichever store the environment selects (DATABASE_URL → PostgreSQL, otherwise PGlite).
+ * the same bits element by element, so every stored vector and every distance is unchanged; a
+ * query vector's parameter (halfvecParam: binary on PostgreSQL, the text on PGlite) gives the
+ * same again. On whichever store the environment selects (DATABASE_URL → PostgreSQL, otherwise
+ * PGlite).
  */
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -62,5 +65,36 @@ describe(`halfvecText on the store (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (
       sql`SELECT ${halfvecText(a)}::halfvec <=> ${halfvecText(b)}::halfvec AS short, ${JSON.stringify(a)}::halfvec <=> ${JSON.stringify(b)}::halfvec AS full`,
     );
     expect(Number(distances.short)).toBe(Number(distances.full));
+  });
+
+  it('reads a query vector parameter as the same halfvec as its text, and measures the same distances', async () => {
+    const all = vectors();
+    for (const vector of all) {
+      const [row] = await queryRows<{ same: boolean }>(
+        database.db,
+        sql`SELECT (${vectorLiteral(vector)})::text = (${halfvecText(vector)}::halfvec)::text AS same`,
+      );
+      expect(row.same).toBe(true);
+    }
+    const [a, b] = all;
+    const [distances] = await queryRows<{ param: number; text: number }>(
+      database.db,
+      sql`SELECT ${vectorLiteral(a)} <=> ${vectorLiteral(b)} AS param, ${halfvecText(a)}::halfvec <=> ${halfvecText(b)}::halfvec AS text`,
+    );
+    expect(Number(distances.param)).toBe(Number(distances.text));
+  });
+
+  // PGlite converts every parameter to text by the type it is cast to (a halfvec's is the
+  // vector's text, which the test above reads; a bytea's is its bytes in hex), so the wire
+  // format is PostgreSQL's question only.
+  (onPostgres ? it : it.skip)('sends a query vector in binary, 2 bytes an element (node-postgres)', async () => {
+    // Read as bytea, the parameter's bytes are what the driver put on the wire: binary is 4 + 2
+    // bytes an element; text would be the ~8 KB of decimals.
+    const vector = vectors()[0];
+    const [sent] = new PgDialect().sqlToQuery(vectorLiteral(vector)).params;
+    expect(sent).toBe(halfvecParam(vector));
+    const [row] = await queryRows<{ bytes: number }>(database.db, sql`SELECT length(${sent}::bytea) AS bytes`);
+    expect(Number(row.bytes)).toBe(4 + 2 * EMBEDDING_DIMENSIONS);
+    expect(Buffer.byteLength(halfvecText(vector))).toBeGreaterThan(4 * (4 + 2 * EMBEDDING_DIMENSIONS));
   });
 });

@@ -1,5 +1,5 @@
 import { halfRound } from './half-precision';
-import { halfBits, halfValue, halfvecText } from './vector-text';
+import { halfBits, halfValue, halfvecParam, halfvecText } from './vector-text';
 
 const f16round = (Math as unknown as { f16round?: (x: number) => number }).f16round;
 
@@ -34,5 +34,22 @@ describe('halfvecText', () => {
     expect(text.length).toBeLessThan(JSON.stringify(vector).length / 2);
     expect(halfvecText(vector)).toBe(text);
     expect(text.slice(1, -1).split(',').map((t) => halfValue(halfBits(Number(t))))).toEqual(vector.map((x) => halfValue(halfBits(x))));
+  });
+});
+
+describe('halfvecParam', () => {
+  it("is pgvector's binary halfvec (dimensions, a zero, each element's half bits, big-endian) with the text as its string", () => {
+    const vector = [1, -2, 0.1, -0, 0, 2 ** -25 + 2 ** -30, -(2 ** -26), 65520];
+    const param = halfvecParam(vector);
+    const view = new DataView(param.buffer, param.byteOffset, param.byteLength);
+    expect(param.byteLength).toBe(4 + 2 * vector.length);
+    expect(view.getInt16(0)).toBe(vector.length);
+    expect(view.getInt16(2)).toBe(0);
+    const bits = vector.map((_, i) => view.getUint16(4 + 2 * i));
+    // Zeros of either sign are +0 as in the text; a tiny negative keeps its sign (-0), as the store rounds it.
+    expect(bits).toEqual([0x3c00, 0xc000, halfBits(0.1), 0, 0, 1, 0x8000, 0x7c00]);
+    expect(String(param)).toBe(halfvecText(vector));
+    expect(`${[param]}`).toBe(halfvecText(vector));
+    expect(halfvecParam(vector)).toBe(param);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The text a vector is sent to PostgreSQL in, for `halfvec` columns and query vectors.
+ * How a vector is sent to PostgreSQL: as text for `halfvec` columns, and as a halfvec parameter
+ * (binary on node-postgres, this text on PGlite) for query vectors (halfvecParam, below).
  *
  * pgvector reads a halfvec's text as float4 (strtof) and rounds each element to half
  * precision (ties to even), so the 17 significant digits JSON.stringify writes (~21 KB for a
@@ -81,4 +82,47 @@ export function halfvecText(vector: readonly number[]): string {
     texts.set(vector, text);
   }
   return text;
+}
+
+/**
+ * A query vector as one `halfvec` parameter: the bytes of pgvector's binary input (halfvec_recv:
+ * int16 dimensions, int16 zero, then each element's half-precision bits, all big-endian) with
+ * the vector's text (halfvecText) as its string.
+ *
+ * node-postgres sends a typed-array parameter in binary, so PostgreSQL copies 2 KB instead of
+ * parsing ~10 KB of decimals with strtof (1 024 of them per statement), and the driver writes
+ * 2 KB into the Bind message instead of encoding the text. PGlite sends every parameter of a
+ * type it has no serializer for (halfvec is an extension's) as `String(value)`: the text, so
+ * both stores receive the same bits as from halfvecText. The statement must cast the
+ * parameter (`$n::halfvec`): an untyped binary parameter would be read as text.
+ */
+export class HalfvecParam extends Uint8Array {
+  constructor(private readonly vector: readonly number[]) {
+    super(4 + 2 * vector.length);
+    const view = new DataView(this.buffer, this.byteOffset, this.byteLength);
+    view.setInt16(0, vector.length);
+    view.setInt16(2, 0);
+    // A zero of either sign is +0, as halfvecText writes it.
+    for (let i = 0; i < vector.length; i++) view.setUint16(4 + 2 * i, vector[i] === 0 ? 0 : halfBits(vector[i]));
+  }
+
+  override toString(): string {
+    return halfvecText(this.vector);
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+}
+
+const params = new WeakMap<readonly number[], HalfvecParam>();
+
+/** The halfvec parameter of a query vector, made once per array (several statements send a question's vector). */
+export function halfvecParam(vector: readonly number[]): HalfvecParam {
+  let param = params.get(vector);
+  if (param === undefined) {
+    param = new HalfvecParam(vector);
+    params.set(vector, param);
+  }
+  return param;
 }

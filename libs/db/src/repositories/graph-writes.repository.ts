@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, eq, inArray, isNull, SQL, sql } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
 import { lexemesOf } from '../lexical';
-import { halfvecText } from '../vector-text';
+import { halfvecParam, halfvecText } from '../vector-text';
 import {
   EXACT_NAME_SEARCH_MAX,
   graphEntityCountSql,
@@ -37,8 +37,11 @@ export type EntityPatch = { id: number; description: string | null; type: string
 /** The columns of an existing edge that ingestion changes (merge, supersession, ending). */
 export type EdgeState = Pick<EdgeRow, 'id' | 'weight' | 'description' | 'validAt' | 'invalidAt' | 'expiredAt'>;
 
-/** A query vector typed like the columns (halfvec), so `col <=> literal` is the HNSW index's operator. */
-export const vectorLiteral = (vector: number[]) => sql`${halfvecText(vector)}::halfvec`;
+/**
+ * A query vector typed like the columns (halfvec), so `col <=> literal` is the HNSW index's
+ * operator; sent as a binary parameter on PostgreSQL (halfvecParam).
+ */
+export const vectorLiteral = (vector: number[]) => sql`${halfvecParam(vector)}::halfvec`;
 
 /** `ids` as one bigint[] parameter (ids are numbers, so the literal is safe and driver-neutral). */
 const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(',')}}`}::bigint[]`;
