@@ -1,6 +1,7 @@
 import type { Settings } from '@loci/config';
 import { inlineLocalTextWork } from '@loci/llm';
 import { textPdf } from '@loci/testing';
+import { similarEarlierNames } from '../graph/similar-names';
 import { UnreadableFileError } from '../upload/upload-errors';
 import { CpuPool } from './cpu-pool';
 
@@ -16,13 +17,18 @@ describe('CpuPool', () => {
     await expect(pool.summarize('Alice works at Acme.')).resolves.toBe('Alice works at Acme.');
   });
 
-  it('finds query keywords, answers, embeds and compares names there, as inline', async () => {
+  it('finds query keywords, answers, embeds, meters and compares names there, as inline', async () => {
     const question = 'Where does Alice Johnson work?';
     await expect(pool.keywords(question)).resolves.toEqual(await inlineLocalTextWork.keywords(question));
     const sources = [{ id: 's1', text: 'Alice Johnson works at Acme. Bob lives in Berlin.' }];
     await expect(pool.answerWithHashing(question, sources, 256)).resolves.toEqual(await inlineLocalTextWork.answerWithHashing(question, sources, 256));
     await expect(pool.hashEmbed(['Alice Johnson', 'Acme'], 64)).resolves.toEqual(await inlineLocalTextWork.hashEmbed(['Alice Johnson', 'Acme'], 64));
-    await expect(pool.run('similarEarlierNames', [[1, 0], [1, 0.1], [0, 1]], 0.9)).resolves.toEqual([[], [{ index: 0, similarity: expect.any(Number) }], []]);
+    const texts = ['Alice Johnson', JSON.stringify({ entities: [{ name: 'Acme', type: 'organization' }] }), ''];
+    await expect(pool.countTokens(texts)).resolves.toEqual(await inlineLocalTextWork.countTokens(texts));
+    await expect(pool.similarEarlierNames([[1, 0], [1, 0.1], [0, 1]], 0.9)).resolves.toEqual([[], [{ index: 0, similarity: expect.any(Number) }], []]);
+    // Over a few slices of packing, with vectors of different widths: as inline, similarity for similarity.
+    const vectors = Array.from({ length: 150 }, (_, i) => Array.from({ length: 16 + (i % 3) }, (_, k) => Math.sin(i * 0.37 + k) + (i % 7 === 0 ? 3 : 0)));
+    await expect(pool.similarEarlierNames(vectors, 0.8)).resolves.toEqual(similarEarlierNames(vectors, 0.8));
   });
 
   it('reads PDFs there, and says why one is unreadable with the same error as inline', async () => {

@@ -5,7 +5,8 @@ import { answerWithHashingEmbedder } from '../../../llm/src/local/hashed-answer'
 import { LocalHashingEmbedder } from '../../../llm/src/local/hashing.embedder';
 import { keywordsLocally } from '../../../llm/src/local/keywords';
 import { summarizeLocally } from '../../../llm/src/local/summarizer';
-import { similarEarlierNames } from '../graph/similar-names';
+import { countTokens } from '../../../llm/src/metering/token-counter';
+import { type PackedVectors, similarEarlierNames, unpackVectors } from '../graph/similar-names';
 import { piecesOf } from '../pipeline/pieces';
 import { htmlToText } from '../upload/html-text';
 import { pdfToText } from '../upload/pdf-text';
@@ -25,7 +26,9 @@ export const CPU_TASKS = {
   keywords: (question: string) => keywordsLocally(question),
   answerWithHashing: answerWithHashingEmbedder,
   hashEmbed: (texts: string[], dimensions: number) => new LocalHashingEmbedder(dimensions).embedHere(texts),
-  similarEarlierNames,
+  countTokens: (texts: string[]) => texts.map(countTokens),
+  /** similarEarlierNames of vectors packed by packVectors (transferred, not copied). */
+  similarEarlierNames: (vectors: PackedVectors, threshold: number) => similarEarlierNames(unpackVectors(vectors), threshold),
   htmlToText: (html: string) => htmlToText(html),
   pdfText: async (bytes: Uint8Array): Promise<PdfTextResult> => {
     try {

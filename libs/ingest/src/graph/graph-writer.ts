@@ -175,7 +175,7 @@ export class GraphWriter {
     const vectors = named.map((n) => n.entity.nameVector);
     return vectors.length <= NAMES_COMPARED_INLINE
       ? similarEarlierNames(vectors, threshold)
-      : this.cpu.run('similarEarlierNames', vectors, threshold);
+      : this.cpu.similarEarlierNames(vectors, threshold);
   }
 }
 

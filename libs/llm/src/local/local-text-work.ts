@@ -4,6 +4,7 @@ import { answerWithHashingEmbedder, type HashedAnswer } from './hashed-answer';
 import { LocalHashingEmbedder } from './hashing.embedder';
 import { keywordsLocally } from './keywords';
 import { summarizeLocally } from './summarizer';
+import { countTokens } from '../metering/token-counter';
 
 /**
  * Where the offline provider's heavy text stages run. Extracting a chunk takes ~0.15 ms a
@@ -21,6 +22,12 @@ export interface LocalTextWork {
   hashEmbed(texts: string[], dimensions: number): Promise<{ vectors: number[][]; usage: { inputTokens: number } }>;
   /** The local answer when the embedder is the offline hashing one too (of `dimensions`). */
   answerWithHashing(question: string, sources: CitableSource[], dimensions: number): Promise<HashedAnswer>;
+  /**
+   * countTokens of each text: the metering of a local stage's input and output. The output of an
+   * extraction naming a thousand people is ~150 KB of JSON, whose count held the event loop for
+   * ~0.4 s.
+   */
+  countTokens(texts: string[]): Promise<number[]>;
 }
 
 export type { LocalExtractOptions } from './extractor';
@@ -34,4 +41,20 @@ export const inlineLocalTextWork: LocalTextWork = {
   keywords: async (question) => keywordsLocally(question),
   hashEmbed: async (texts, dimensions) => new LocalHashingEmbedder(dimensions).embedHere(texts),
   answerWithHashing: answerWithHashingEmbedder,
+  countTokens: async (texts) => texts.map(countTokens),
 };
+
+/**
+ * A local stage's texts up to this many characters in all are counted on the calling thread
+ * (well under a millisecond); longer ones where its heavy work runs (countLocalTokens).
+ */
+export const TOKENS_COUNTED_INLINE_CHARS = 4096;
+
+/**
+ * The input and output tokens of a local stage, counted by `work` (the CPU pool's threads in the
+ * API) unless the texts are short enough that a thread's round trip would cost more.
+ */
+export async function countLocalTokens(work: Pick<LocalTextWork, 'countTokens'>, input: string, output: string): Promise<number[]> {
+  if (input.length + output.length <= TOKENS_COUNTED_INLINE_CHARS) return [countTokens(input), countTokens(output)];
+  return work.countTokens([input, output]);
+}

@@ -1,8 +1,7 @@
 import { answerLocally } from '../local/answerer';
 import { detectPlacesLocally } from '../local/places';
 import { LOCAL_EMBEDDING_DEFAULT_DIMENSIONS } from '../local/hashing.embedder';
-import { inlineLocalTextWork, type LocalTextWork } from '../local/local-text-work';
-import { countTokens } from '../metering/token-counter';
+import { countLocalTokens, inlineLocalTextWork, type LocalTextWork } from '../local/local-text-work';
 import type { ReasoningLevel, Stage, TextSink, TokenUsage } from '../model.types';
 import type { Answer, CitableSource, Extraction, Keywords } from '../tasks.types';
 import type { CallContext } from '../gateway/call-context';
@@ -241,7 +240,8 @@ export class StageRunner {
   ): Promise<T> {
     return this.gateway.local(ctx, stage, choice, async () => {
       const { value, output } = await work();
-      const usage: TokenUsage = { inputTokens: countTokens(input), outputTokens: countTokens(output), thinkingTokens: 0 };
+      const [inputTokens, outputTokens] = await countLocalTokens(this.localWork, input, output);
+      const usage: TokenUsage = { inputTokens, outputTokens, thinkingTokens: 0 };
       return { value, usage };
     });
   }
