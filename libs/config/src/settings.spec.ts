@@ -40,13 +40,16 @@ describe('loadSettings', () => {
 
   it('ingests as many documents at once as the cores or the model slots need, unless told', () => {
     // Unset: the cores, or half the model slots (two calls a chunk), whichever is more, within the pool.
-    expect(loadSettings({ LOCI_DATA_DIR: dataDir }).ingest.workerConcurrency).toBe(
+    const pg = { LOCI_DATA_DIR: dataDir, DATABASE_URL: 'postgres://loci@127.0.0.1:5432/loci' };
+    expect(loadSettings(pg).ingest.workerConcurrency).toBe(
       defaultWorkerConcurrency({ cores: availableParallelism(), modelConcurrency: 8, poolMax: 10 }),
     );
-    expect(loadSettings({ LOCI_DATA_DIR: dataDir, LOCI_MODEL_CONCURRENCY: '40', LOCI_DB_POOL_MAX: '50' }).ingest.workerConcurrency).toBe(
+    expect(loadSettings({ ...pg, LOCI_MODEL_CONCURRENCY: '40', LOCI_DB_POOL_MAX: '50' }).ingest.workerConcurrency).toBe(
       Math.max(availableParallelism(), 20),
     );
-    expect(loadSettings({ LOCI_DATA_DIR: dataDir, LOCI_MODEL_CONCURRENCY: '40', LOCI_DB_POOL_MAX: '3' }).ingest.workerConcurrency).toBe(3);
+    expect(loadSettings({ ...pg, LOCI_MODEL_CONCURRENCY: '40', LOCI_DB_POOL_MAX: '3' }).ingest.workerConcurrency).toBe(3);
+    // The embedded store (no DATABASE_URL) is one connection on the API's thread: two at most.
+    expect(loadSettings({ LOCI_DATA_DIR: dataDir, LOCI_MODEL_CONCURRENCY: '40', LOCI_DB_POOL_MAX: '50' }).ingest.workerConcurrency).toBe(2);
     // An explicit value wins, whatever the machine; an empty one (a copied .env.example) is unset.
     expect(loadSettings({ LOCI_DATA_DIR: dataDir, LOCI_WORKER_CONCURRENCY: '1', LOCI_MODEL_CONCURRENCY: '40' }).ingest.workerConcurrency).toBe(1);
     expect(loadSettings({ LOCI_DATA_DIR: dataDir, LOCI_WORKER_CONCURRENCY: '' }).ingest.workerConcurrency).toBe(
@@ -63,5 +66,13 @@ describe('loadSettings', () => {
     [2, 256, 500, 64], // the setting's own bound
   ])('derives %i cores, %i model slots, a pool of %i → %i documents at once', (cores, modelConcurrency, poolMax, expected) => {
     expect(defaultWorkerConcurrency({ cores, modelConcurrency, poolMax })).toBe(expected);
+  });
+
+  it.each([
+    [2, 8, 10, 2], // this machine's embedded default: two, as before the derived default
+    [1, 1, 10, 1],
+    [16, 8, 10, 2],
+  ])('on the embedded store derives %i cores, %i model slots, a pool of %i → %i documents at once', (cores, modelConcurrency, poolMax, expected) => {
+    expect(defaultWorkerConcurrency({ cores, modelConcurrency, poolMax, embedded: true })).toBe(expected);
   });
 });

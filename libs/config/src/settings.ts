@@ -150,10 +150,19 @@ const MAX_WORKER_CONCURRENCY = 64;
  * transaction of its own and more would only wait for a connection (and, in the API process,
  * take them from requests). docs/DECISIONS.md, "Worker concurrency".
  */
-export function defaultWorkerConcurrency(machine: { cores: number; modelConcurrency: number; poolMax: number }): number {
+export function defaultWorkerConcurrency(machine: { cores: number; modelConcurrency: number; poolMax: number; embedded?: boolean }): number {
   const wanted = Math.max(machine.cores, Math.ceil(machine.modelConcurrency / 2));
-  return Math.max(1, Math.min(wanted, machine.poolMax, MAX_WORKER_CONCURRENCY));
+  const connections = machine.embedded ? EMBEDDED_WORKER_CONCURRENCY : machine.poolMax;
+  return Math.max(1, Math.min(wanted, connections, MAX_WORKER_CONCURRENCY));
 }
+
+/**
+ * The embedded store (PGlite) is one connection whose queries run on the API's own thread: a
+ * third or fourth document writes no sooner, it only lengthens the queue every request waits
+ * behind (four 400 KB documents at once under `npm start`: /healthz took 1.9 s). Two, as before
+ * the derived default, keeps one document's extraction on the CPU threads beside the other's writes.
+ */
+const EMBEDDED_WORKER_CONCURRENCY = 2;
 
 /** Reads and validates the environment, and fills the embedded defaults that need the disk. */
 export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
@@ -247,7 +256,12 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       runWorkerInProcess: raw.LOCI_RUN_WORKER,
       workerConcurrency:
         raw.LOCI_WORKER_CONCURRENCY ??
-        defaultWorkerConcurrency({ cores: availableParallelism(), modelConcurrency: raw.LOCI_MODEL_CONCURRENCY, poolMax: raw.LOCI_DB_POOL_MAX }),
+        defaultWorkerConcurrency({
+          cores: availableParallelism(),
+          modelConcurrency: raw.LOCI_MODEL_CONCURRENCY,
+          poolMax: raw.LOCI_DB_POOL_MAX,
+          embedded: !raw.DATABASE_URL,
+        }),
       cpuThreads: raw.LOCI_CPU_THREADS,
     },
     encryptionKey: raw.LOCI_ENCRYPTION_KEY
