@@ -1,5 +1,5 @@
 import { DocumentsRepository, GraphReadsRepository, GraphsRepository, InferencesRepository } from '@loci/db';
-import { DocumentIngester, DocumentsService, GraphWriter } from '@loci/ingest';
+import { DocumentIngester, DocumentsService, GraphWriter, LeaseLostError } from '@loci/ingest';
 import { createTenant, embeddingFor, LlmDouble, llmDoubleEnv, ReceivedRequest, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
 
 /**
@@ -186,5 +186,38 @@ describe('ingestion: next chunk prepared while the current one is written', () =
     // The retry extracted only the two chunks not written.
     const retried = await t.app.get(InferencesRepository).listByRequest(tenant.id, 'req-retry');
     expect(retried.filter((row) => row.stage === 'extract')).toHaveLength(2);
+  });
+
+  it('an attempt whose signal aborts (its lease lost) writes no further chunk and ends its calls; the next attempt finishes', async () => {
+    const tenant = await createTenant(t.app);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Chunk 1's extraction stays open: it is in flight when the lease is lost.
+    scriptExtraction({ 1: () => held });
+    const document = await submit(tenant.id);
+    const lease = new AbortController();
+    const writer = t.app.get(GraphWriter);
+    const realWrite = writer.write.bind(writer);
+    const spy = jest.spyOn(writer, 'write').mockImplementation(async (db, input) => {
+      const result = await realWrite(db, input);
+      lease.abort(new LeaseLostError('job of the test')); // right after the first chunk is written
+      return result;
+    });
+    try {
+      await expect(t.app.get(DocumentIngester).ingest(tenant.id, document.id, 'req-lost', {}, lease.signal)).rejects.toBeDefined();
+      expect(spy).toHaveBeenCalledTimes(1);
+      const second = double.requests.find((r) => isExtract(r) && chunkOf(r.body) === 1)!;
+      expect(second.clientClosed).toBe(true);
+      const ledger = await t.app.get(InferencesRepository).listByRequest(tenant.id, 'req-lost');
+      expect(ledger.filter((row) => row.status === 'pending')).toEqual([]);
+      expect(await t.app.get(DocumentsRepository).get(tenant.id, document.id)).toMatchObject({ status: 'processing', chunksDone: 1 });
+    } finally {
+      spy.mockRestore();
+      release();
+    }
+
+    scriptExtraction();
+    await t.app.get(DocumentIngester).ingest(tenant.id, document.id, 'req-next');
+    expect((await t.app.get(DocumentsService).get(tenant.id, document.id)).document).toMatchObject({ status: 'processed', chunksDone: 3 });
   });
 });

@@ -79,7 +79,19 @@ export class DocumentIngester {
     @Optional() private readonly metrics?: LociMetrics,
   ) {}
 
-  async ingest(tenantId: string, documentId: number, requestId: string, options: RememberStageOptions = {}): Promise<GraphChanges> {
+  /**
+   * `signal`: the caller's end of the attempt (a job's lease lost, its runner stopping). Once it
+   * aborts, no further chunk is written and the attempt's model calls end; what was written is a
+   * prefix the next attempt continues.
+   */
+  async ingest(
+    tenantId: string,
+    documentId: number,
+    requestId: string,
+    options: RememberStageOptions = {},
+    signal?: AbortSignal,
+  ): Promise<GraphChanges> {
+    signal?.throwIfAborted();
     const document = await this.documents.get(tenantId, documentId);
     if (!document) throw new NotFoundError('No such document.');
     // Ends the provider calls of chunks prepared ahead when an earlier chunk fails.
@@ -89,7 +101,7 @@ export class DocumentIngester {
       requestId,
       document.kind === 'gb_text' ? 'remember' : 'ingest',
       documentId,
-      { signal: stop.signal },
+      { signal: signal ? AbortSignal.any([stop.signal, signal]) : stop.signal },
     );
     const pieces = await this.piecesOf(document);
     await this.documents.setStatus(tenantId, documentId, 'processing', {
@@ -109,7 +121,9 @@ export class DocumentIngester {
           next.catch(() => undefined);
           prepared.push(next);
         }
-        mergeChanges(changes, await this.writePiece(document, await prepared[i]));
+        const piece = await prepared[i];
+        signal?.throwIfAborted();
+        mergeChanges(changes, await this.writePiece(document, piece));
         if (todo[i].index !== null) this.metrics?.chunkIngested(document.kind);
         // In the background: the planner needs statistics of what was just written (a fresh
         // tenant's questions are planned badly without them), and the keeper analyzes rarely.

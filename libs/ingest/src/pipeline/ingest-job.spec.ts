@@ -1,5 +1,5 @@
 import type { DocumentsRepository } from '@loci/db';
-import { isTransient, Job, NonRetryableJobError } from '../queue';
+import { isTransient, Job, LeaseLostError, NonRetryableJobError } from '../queue';
 import type { DocumentIngester } from './document-ingester';
 import { IngestJobHandler } from './ingest-job';
 
@@ -33,5 +33,18 @@ describe('IngestJobHandler', () => {
     const { handler, setStatus } = setup(new Error('connection reset'));
     await expect(handler.handle(job(5), context)).rejects.toBeInstanceOf(NonRetryableJobError);
     expect(setStatus).toHaveBeenCalledWith('t', 3, 'failed', { statusReason: 'Error: connection reset' });
+  });
+
+  it('hands the job its signal, and rethrows an attempt that signal stopped as it is, never failing the document', async () => {
+    const lost = new AbortController();
+    lost.abort(new LeaseLostError('job 7'));
+    const aborted = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
+    const ingest = jest.fn().mockRejectedValue(aborted);
+    const setStatus = jest.fn();
+    const handler = new IngestJobHandler({ ingest } as unknown as DocumentIngester, { setStatus } as unknown as DocumentsRepository);
+    // The last attempt: an error of its own would fail the document for good.
+    await expect(handler.handle(job(5), { signal: lost.signal, heartbeat: async () => false })).rejects.toBe(aborted);
+    expect(ingest).toHaveBeenCalledWith('t', 3, 'job:7:5', {}, lost.signal);
+    expect(setStatus).not.toHaveBeenCalled();
   });
 });

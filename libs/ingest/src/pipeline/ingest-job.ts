@@ -27,11 +27,16 @@ export class IngestJobHandler {
     private readonly documents: DocumentsRepository,
   ) {}
 
-  async handle(job: Job, _context: JobContext): Promise<void> {
+  async handle(job: Job, context: JobContext): Promise<void> {
     const { documentId } = job.payload as IngestDocumentPayload;
     try {
-      await this.ingester.ingest(job.tenantId, documentId, `job:${job.id}:${job.attempts}`);
+      // The job's signal ends the attempt: its lease went to another worker, or the runner is
+      // stopping past its grace. No chunk is written after that and its model calls end.
+      await this.ingester.ingest(job.tenantId, documentId, `job:${job.id}:${job.attempts}`, {}, context.signal);
     } catch (error) {
+      // Stopped, not failed: whatever ended it (an aborted model call, say) says nothing about the
+      // document. The runner discards a lost job's result and puts a stopped one back in the queue.
+      if (context.signal.aborted) throw error;
       if (error instanceof NotFoundError) return; // deleted while queued: nothing to do
       if (error instanceof LimitExceededError) {
         // Over a cost cap: not a failure. The document waits, and resumes by itself when the
