@@ -115,6 +115,7 @@ export class DocumentIngester {
     const prepared: Array<Promise<PreparedPiece>> = [];
     try {
       for (let i = 0; i < todo.length; i++) {
+        signal?.throwIfAborted(); // stopped: nothing more is asked for
         while (prepared.length < Math.min(todo.length, i + 1 + ahead)) {
           const next = this.preparePiece(ctx, document, todo[prepared.length], options);
           // Its failure is thrown when its turn to be written comes (or settled below).
@@ -159,16 +160,21 @@ export class DocumentIngester {
   /** The model calls and embeddings of a piece: reads nothing of the graph, writes only the ledger. */
   private async preparePiece(ctx: CallContext, document: DocumentRow, piece: Piece, options: RememberStageOptions): Promise<PreparedPiece> {
     const referenceDate = document.documentDate ?? document.loadedAt;
-    const [summary, extraction] = await Promise.all([
-      piece.index === null
-        ? Promise.resolve(null)
-        : this.stages.summarize(ctx, piece.text, { model: options.models?.summarize, reasoning: options.reasoning?.summarize }),
-      this.stages.extract(ctx, piece.text, {
-        documentDate: referenceDate,
-        model: options.models?.extract,
-        reasoning: options.reasoning?.extract,
-      }),
-    ]);
+    // Both settled before either's failure is thrown: an attempt ends only when none of its calls
+    // runs any more (Promise.all would reject at the first, the other still in flight and its
+    // ledger row still pending).
+    const [summary, extraction] = settledOrThrow(
+      await Promise.allSettled([
+        piece.index === null
+          ? Promise.resolve(null)
+          : this.stages.summarize(ctx, piece.text, { model: options.models?.summarize, reasoning: options.reasoning?.summarize }),
+        this.stages.extract(ctx, piece.text, {
+          documentDate: referenceDate,
+          model: options.models?.extract,
+          reasoning: options.reasoning?.extract,
+        }),
+      ]),
+    );
     const entities = withRelationEndpoints(extraction);
     const texts = [
       ...(piece.index === null ? [] : [piece.text]),
@@ -264,4 +270,10 @@ function mergeChanges(into: GraphChanges, from: GraphChanges): void {
   into.edges.updated.push(...from.edges.updated.filter((id) => !into.edges.updated.includes(id)));
   into.edges.superseded.push(...from.edges.superseded);
   into.edges.ended.push(...from.edges.ended);
+}
+
+/** The values of settled promises, or the first one's rejection. */
+function settledOrThrow<T extends readonly unknown[]>(results: { [K in keyof T]: PromiseSettledResult<T[K]> }): T {
+  for (const result of results) if (result.status === 'rejected') throw result.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
