@@ -128,7 +128,7 @@ export class DocumentIngester {
         if (todo[i].index !== null) this.metrics?.chunkIngested(document.kind);
         // In the background: the planner needs statistics of what was just written (a fresh
         // tenant's questions are planned badly without them), and the keeper analyzes rarely.
-        this.statistics.noteWrites();
+        this.statistics.noteWrites({ tenantId: document.tenantId, graphId: document.graphId });
       }
     } catch (error) {
       // The chunks after a failed one are not written by this attempt: their calls end, and
