@@ -198,7 +198,10 @@ async function ingestWith(settings: Settings, options: IngestBenchOptions, docum
   } finally {
     statements.restore();
     await app.close();
-    if (tenantId && !options.keepTenants) await db.query('DELETE FROM tenants WHERE id = $1', [tenantId]);
+    // BENCH_KEEP_TENANTS=1 keeps them from the command line too (to compare what two builds wrote).
+    const keep = options.keepTenants ?? process.env.BENCH_KEEP_TENANTS === '1';
+    if (tenantId && keep) options.log?.(`kept tenant ${tenantId}`);
+    if (tenantId && !keep) await db.query('DELETE FROM tenants WHERE id = $1', [tenantId]);
     await db.end();
   }
 }
