@@ -15,6 +15,7 @@ import { PostgresDatabase } from '../libs/db/src/postgres.database';
 import { SESSION_SETTINGS } from '../libs/db/src/database';
 import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
 import { RetrievalService } from '../libs/retrieval/src/retrieval.service';
+import { backendCpuMs } from './backend-cpu';
 import { labelOf } from './profile-retrieval-labels';
 
 type Mode = 'naive' | 'local' | 'global' | 'hybrid' | 'mix';
@@ -22,15 +23,6 @@ const [questionsPath, countArg, roundsArg, modesArg] = process.argv.slice(2);
 const count = Number(countArg ?? 100);
 const rounds = Number(roundsArg ?? 3);
 const modes = (modesArg ?? 'naive,mix').split(',') as Mode[];
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-
-function backendCpuMs(pid: number): number {
-  // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
-
 async function main() {
   const file = JSON.parse(readFileSync(questionsPath, 'utf8'));
   const questions = file.questions.slice(0, count);

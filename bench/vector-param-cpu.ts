@@ -5,22 +5,14 @@
  * beyond the search itself; a mix question sends three to four.
  * Usage: DATABASE_URL=… npx tsx bench/vector-param-cpu.ts [statements] [rounds]
  */
-import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
+import { backendCpuMs } from './backend-cpu';
 import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
 import { halfvecParam, halfvecText } from '../libs/db/src/vector-text';
 
 const [countArg, roundsArg] = process.argv.slice(2);
 const count = Number(countArg ?? 2000);
 const rounds = Number(roundsArg ?? 3);
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-
-function backendCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
-
 async function main() {
   const client = new Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();

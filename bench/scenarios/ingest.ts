@@ -56,6 +56,11 @@ export interface IngestCell {
    * pg's Client.prototype.query for the cell (the bench's own polling client excluded).
    */
   sql_statements_per_chunk: number;
+  /**
+   * CPU time of this process (every thread: the event loop and the CPU pool's workers) from the
+   * first submit to the last document processed, per chunk: process.cpuUsage().
+   */
+  node_cpu_ms_per_chunk: number;
   /** Model requests the double answered (null: local). */
   model_calls: number | null;
   /** What the pipeline wrote for the run's tenant. */
@@ -152,11 +157,13 @@ async function ingestWith(settings: Settings, options: IngestBenchOptions, docum
     const submitter = app.get(DocumentsService);
     app.get(IngestWorker).start();
     const started = Date.now();
+    const cpuAtStart = process.cpuUsage();
     statements.reset();
     for (const document of documents) {
       await submitter.submit(tenant.id, { name: document.name, text: document.text, mimeType: 'text/plain', documentDate: document.documentDate });
     }
     await waitUntilIngested(db, tenant.id, documents.length);
+    const cpu = process.cpuUsage(cpuAtStart);
     const sent = statements.count;
     const rows = (
       await db.query<{ status: string; chunks_done: number; created_at: Date; processed_at: Date | null }>(
@@ -183,6 +190,7 @@ async function ingestWith(settings: Settings, options: IngestBenchOptions, docum
       documents_per_s: round(processed.length / elapsedS),
       document_latency_ms: summarize(processed.map((r) => r.processed_at!.getTime() - r.created_at.getTime())),
       sql_statements_per_chunk: Math.round((sent / Math.max(1, chunks)) * 10) / 10,
+      node_cpu_ms_per_chunk: Math.round((cpu.user + cpu.system) / 1000 / Math.max(1, chunks)),
       job_retries: Number((await db.query(`SELECT coalesce(sum(attempts - 1), 0) AS n FROM jobs WHERE tenant_id = $1`, [tenant.id])).rows[0].n),
       model_calls: double ? double.answered() : null,
       graph: { entities: await count('entities'), edges: await count('edges') },
@@ -190,7 +198,10 @@ async function ingestWith(settings: Settings, options: IngestBenchOptions, docum
   } finally {
     statements.restore();
     await app.close();
-    if (tenantId && !options.keepTenants) await db.query('DELETE FROM tenants WHERE id = $1', [tenantId]);
+    // BENCH_KEEP_TENANTS=1 keeps them from the command line too (to compare what two builds wrote).
+    const keep = options.keepTenants ?? process.env.BENCH_KEEP_TENANTS === '1';
+    if (tenantId && keep) options.log?.(`kept tenant ${tenantId}`);
+    if (tenantId && !keep) await db.query('DELETE FROM tenants WHERE id = $1', [tenantId]);
     await db.end();
   }
 }
@@ -297,7 +308,7 @@ export function ingestLine(cell: IngestCell): string {
   return (
     `ingest ${cell.provider.padEnd(6)}${cell.model_delay_ms !== null ? ` +${cell.model_delay_ms} ms` : ''} workers=${cell.worker_concurrency} models=${cell.model_concurrency}: ` +
     `${cell.chunks_per_s} chunks/s, ${cell.documents_per_s} documents/s (${cell.chunks} chunks, ${cell.documents} documents, ${cell.failed_documents} failed, ${cell.elapsed_s} s); ` +
-    `document p50 ${l.p50} p99 ${l.p99} ms; ${cell.sql_statements_per_chunk} SQL/chunk; ${cell.job_retries} job retries; wrote ${cell.graph.entities} entities, ${cell.graph.edges} edges` +
+    `document p50 ${l.p50} p99 ${l.p99} ms; ${cell.sql_statements_per_chunk} SQL/chunk; ${cell.node_cpu_ms_per_chunk} ms Node CPU/chunk; ${cell.job_retries} job retries; wrote ${cell.graph.entities} entities, ${cell.graph.edges} edges` +
     (cell.model_calls !== null ? `; ${cell.model_calls} model calls` : '')
   );
 }

@@ -1,13 +1,26 @@
 import { sql } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
-import { Database, EMBEDDING_DIMENSIONS, findMigrationsFolder, halfvecParam, halfvecText, PgliteDatabase, PostgresDatabase, queryRows, vectorLiteral } from '@loci/db';
+import { integer, PgDialect, pgTable } from 'drizzle-orm/pg-core';
+import {
+  Database,
+  EMBEDDING_DIMENSIONS,
+  embeddingColumn,
+  findMigrationsFolder,
+  HalfvecParam,
+  halfvecParam,
+  halfvecText,
+  PgliteDatabase,
+  PostgresDatabase,
+  queryRows,
+  vectorLiteral,
+} from '@loci/db';
 import { createFreshPostgresDatabase } from '@loci/testing';
 
 /**
  * The short vector text (halfvecText) gives the store the very halfvec the full JSON text gave:
  * the same bits element by element, so every stored vector and every distance is unchanged; a
  * query vector's parameter (halfvecParam: binary on PostgreSQL, the text on PGlite) gives the
- * same again. On whichever store the environment selects (DATABASE_URL → PostgreSQL, otherwise
+ * same again, and so does a vector written to a column (a halfvec parameter typed by its column).
+ * On whichever store the environment selects (DATABASE_URL → PostgreSQL, otherwise
  * PGlite).
  */
 
@@ -82,6 +95,30 @@ describe(`halfvecText on the store (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (
       sql`SELECT ${vectorLiteral(a)} <=> ${vectorLiteral(b)} AS param, ${halfvecText(a)}::halfvec <=> ${halfvecText(b)}::halfvec AS text`,
     );
     expect(Number(distances.param)).toBe(Number(distances.text));
+  });
+
+  it('writes a vector column as the same halfvec as its text, several rows a statement', async () => {
+    // A table of its own in the test's database: the columns' toDriver is what every graph write uses.
+    const probe = pgTable('vector_write_probe', { id: integer('id').notNull(), embedding: embeddingColumn('embedding') });
+    await database.db.execute(sql.raw(`CREATE TABLE vector_write_probe (id int NOT NULL, embedding halfvec(${EMBEDDING_DIMENSIONS}))`));
+    try {
+      const all = vectors();
+      const insert = database.db.insert(probe).values(all.map((embedding, id) => ({ id, embedding })));
+      const params = insert.toSQL().params;
+      expect(params.filter((p) => p instanceof HalfvecParam)).toHaveLength(all.length);
+      await insert;
+      const rows = await queryRows<{ id: number; same: boolean }>(
+        database.db,
+        sql`SELECT p.id, p.embedding::text = (w.v::halfvec)::text AS same
+            FROM vector_write_probe p JOIN (VALUES ${sql.join(all.map((v, i) => sql`(${i}::int, ${halfvecText(v)}::text)`), sql`, `)}) AS w(id, v) ON w.id = p.id
+            ORDER BY p.id`,
+      );
+      expect(rows.map((r) => [Number(r.id), r.same])).toEqual(all.map((_, i) => [i, true]));
+      const [back] = await database.db.select().from(probe).where(sql`id = 0`);
+      expect(back.embedding).toHaveLength(EMBEDDING_DIMENSIONS);
+    } finally {
+      await database.db.execute(sql`DROP TABLE vector_write_probe`);
+    }
   });
 
   // PGlite converts every parameter to text by the type it is cast to (a halfvec's is the

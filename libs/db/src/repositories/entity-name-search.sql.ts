@@ -1,5 +1,5 @@
 import { SQL, sql } from 'drizzle-orm';
-import { halfvecText } from '../vector-text';
+import { halfvecParam } from '../vector-text';
 
 /**
  * The SQL of entity resolution by name vector: for each of a chunk's names, the graph's entity
@@ -26,7 +26,7 @@ const sameEmbedder = (embeddingModel: string | undefined): SQL =>
 
 const wantedRows = (vectors: number[][]) =>
   sql.join(
-    vectors.map((vector, i) => sql`(${i}::int, ${halfvecText(vector)}::halfvec)`),
+    vectors.map((vector, i) => sql`(${i}::int, ${halfvecParam(vector)}::halfvec)`),
     sql`, `,
   );
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, eq, inArray, isNull, SQL, sql } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
 import { lexemesOf } from '../lexical';
-import { halfvecParam, halfvecText } from '../vector-text';
+import { halfvecParam } from '../vector-text';
 import {
   EXACT_NAME_SEARCH_MAX,
   graphEntityCountSql,
@@ -187,7 +187,7 @@ export class GraphWritesRepository {
     if (patches.length === 0) return;
     const values = sql.join(
       patches.map(
-        (p) => sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text, ${p.embedding ? halfvecText(p.embedding) : null}::text)`,
+        (p) => sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text, ${p.embedding ? halfvecParam(p.embedding) : null}::halfvec)`,
       ),
       sql`, `,
     );

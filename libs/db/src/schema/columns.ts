@@ -1,5 +1,5 @@
 import { bigint, customType, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { halfvecText } from '../vector-text';
+import { type HalfvecParam, halfvecParam } from '../vector-text';
 
 /**
  * Width of every vector column. HNSW needs a fixed width, and vectors from different models
@@ -29,13 +29,16 @@ export const updatedAt = () => timestamp('updated_at', { withTimezone: true, mod
 export const embeddingColumn = (name: string) => halfvecColumn(name);
 
 /**
- * drizzle's own `halfvec` column, with the store's precision in what it sends (halfvecText):
- * the same SQL type, so the schema and its migrations are unchanged.
+ * drizzle's own `halfvec` column, with the store's precision in what it sends: the same SQL type,
+ * so the schema and its migrations are unchanged. A written vector is a halfvec parameter
+ * (halfvecParam: binary on node-postgres, its text on PGlite), typed by the column it goes to:
+ * a chunk's write sends ~30 vectors, ~10 KB of decimals each as text, which the driver encoded
+ * and PostgreSQL parsed with strtof, 1 024 a vector (docs/BENCHMARKS.md, "Issue 16: CPU a chunk").
  */
-const halfvecColumn = customType<{ data: number[]; driverData: string }>({
+const halfvecColumn = customType<{ data: number[]; driverData: HalfvecParam | string }>({
   dataType: () => `halfvec(${EMBEDDING_DIMENSIONS})`,
-  toDriver: (vector) => halfvecText(vector),
-  fromDriver: (text) => text.slice(1, -1).split(',').map(Number.parseFloat),
+  toDriver: (vector) => halfvecParam(vector),
+  fromDriver: (text) => String(text).slice(1, -1).split(',').map(Number.parseFloat),
 });
 
 /** The HNSW operator class of vector columns (cosine distance). */

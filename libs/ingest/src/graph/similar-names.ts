@@ -1,4 +1,6 @@
-import { halfRound } from '@loci/db';
+// The deep path, not `@loci/db`: every CPU worker thread loads this module, and the package's
+// index would load NestJS, drizzle and both database drivers into each of them.
+import { halfRound } from '../../../db/src/half-precision';
 
 /** An earlier name of the same text whose name vector is close enough to resolve to. */
 export interface SimilarName {
