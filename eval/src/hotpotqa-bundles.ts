@@ -60,7 +60,7 @@ export interface BundleReport {
   elapsed_s: number;
 }
 
-interface Ranked {
+export interface Ranked {
   id: string;
   chunks: HeldChunk[];
   latencyMs?: number;
@@ -204,7 +204,7 @@ async function askForChunks(user: LociClient, questions: Question[], mode: Retri
 }
 
 /** BM25 over the chunks Loci's chunker cuts from the same documents with the same settings. */
-function rankChunksByBm25(documents: BundleDocument[], questions: Question[], maxTokens: number, overlapTokens: number): Ranked[] {
+export function rankChunksByBm25(documents: BundleDocument[], questions: Question[], maxTokens: number, overlapTokens: number): Ranked[] {
   const chunks = documents.flatMap((d) => chunkText(d.text, { maxTokens, overlapTokens }).map((c) => heldChunk(d, c.startOffset, c.text)));
   const index = new MiniSearch<{ id: number; text: string }>({
     fields: ['text'],
@@ -216,7 +216,7 @@ function rankChunksByBm25(documents: BundleDocument[], questions: Question[], ma
 }
 
 /** BM25 over whole passages, each its own unit (the one-passage-per-document eval's baseline): the reference of ideal boundaries. */
-function rankPassagesByBm25(set: { passages: Array<{ title: string; text: string }> }, questions: Question[]): Ranked[] {
+export function rankPassagesByBm25(set: { passages: Array<{ title: string; text: string }> }, questions: Question[]): Ranked[] {
   const ranker = new Bm25Ranker(set.passages, ENGLISH_ANALYZER);
   const units = new Map(
     set.passages.map((p) => {

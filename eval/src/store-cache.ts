@@ -26,6 +26,8 @@ export interface StoreManifest {
   /** Postgres only: the database the store lives in. */
   database?: string;
   ingestion: IngestionSummary;
+  /** gb surface: the user whose memory holds the texts, and each text's artifact id by its name. */
+  gb?: { user_id: string; artifacts: Record<string, number> };
 }
 
 export interface IngestionSummary {
