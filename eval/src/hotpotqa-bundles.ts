@@ -13,7 +13,7 @@ import { LociClient } from './loci-client';
 import { ingestionTuning, startLociServer } from './loci-server';
 import { mean, recallAt, round3 } from './metrics';
 import { CORPUS_LICENSE } from './report';
-import { ingestionFingerprint, IngestionSummary, locateStore, StoreKind, StoreManifest, writeManifest } from './store-cache';
+import { finishedManifest, ingestionFingerprint, IngestionSummary, locateStoreFor, StoreKind } from './store-cache';
 import { describeCheckout, HotpotqaOptions } from './hotpotqa';
 
 export interface BundleOptions extends Omit<HotpotqaOptions, 'answers'> {
@@ -83,15 +83,7 @@ export async function runHotpotqaBundles(options: BundleOptions): Promise<Bundle
   const tuning = ingestionTuning();
   const fingerprint = ingestionFingerprint(options.repoRoot, tuning);
   const { chunkTokens, chunkOverlapTokens } = loadSettings(tuning).ingest;
-  const location = await locateStore({
-    cacheDir: options.cacheDir,
-    store: options.store,
-    corpusSha,
-    fingerprint,
-    baseDatabaseUrl: options.databaseUrl,
-    reuse: options.reuse,
-    fresh: options.fresh,
-  });
+  const location = await locateStoreFor(options, corpusSha, fingerprint);
   log(
     `${documents.length} documents of ${options.docsOf} passages, chunks of ${chunkTokens} tokens (overlap ${chunkOverlapTokens}): ` +
       (location.manifest ? `reusing the ${location.store} store ${location.key}` : `ingesting into a new ${location.store} store ${location.key}`),
@@ -109,18 +101,7 @@ export async function runHotpotqaBundles(options: BundleOptions): Promise<Bundle
     if (!manifest) {
       const tenant = await provisionTenant(root);
       const ingestion = await ingestDocuments(root.as({ apiKey: await apiKeyFor(root, tenant.tenantId) }), documents, { log });
-      manifest = {
-        key: location.key,
-        store: location.store,
-        corpus_sha256: corpusSha,
-        ingestion_fingerprint: fingerprint,
-        created_at: new Date().toISOString(),
-        tenant_id: tenant.tenantId,
-        user: tenant.user,
-        database: location.database,
-        ingestion,
-      } satisfies StoreManifest;
-      writeManifest(location, manifest);
+      manifest = finishedManifest(location, { corpusSha, fingerprint, tenant, ingestion });
     }
     const ingestion = manifest.ingestion;
     log(`store: ${ingestion.processed} documents processed, ${ingestion.failed} failed, ${ingestion.chunks} chunks; ingestion took ${ingestion.elapsed_s} s`);

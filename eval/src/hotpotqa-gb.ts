@@ -14,7 +14,7 @@ import { GbPassageView, LociClient } from './loci-client';
 import { ingestionTuning, startLociServer } from './loci-server';
 import { containsAnswer, mean, recallAt, round3 } from './metrics';
 import { CORPUS_LICENSE } from './report';
-import { ingestionFingerprint, IngestionSummary, locateStore, StoreKind, StoreManifest, writeManifest } from './store-cache';
+import { finishedManifest, ingestionFingerprint, IngestionSummary, locateStoreFor, StoreKind } from './store-cache';
 import { describeCheckout, HotpotqaOptions } from './hotpotqa';
 import { rankChunksByBm25, rankPassagesByBm25, Ranked } from './hotpotqa-bundles';
 
@@ -72,6 +72,8 @@ export interface GbReport {
   rankers: GbRankerResult[];
   /** POST /v1/gb/query, answer included (the offline extractive answerer). */
   latency_ms: { p50: number; p95: number };
+  /** Retrieval alone (the contract's steps 1–2, in process, the question embedded again), without the answer. */
+  retrieval_ms: { p50: number; p95: number };
   /** The answer contains the gold answer (SQuAD normalisation), over the questions. */
   answer_contains_gold: number;
   /** Returned passages whose chunk could not be placed in its text (should be 0). */
@@ -81,6 +83,7 @@ export interface GbReport {
     answer: string;
     contains_gold: boolean;
     latency_ms: number;
+    retrieval_ms: number;
     context: Array<{ text_name: string; index: number; with_text: boolean; titles: string[] }>;
     evidence: Array<{ text_name: string; index: number; titles: string[] }>;
     provenance_texts: string[];
@@ -104,15 +107,7 @@ export async function runHotpotqaGb(options: GbOptions): Promise<GbReport> {
       needsChunking(t.text, chunkTokens) ? chunkText(t.text, { maxTokens: chunkTokens, overlapTokens: chunkOverlapTokens }).map((c) => heldChunk(t, c.startOffset, c.text)) : [],
     ]),
   );
-  const location = await locateStore({
-    cacheDir: options.cacheDir,
-    store: options.store,
-    corpusSha,
-    fingerprint,
-    baseDatabaseUrl: options.databaseUrl,
-    reuse: options.reuse,
-    fresh: options.fresh,
-  });
+  const location = await locateStoreFor(options, corpusSha, fingerprint);
   log(
     `${texts.length} texts of ${options.docsOf} passages, chunks of ${chunkTokens} tokens: ` +
       (location.manifest ? `reusing the ${location.store} store ${location.key}` : `remembering into a new ${location.store} store ${location.key}`),
@@ -132,19 +127,7 @@ export async function runHotpotqaGb(options: GbOptions): Promise<GbReport> {
       const client = root.as({ apiKey: await apiKeyFor(root, tenant.tenantId) });
       const { artifacts, ingestion } = await rememberTexts(client, texts, log);
       ingestion.chunks = [...chunksOf.values()].reduce((n, c) => n + c.length, 0);
-      manifest = {
-        key: location.key,
-        store: location.store,
-        corpus_sha256: corpusSha,
-        ingestion_fingerprint: fingerprint,
-        created_at: new Date().toISOString(),
-        tenant_id: tenant.tenantId,
-        user: tenant.user,
-        database: location.database,
-        ingestion,
-        gb: { user_id: GB_EVAL_USER, artifacts },
-      } satisfies StoreManifest;
-      writeManifest(location, manifest);
+      manifest = finishedManifest(location, { corpusSha, fingerprint, tenant, ingestion }, { gb: { user_id: GB_EVAL_USER, artifacts } });
     }
     const gb = manifest.gb!;
     const client = root.as({ apiKey: await apiKeyFor(root, manifest.tenant_id) });
@@ -154,12 +137,16 @@ export async function runHotpotqaGb(options: GbOptions): Promise<GbReport> {
       const t0 = performance.now();
       const reply = await client.gbQuery(gb.user_id, q.question);
       const latencyMs = performance.now() - t0;
+      const t1 = performance.now();
+      const given = await context(q.question);
+      const retrievalMs = performance.now() - t1;
       asked.push({
         question: q,
         answer: reply.answer,
         latencyMs,
+        retrievalMs,
         evidence: reply.evidence.passages.map((p) => placePassage(p, byArtifact, chunksOf)),
-        context: (await context(q.question)).map((p) => ({
+        context: given.map((p) => ({
           ...placePassage({ parent_id: p.chunk.documentId, index: p.chunk.index, text: p.text }, byArtifact, chunksOf),
           withText: p.text !== undefined,
         })),
@@ -175,6 +162,7 @@ export async function runHotpotqaGb(options: GbOptions): Promise<GbReport> {
 
   const gold = new Map(set.questions.map((q) => [q.id, q.supporting_titles]));
   const latency = summarize(asked.map((a) => a.latencyMs));
+  const retrieval = summarize(asked.map((a) => a.retrievalMs));
   return {
     eval: 'hotpotqa-gb',
     created_at: new Date(started).toISOString(),
@@ -198,6 +186,7 @@ export async function runHotpotqaGb(options: GbOptions): Promise<GbReport> {
       ...baselines.map(([name, ranked]) => scoreBaseline(name, ranked, gold, options.topK)),
     ],
     latency_ms: { p50: Math.round(latency.p50), p95: Math.round(latency.p95) },
+    retrieval_ms: { p50: Math.round(retrieval.p50), p95: Math.round(retrieval.p95) },
     answer_contains_gold: round3(mean(asked.map((a) => (containsAnswer(a.answer, a.question.answer) ? 1 : 0)))),
     unlocated: asked.reduce((n, a) => n + [...a.context, ...a.evidence].filter((p) => !p.chunk).length, 0),
     questions: asked.map((a) => ({
@@ -205,6 +194,7 @@ export async function runHotpotqaGb(options: GbOptions): Promise<GbReport> {
       answer: a.answer,
       contains_gold: containsAnswer(a.answer, a.question.answer),
       latency_ms: Math.round(a.latencyMs),
+      retrieval_ms: Math.round(a.retrievalMs),
       context: a.context.map((p) => ({ text_name: p.textName, index: p.index, with_text: p.withText, titles: p.chunk?.titles ?? [] })),
       evidence: a.evidence.map((p) => ({ text_name: p.textName, index: p.index, titles: p.chunk?.titles ?? [] })),
       provenance_texts: a.provenance.map((t) => t.name),
@@ -224,6 +214,7 @@ interface Asked {
   question: Question;
   answer: string;
   latencyMs: number;
+  retrievalMs: number;
   context: Array<Placed & { withText: boolean }>;
   evidence: Placed[];
   provenance: BundleDocument[];
@@ -356,7 +347,8 @@ export function gbSummary(report: GbReport): string {
   return (
     `${report.corpus.questions} questions, ${report.corpus.passages} passages remembered in ${report.corpus.texts} texts of ${report.corpus.docs_of}; ` +
     `${report.chunking.chunked_texts} texts chunked into ${report.chunking.chunks} chunks of ${report.chunking.chunk_tokens} tokens; ${i.failed} failed, on ${report.store.kind}` +
-    `${report.store.reused ? ' (reused store)' : ''}; remember ${i.elapsed_s} s; gb query p50 ${report.latency_ms.p50} ms, p95 ${report.latency_ms.p95} ms; ` +
+    `${report.store.reused ? ' (reused store)' : ''}; remember ${i.elapsed_s} s; gb query p50 ${report.latency_ms.p50} ms, p95 ${report.latency_ms.p95} ms ` +
+    `(retrieval alone p50 ${report.retrieval_ms.p50} ms, p95 ${report.retrieval_ms.p95} ms); ` +
     `answer ⊇ gold ${fixed(report.answer_contains_gold)}; unlocated ${report.unlocated}; run ${report.elapsed_s} s.`
   );
 }
