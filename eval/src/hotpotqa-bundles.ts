@@ -13,7 +13,7 @@ import { LociClient } from './loci-client';
 import { ingestionTuning, startLociServer } from './loci-server';
 import { mean, recallAt, round3 } from './metrics';
 import { CORPUS_LICENSE } from './report';
-import { ingestionFingerprint, IngestionSummary, locateStore, StoreKind, StoreManifest, writeManifest } from './store-cache';
+import { finishedManifest, ingestionFingerprint, IngestionSummary, locateStoreFor, StoreKind } from './store-cache';
 import { describeCheckout, HotpotqaOptions } from './hotpotqa';
 
 export interface BundleOptions extends Omit<HotpotqaOptions, 'answers'> {
@@ -60,7 +60,7 @@ export interface BundleReport {
   elapsed_s: number;
 }
 
-interface Ranked {
+export interface Ranked {
   id: string;
   chunks: HeldChunk[];
   latencyMs?: number;
@@ -83,15 +83,7 @@ export async function runHotpotqaBundles(options: BundleOptions): Promise<Bundle
   const tuning = ingestionTuning();
   const fingerprint = ingestionFingerprint(options.repoRoot, tuning);
   const { chunkTokens, chunkOverlapTokens } = loadSettings(tuning).ingest;
-  const location = await locateStore({
-    cacheDir: options.cacheDir,
-    store: options.store,
-    corpusSha,
-    fingerprint,
-    baseDatabaseUrl: options.databaseUrl,
-    reuse: options.reuse,
-    fresh: options.fresh,
-  });
+  const location = await locateStoreFor(options, corpusSha, fingerprint);
   log(
     `${documents.length} documents of ${options.docsOf} passages, chunks of ${chunkTokens} tokens (overlap ${chunkOverlapTokens}): ` +
       (location.manifest ? `reusing the ${location.store} store ${location.key}` : `ingesting into a new ${location.store} store ${location.key}`),
@@ -109,18 +101,7 @@ export async function runHotpotqaBundles(options: BundleOptions): Promise<Bundle
     if (!manifest) {
       const tenant = await provisionTenant(root);
       const ingestion = await ingestDocuments(root.as({ apiKey: await apiKeyFor(root, tenant.tenantId) }), documents, { log });
-      manifest = {
-        key: location.key,
-        store: location.store,
-        corpus_sha256: corpusSha,
-        ingestion_fingerprint: fingerprint,
-        created_at: new Date().toISOString(),
-        tenant_id: tenant.tenantId,
-        user: tenant.user,
-        database: location.database,
-        ingestion,
-      } satisfies StoreManifest;
-      writeManifest(location, manifest);
+      manifest = finishedManifest(location, { corpusSha, fingerprint, tenant, ingestion });
     }
     const ingestion = manifest.ingestion;
     log(`store: ${ingestion.processed} documents processed, ${ingestion.failed} failed, ${ingestion.chunks} chunks; ingestion took ${ingestion.elapsed_s} s`);
@@ -204,7 +185,7 @@ async function askForChunks(user: LociClient, questions: Question[], mode: Retri
 }
 
 /** BM25 over the chunks Loci's chunker cuts from the same documents with the same settings. */
-function rankChunksByBm25(documents: BundleDocument[], questions: Question[], maxTokens: number, overlapTokens: number): Ranked[] {
+export function rankChunksByBm25(documents: BundleDocument[], questions: Question[], maxTokens: number, overlapTokens: number): Ranked[] {
   const chunks = documents.flatMap((d) => chunkText(d.text, { maxTokens, overlapTokens }).map((c) => heldChunk(d, c.startOffset, c.text)));
   const index = new MiniSearch<{ id: number; text: string }>({
     fields: ['text'],
@@ -216,7 +197,7 @@ function rankChunksByBm25(documents: BundleDocument[], questions: Question[], ma
 }
 
 /** BM25 over whole passages, each its own unit (the one-passage-per-document eval's baseline): the reference of ideal boundaries. */
-function rankPassagesByBm25(set: { passages: Array<{ title: string; text: string }> }, questions: Question[]): Ranked[] {
+export function rankPassagesByBm25(set: { passages: Array<{ title: string; text: string }> }, questions: Question[]): Ranked[] {
   const ranker = new Bm25Ranker(set.passages, ENGLISH_ANALYZER);
   const units = new Map(
     set.passages.map((p) => {

@@ -9,7 +9,7 @@ import { LociClient } from './loci-client';
 import { ingestionTuning, startLociServer } from './loci-server';
 import { CORPUS_LICENSE, EvalReport } from './report';
 import { scoreBaseline, scoreMode } from './scoring';
-import { ingestionFingerprint, locateStore, StoreKind, StoreManifest, writeManifest } from './store-cache';
+import { finishedManifest, ingestionFingerprint, locateStoreFor, StoreKind } from './store-cache';
 
 export interface HotpotqaOptions {
   repoRoot: string;
@@ -40,15 +40,7 @@ export async function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport>
   const set = sampleEvalSet(loadEvalSet(options.corpusFolder), options.limit, options.distractors);
   const corpusSha = passagesHash(set.passages);
   const fingerprint = ingestionFingerprint(options.repoRoot, ingestionTuning());
-  const location = await locateStore({
-    cacheDir: options.cacheDir,
-    store: options.store,
-    corpusSha,
-    fingerprint,
-    baseDatabaseUrl: options.databaseUrl,
-    reuse: options.reuse,
-    fresh: options.fresh,
-  });
+  const location = await locateStoreFor(options, corpusSha, fingerprint);
   log(
     location.manifest
       ? `reusing the ${location.store} store ${location.key} (ingested ${location.manifest.created_at}${location.stale ? ', by other ingestion code: --reuse' : ''})`
@@ -63,18 +55,7 @@ export async function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport>
     if (!manifest) {
       const tenant = await provisionTenant(root);
       const ingestion = await ingestPassages(root.as({ apiKey: await apiKeyFor(root, tenant.tenantId) }), set.passages, { log });
-      manifest = {
-        key: location.key,
-        store: location.store,
-        corpus_sha256: corpusSha,
-        ingestion_fingerprint: fingerprint,
-        created_at: new Date().toISOString(),
-        tenant_id: tenant.tenantId,
-        user: tenant.user,
-        database: location.database,
-        ingestion,
-      } satisfies StoreManifest;
-      writeManifest(location, manifest);
+      manifest = finishedManifest(location, { corpusSha, fingerprint, tenant, ingestion });
     }
     const ingestion = manifest.ingestion;
     log(`store: ${ingestion.processed} documents processed, ${ingestion.failed} failed, ${ingestion.chunks} chunks; ingestion took ${ingestion.elapsed_s} s (${ingestion.passages_per_s} passages/s)`);

@@ -12,6 +12,25 @@ export interface QueryReply {
   context?: { chunks: ContextChunk[] } | null;
 }
 
+/** A gb evidence passage (the contract's fields). */
+export interface GbPassageView {
+  artifact_id: number;
+  parent_id: number;
+  index: number;
+  summary?: string;
+  text?: string;
+}
+
+/** A gb query reply: the fields the eval reads. */
+export interface GbQueryReply {
+  answer: string;
+  evidence: {
+    entities: Array<{ id: number; name: string }>;
+    edges: Array<{ id: number; source: string; target: string; relation: string; artifact_id?: number }>;
+    passages: GbPassageView[];
+  };
+}
+
 export interface DocumentView {
   document_id: string;
   name: string;
@@ -75,6 +94,15 @@ export class LociClient {
 
   query(query: string, mode: RetrievalMode, contextOnly: boolean) {
     return this.send<QueryReply>('POST', '/v1/query', { query, mode, context_only: contextOnly });
+  }
+
+  /** gb remember: one text into the user's `main` dataset, synchronously (ingested when it returns). */
+  remember(userId: string, text: string) {
+    return this.send<{ artifact_id: number; duplicate?: boolean }>('POST', '/v1/gb/remember', { user_id: userId, text });
+  }
+
+  gbQuery(userId: string, query: string) {
+    return this.send<GbQueryReply>('POST', '/v1/gb/query', { user_id: userId, query });
   }
 
   private async send<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {

@@ -12,6 +12,8 @@ export interface LociServer {
   url: string;
   /** The embedder (`provider:model`) ingestion and questions use: LOCI_EMBED_MODEL or the default. */
   embedder: string;
+  /** The application itself, for what the eval reads in process (the gb context sent to the answerer). */
+  app: INestApplication;
   close(): Promise<void>;
 }
 
@@ -54,7 +56,7 @@ export async function startLociServer(options: LociServerOptions): Promise<LociS
   http.keepAliveTimeout = 120_000;
   const address = http.address() as { port: number };
   const embedder = app.get(ModelGateway).router.choose('embed').spec;
-  return { url: `http://127.0.0.1:${address.port}`, embedder, close: () => app.close() };
+  return { url: `http://127.0.0.1:${address.port}`, embedder, app, close: () => app.close() };
 }
 
 /** LOCI_* settings that change what ingestion writes; part of the store's cache key. */

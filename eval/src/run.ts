@@ -5,6 +5,7 @@ import { RETRIEVAL_MODES, RetrievalMode } from '../../libs/retrieval/src/retriev
 import { defaultCorpusFolder } from './corpus';
 import { runHotpotqa } from './hotpotqa';
 import { BundleReport, bundleSummary, bundleTable, runHotpotqaBundles } from './hotpotqa-bundles';
+import { GbReport, gbSummary, gbTable, runHotpotqaGb } from './hotpotqa-gb';
 import { EvalReport, resultsTable, runSummary, writeEvalReport } from './report';
 import { StoreKind } from './store-cache';
 
@@ -20,6 +21,13 @@ The ingested store is cached in eval/.cache/ and reused while the passages, the 
 (libs/ingest, libs/llm), the migrations and the LOCI_* settings are unchanged.
 
 Options:
+  --surface <name>      v1 (default: POST /v1/query, the options below) or gb: the passages remembered --docs-of
+                        (default 8) to a text through POST /v1/gb/remember as one end user's memory, every
+                        question asked through POST /v1/gb/query; recall of the gold passages among the
+                        passages given to the answerer (at --top-k, default 3,8: the contract's 3 with text
+                        and 5 more with summary), in the response's evidence, and through its edges' texts,
+                        beside BM25 over the same chunks and passages; latency and answer containment
+                        (cache in eval/.cache/gb-of-<n> unless --cache-dir)
   --modes <list>        of ${MODES_IN_ORDER.join(',')} (default all, in that order)
   --top-k <list>        the k of recall@k (default 2,5,10)
   --limit <n>           the first n questions only, their gold passages and --distractors others
@@ -41,6 +49,7 @@ Options:
 `;
 
 const OPTIONS = {
+  surface: { type: 'string' },
   modes: { type: 'string' },
   'top-k': { type: 'string' },
   limit: { type: 'string' },
@@ -66,7 +75,7 @@ export function findRepoRoot(from = __dirname): string {
   }
 }
 
-export async function main(argv: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<{ code: number; report?: EvalReport; bundles?: BundleReport; path?: string }> {
+export async function main(argv: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<{ code: number; report?: EvalReport; bundles?: BundleReport; gb?: GbReport; path?: string }> {
   let values: ReturnType<typeof parse<typeof OPTIONS>>['values'];
   try {
     const parsed = parse(argv, OPTIONS);
@@ -76,6 +85,7 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
       return { code: 0 };
     }
     if (parsed.positionals.length !== 1 || parsed.positionals[0] !== 'hotpotqa') throw new UsageError('name the eval: hotpotqa');
+    if (values.surface !== undefined && !['v1', 'gb'].includes(values.surface)) throw new UsageError(`--surface: v1 or gb, not ${values.surface}`);
     if (values.store !== undefined && !['pglite', 'postgres'].includes(values.store)) throw new UsageError(`--store: pglite or postgres, not ${values.store}`);
     if (values.store === 'postgres' && !process.env.DATABASE_URL) throw new UsageError('--store postgres needs DATABASE_URL (the server the eval database is made on)');
   } catch (error) {
@@ -88,6 +98,7 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
   const repoRoot = findRepoRoot();
   const limit = values.limit === undefined ? undefined : integer('limit', values.limit, 0, 1, 100_000);
   const requested = choiceList<RetrievalMode>('modes', values.modes, RETRIEVAL_MODES, MODES_IN_ORDER);
+  if (values.surface === 'gb') return mainGb(values, repoRoot, limit, out);
   if (values['docs-of'] !== undefined) return mainBundles(values, repoRoot, limit, requested, out);
   const report = await runHotpotqa({
     repoRoot,
@@ -145,6 +156,39 @@ async function mainBundles(
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
   out(`results: ${path}`);
   return { code: 0, bundles: report, path };
+}
+
+/** `--surface gb`: gb remember and gb query (hotpotqa-gb.ts), its own table and results file. */
+async function mainGb(
+  values: ReturnType<typeof parse<typeof OPTIONS>>['values'],
+  repoRoot: string,
+  limit: number | undefined,
+  out: (line: string) => void,
+): Promise<{ code: number; gb: GbReport; path: string }> {
+  const docsOf = integer('docs-of', values['docs-of'], 8, 1, 1000);
+  const report = await runHotpotqaGb({
+    repoRoot,
+    corpusFolder: resolve(values.corpus ?? defaultCorpusFolder(repoRoot)),
+    cacheDir: resolve(values['cache-dir'] ?? join(repoRoot, 'eval', '.cache', `gb-of-${docsOf}`)),
+    store: (values.store ?? 'pglite') as StoreKind,
+    databaseUrl: process.env.DATABASE_URL,
+    limit,
+    distractors: integer('distractors', values.distractors, (limit ?? 0) * 3, 0, 100_000),
+    topK: integerList('top-k', values['top-k'], [3, 8], 1, 1000),
+    docsOf,
+    reuse: values.reuse ?? false,
+    fresh: values.fresh ?? false,
+    log: (line) => out(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
+  });
+  for (const line of gbTable(report)) out(line);
+  out(gbSummary(report));
+  const dir = resolve(values.out ?? join(repoRoot, 'eval', 'results'));
+  mkdirSync(dir, { recursive: true });
+  const stamp = report.created_at.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  const path = join(dir, `${stamp}-hotpotqa-gb-of-${docsOf}${limit === undefined ? '' : `-limit${limit}`}.json`);
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  out(`results: ${path}`);
+  return { code: 0, gb: report, path };
 }
 
 if (require.main === module) {

@@ -26,6 +26,8 @@ export interface StoreManifest {
   /** Postgres only: the database the store lives in. */
   database?: string;
   ingestion: IngestionSummary;
+  /** gb surface: the user whose memory holds the texts, and each text's artifact id by its name. */
+  gb?: { user_id: string; artifacts: Record<string, number> };
 }
 
 export interface IngestionSummary {
@@ -95,6 +97,50 @@ export interface LocateOptions {
   reuse: boolean;
   /** Ingest again even if a finished store exists. */
   fresh: boolean;
+}
+
+/** What a run's options say about its store (every eval surface takes the same ones). */
+export interface StoreChoice {
+  cacheDir: string;
+  store: StoreKind;
+  databaseUrl?: string;
+  reuse: boolean;
+  fresh: boolean;
+}
+
+/** locateStore for a run's options and what it ingests. */
+export function locateStoreFor(choice: StoreChoice, corpusSha: string, fingerprint: string): Promise<StoreLocation> {
+  return locateStore({
+    cacheDir: choice.cacheDir,
+    store: choice.store,
+    corpusSha,
+    fingerprint,
+    baseDatabaseUrl: choice.databaseUrl,
+    reuse: choice.reuse,
+    fresh: choice.fresh,
+  });
+}
+
+/** The manifest of a store just ingested, written once every document is processed. */
+export function finishedManifest(
+  location: StoreLocation,
+  ingested: { corpusSha: string; fingerprint: string; tenant: { tenantId: string; user: { email: string; password: string } }; ingestion: IngestionSummary },
+  extra: Pick<StoreManifest, 'gb'> = {},
+): StoreManifest {
+  const manifest: StoreManifest = {
+    key: location.key,
+    store: location.store,
+    corpus_sha256: ingested.corpusSha,
+    ingestion_fingerprint: ingested.fingerprint,
+    created_at: new Date().toISOString(),
+    tenant_id: ingested.tenant.tenantId,
+    user: ingested.tenant.user,
+    database: location.database,
+    ingestion: ingested.ingestion,
+    ...extra,
+  };
+  writeManifest(location, manifest);
+  return manifest;
 }
 
 /** Where this run's store is, and its manifest when it is finished and may be reused. */

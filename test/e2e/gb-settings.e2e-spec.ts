@@ -21,6 +21,8 @@ const CONTRACT = {
   passagesWithText: 3,
   passagesSummaryOnly: 5,
   maxOutputTokens: 2048,
+  // Not the contract's: BM25's chunks beside its vector matches for the passages (docs/DECISIONS.md).
+  lexicalChunks: 8,
 };
 
 /** The environment setting of each field: `LOCI_GB_` + the field in upper snake case. */

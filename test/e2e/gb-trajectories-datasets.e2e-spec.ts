@@ -116,7 +116,7 @@ describe('gb trajectories and datasets', () => {
       expect(step('keyword_seeds').counts.terms).toBeGreaterThan(0);
       expect(Object.keys(step('search_vectors').counts).sort()).toEqual(['chunks', 'edges', 'entities', 'summaries']);
       expect(step('expand').counts).toMatchObject({ fallback: 0, entities: 2, edges: 1 });
-      expect(step('passages').counts).toEqual({ passages: 0, with_text: 0 });
+      expect(step('passages').counts).toEqual({ passages: 0, with_text: 0, lexical: 0 });
       expect(step('answer').counts).toEqual({ model: 'local:local-nlp-v1', entities: expect.any(Number), edges: 1, passages: 0 });
 
       // The model calls are the ledger's rows of the request, in call order: the question's

@@ -211,6 +211,7 @@ export const settingsSchema = z.object({
   LOCI_GB_PASSAGES_WITH_TEXT: integerFromEnv(3, 0, 100),
   LOCI_GB_PASSAGES_SUMMARY_ONLY: integerFromEnv(5, 0, 100),
   LOCI_GB_MAX_OUTPUT_TOKENS: integerFromEnv(2048, 16, 65_536),
+  LOCI_GB_LEXICAL_CHUNKS: integerFromEnv(8, 0, 1000),
   LOCI_GEO_ENABLED: booleanFromEnv(false),
   LOCI_GEO_RADIUS_KM: z.preprocess(
     emptyAsUndefined,

@@ -134,6 +134,7 @@ export interface GbSettings {
   passagesWithText: number;
   passagesSummaryOnly: number;
   maxOutputTokens: number;
+  lexicalChunks: number;
 }
 
 export const SETTINGS = Symbol('SETTINGS');
@@ -229,6 +230,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       passagesWithText: raw.LOCI_GB_PASSAGES_WITH_TEXT,
       passagesSummaryOnly: raw.LOCI_GB_PASSAGES_SUMMARY_ONLY,
       maxOutputTokens: raw.LOCI_GB_MAX_OUTPUT_TOKENS,
+      lexicalChunks: raw.LOCI_GB_LEXICAL_CHUNKS,
     },
     geo: { enabled: raw.LOCI_GEO_ENABLED, radiusKm: raw.LOCI_GEO_RADIUS_KM },
     limits: { slotLeaseMs: raw.LOCI_SLOT_LEASE_MS, reservationLeaseMs: raw.LOCI_RESERVATION_LEASE_MS },

@@ -62,6 +62,41 @@ describe('gb query passages', () => {
       { id: 6, score: 0.76, withText: false, withSummary: true },
     ]);
   });
+
+  const weights = { vector: 0.2, lexical: 1 };
+  const lexical = (ids: number[], withSummary: number[] = ids) => ({
+    matches: ids.map((id, i) => ({ id, score: 10 - i })),
+    weights,
+    hasSummary: (id: number) => withSummary.includes(id),
+  });
+
+  it('keeps the contract ranking as it is when BM25 found nothing (or the channel is off)', () => {
+    const chunks = [{ id: 1, score: 0.9 }];
+    const summaries = [{ id: 2, score: 0.8 }];
+    const contract = selectPassages(chunks, summaries, { withText: 3, summaryOnly: 5 });
+    expect(selectPassages(chunks, summaries, { withText: 3, summaryOnly: 5 }, lexical([]))).toEqual(contract);
+  });
+
+  it("fuses BM25's chunks with the vector matches by weighted reciprocal rank: BM25 leads under the hashing embedder's weights", () => {
+    const picked = selectPassages([{ id: 1, score: 0.8 }], [], { withText: 3, summaryOnly: 5 }, lexical([7, 1, 8, 9, 10], [9]));
+    // 1 is BM25's second and the vectors' first: 1/4 + 0.2/3, just under BM25's first alone (1/3).
+    expect(picked.map((p) => [p.id, p.withText, p.withSummary])).toEqual([
+      [7, true, false],
+      [1, true, false],
+      [8, true, false],
+      // Past the best 3, a chunk BM25 found is given with its summary when it has one; 10 has none.
+      [9, false, true],
+    ]);
+    expect(picked.map((p) => p.score)).toEqual([1 / 3, 1 / 4 + 0.2 / 3, 1 / 5, 1 / 6]);
+  });
+
+  it('gives a summary only when the summary index found it, among the best passages', () => {
+    const picked = selectPassages([], [{ id: 4, score: 0.9 }], { withText: 1, summaryOnly: 1 }, lexical([5, 4]));
+    expect(picked).toEqual([
+      { id: 5, score: 1 / 3, withText: true, withSummary: false },
+      { id: 4, score: 0.2 / 3 + 1 / 4, withText: false, withSummary: true },
+    ]);
+  });
 });
 
 describe('gb query render and evidence', () => {

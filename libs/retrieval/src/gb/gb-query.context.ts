@@ -1,3 +1,4 @@
+import { fuseByRank } from '../fusion';
 import type { GbNearbyEntity } from './gb-nearby';
 import { GbChunk, GbEdge, GbEntity } from './gb-query.repository';
 
@@ -142,14 +143,32 @@ export function buildEvidence(context: GbContext, cited: GbCitations): GbEvidenc
 }
 
 /**
+ * Loci's lexical passage channel (not the contract's): the chunks BM25 ranks best for the
+ * question, fused with the vector matches by weighted reciprocal rank (fusion.ts), with the
+ * weights of the question's embedder (channelWeightsFor).
+ */
+export interface LexicalPassages {
+  matches: Array<{ id: number; score: number }>;
+  weights: { vector: number; lexical: number };
+  /** Whether the chunk has a summary to give when it ranks past the passages with text. */
+  hasSummary: (id: number) => boolean;
+}
+
+/**
  * Step 2.3: chunk and summary matches put together by chunk (score = the better of the two),
  * ranked; the best `withText` given with their text (+ summary if it matched too), then up to
  * `summaryOnly` more that matched by summary, given with the summary only.
+ *
+ * With `lexical` matches, that ranking and BM25's are fused by weighted reciprocal rank (the
+ * score is then the fused one) before the same two cuts; a chunk BM25 found counts as found for
+ * the summary-only places when it has a summary: BM25 matched its text, and its summary is the
+ * summary of that text. Without them (none, or the channel off) the contract's ranking is kept as is.
  */
 export function selectPassages(
   chunkMatches: Array<{ id: number; score: number }>,
   summaryMatches: Array<{ id: number; score: number }>,
   limits: { withText: number; summaryOnly: number },
+  lexical?: LexicalPassages,
 ): Array<{ id: number; score: number; withText: boolean; withSummary: boolean }> {
   const merged = new Map<number, { id: number; score: number; bySummary: boolean }>();
   for (const m of chunkMatches) merged.set(m.id, { id: m.id, score: m.score, bySummary: false });
@@ -157,11 +176,22 @@ export function selectPassages(
     const known = merged.get(m.id);
     merged.set(m.id, { id: m.id, score: Math.max(known?.score ?? -Infinity, m.score), bySummary: true });
   }
-  const ranked = [...merged.values()].sort((a, b) => b.score - a.score || a.id - b.id);
+  let ranked = [...merged.values()].sort((a, b) => b.score - a.score || a.id - b.id);
+  const foundLexically = new Set<number>();
+  if (lexical && lexical.matches.length > 0) {
+    ranked = fuseByRank(
+      [
+        { items: ranked, weight: lexical.weights.vector },
+        { items: lexical.matches.map((m) => ({ id: m.id, score: m.score, bySummary: false })), weight: lexical.weights.lexical },
+      ],
+      (m) => m.id,
+    ).map((fused) => ({ ...fused.item, score: fused.score }));
+    for (const m of lexical.matches) if (lexical.hasSummary(m.id)) foundLexically.add(m.id);
+  }
   const best = ranked.slice(0, limits.withText).map((m) => ({ id: m.id, score: m.score, withText: true, withSummary: m.bySummary }));
   const more = ranked
     .slice(limits.withText)
-    .filter((m) => m.bySummary)
+    .filter((m) => m.bySummary || foundLexically.has(m.id))
     .slice(0, limits.summaryOnly)
     .map((m) => ({ id: m.id, score: m.score, withText: false, withSummary: true }));
   return [...best, ...more];

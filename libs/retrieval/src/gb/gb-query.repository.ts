@@ -1,4 +1,5 @@
 import { Database, queryRows } from '@loci/db';
+import { chunkLexicalSearchSql } from '../lexical.queries';
 import { Scope } from '../retrieval.queries';
 import {
   chunksByIdsSql,
@@ -124,6 +125,19 @@ export class GbQueryRepository {
   async chunksByIds(scope: Scope, ids: number[]): Promise<GbChunk[]> {
     if (ids.length === 0) return [];
     return (await queryRows<Raw>(this.database.db, chunksByIdsSql(scope, ids))).map(toChunk);
+  }
+
+  /**
+   * The dataset's chunks that best match `question` by BM25, best first, at most `k`: the
+   * statement /v1/query ranks passages with (chunk_terms postings of the same graph; a gb text's
+   * chunks are indexed like a document's), so both surfaces rank a text alike.
+   */
+  async lexicalChunks(scope: Scope, question: string, k: number): Promise<VectorMatch[]> {
+    if (k <= 0 || question.trim() === '') return [];
+    return (await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, question, k))).map((r) => ({
+      id: Number(r.chunk_id),
+      score: Number(r.score),
+    }));
   }
 
   async search(scope: Scope, index: VectorIndex, vector: number[], k: number, minSimilarity: number): Promise<VectorMatch[]> {

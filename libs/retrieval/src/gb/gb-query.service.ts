@@ -13,6 +13,7 @@ import {
   UnknownModelError,
 } from '@loci/llm';
 import { Scope } from '../retrieval.queries';
+import { channelWeightsFor } from '../retrieval.types';
 import { keywordTerms, normalizeName } from './gb-keywords';
 import { buildEvidence, GbContext, GbEvidence, GbPassage, gbQuerySystem, gbQueryUser, renderGbTime, selectPassages } from './gb-query.context';
 import { GbEdge, GbEntity, GbQueryRepository, VectorMatch } from './gb-query.repository';
@@ -166,6 +167,10 @@ export class GbQueryService {
   async retrieve(ctx: CallContext, scope: Scope, question: string, timed: Timer, includeHistory = false): Promise<GbContext> {
     const s = this.settings;
     const terms = keywordTerms(question, s);
+    // BM25 over the dataset's chunks (Loci's, not the contract's) runs beside the contract's
+    // steps and joins them at the passages; its failure is reported there, not left unhandled.
+    const lexicalRead = this.lexicalMatches(scope, question);
+    lexicalRead.catch(() => undefined);
     const keywordSeeds = await timed(
       'keyword_seeds',
       () =>
@@ -221,10 +226,17 @@ export class GbQueryService {
 
     const passages = await timed(
       'passages',
-      () => this.passages(scope, matches.chunks, matches.summaries),
-      (p) => ({ passages: p.length, with_text: p.filter((x) => x.text !== undefined).length }),
+      async () => {
+        const lexical = await lexicalRead;
+        return { lexical: lexical.length, picked: await this.passages(scope, matches.chunks, matches.summaries, lexical) };
+      },
+      (p) => ({
+        passages: p.picked.length,
+        with_text: p.picked.filter((x) => x.text !== undefined).length,
+        ...(s.lexicalChunks > 0 ? { lexical: p.lexical } : {}),
+      }),
     );
-    return { entities: graph.entities, edges: graph.edges, passages, matchedIds };
+    return { entities: graph.entities, edges: graph.edges, passages: passages.picked, matchedIds };
   }
 
   /** Seeds (keyword, then similarity; else the most recent), one hop, the similar facts, endpoints. */
@@ -265,15 +277,28 @@ export class GbQueryService {
     return { entities: [...entities.values()].map((e) => asKnownAt(e, scope.asOf)), edges: kept, seeds: seeds.size, seedIds: [...seeds.keys()], fallback };
   }
 
-  private async passages(scope: Scope, chunkMatches: VectorMatch[], summaryMatches: VectorMatch[]): Promise<GbPassage[]> {
+  /** The chunks BM25 ranks best for the question (none when the channel is off, LOCI_GB_LEXICAL_CHUNKS=0). */
+  private async lexicalMatches(scope: Scope, question: string): Promise<VectorMatch[]> {
+    try {
+      return await this.repository.lexicalChunks(scope, question, this.settings.lexicalChunks);
+    } catch (error) {
+      if (isStoreUnavailable(error)) throw error;
+      throw Object.assign(new VectorSearchError('the passages could not be searched'), { cause: error });
+    }
+  }
+
+  private async passages(scope: Scope, chunkMatches: VectorMatch[], summaryMatches: VectorMatch[], lexicalMatches: VectorMatch[]): Promise<GbPassage[]> {
     // Resolve first (a deleted chunk is dropped), then select: the 3 + 5 count resolved chunks.
-    const rows = await this.repository.chunksByIds(scope, [...new Set([...chunkMatches, ...summaryMatches].map((m) => m.id))]);
+    const rows = await this.repository.chunksByIds(scope, [...new Set([...chunkMatches, ...summaryMatches, ...lexicalMatches].map((m) => m.id))]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     const resolved = (matches: VectorMatch[]) => matches.filter((m) => byId.has(m.id));
-    const picked = selectPassages(resolved(chunkMatches), resolved(summaryMatches), {
-      withText: this.settings.passagesWithText,
-      summaryOnly: this.settings.passagesSummaryOnly,
-    });
+    const weights = channelWeightsFor(this.gateway.router.choose('embed').spec);
+    const picked = selectPassages(
+      resolved(chunkMatches),
+      resolved(summaryMatches),
+      { withText: this.settings.passagesWithText, summaryOnly: this.settings.passagesSummaryOnly },
+      { matches: resolved(lexicalMatches), weights, hasSummary: (id) => (byId.get(id)?.summary ?? null) !== null },
+    );
     return picked.map(({ id, score, withText, withSummary }) => {
       const chunk = byId.get(id)!;
       return {

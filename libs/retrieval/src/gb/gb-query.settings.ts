@@ -35,6 +35,12 @@ export interface GbQuerySettings {
   passagesSummaryOnly: number;
   /** Output cap of the answer call. */
   maxOutputTokens: number;
+  /**
+   * Not the contract's: chunks taken from BM25 over the dataset's chunks (the chunk_terms
+   * postings /v1/query ranks with), fused with the vector matches into the passages; 0 turns the
+   * channel off (the contract's vector-only passages). See docs/DECISIONS.md.
+   */
+  lexicalChunks: number;
 }
 
 export const DEFAULT_GB_QUERY_SETTINGS: Readonly<GbQuerySettings> = Object.freeze({
@@ -54,6 +60,7 @@ export const DEFAULT_GB_QUERY_SETTINGS: Readonly<GbQuerySettings> = Object.freez
   passagesWithText: 3,
   passagesSummaryOnly: 5,
   maxOutputTokens: 2048,
+  lexicalChunks: 8,
 });
 
 /** Optional provider token: `Partial<GbQuerySettings>` overriding the defaults. */
