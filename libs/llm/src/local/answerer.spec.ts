@@ -102,4 +102,65 @@ describe('answerLocally', () => {
     ];
     expect(await answerLocally('Where does Alice Martin live?', context, embedder)).toEqual({ answer: 'Alice Martin lives in Berlin.', cited: ['r1'] });
   });
+
+  // Passages as gb gives them: a text's title on a line of its own, then its paragraph; an
+  // entity's description as "Name: its mentions' sentences; joined".
+  const EXIES = { id: 'passage:1', text: 'The Exies\nThe Exies were an American rock band from Los Angeles, California, formed in 1997. They released four albums.' };
+  const DIABLO = {
+    id: 'passage:2',
+    text: 'Circus Diablo\nCircus Diablo is an American rock band, formed in early 2006 by Billy Morrison and Billy Duffy. Their only album came out in 2007.',
+  };
+  const DIABLO_ENTITY = {
+    id: 'entity:3',
+    text: 'Circus Diablo: Circus Diablo; Morrison previously fronted the hard rock act Circus Diablo.; Circus Diablo is an American rock band, formed in early 2006 by Billy Morrison and Billy Duffy.',
+  };
+  const HEINKEL = {
+    id: 'passage:4',
+    text: 'Heinkel HD 38\nThe Heinkel HD 38 was a fighter aircraft developed in Germany in the late 1920s.\n\nHeinkel HD 23\nThe Heinkel HD 23 was a carrier-borne fighter biplane designed in Germany in 1926.',
+  };
+  const WARD = { id: 'passage:5', text: 'Transfiguration of Vincent\nTransfiguration of Vincent, released in 2003, is the third studio album by singer-songwriter M. Ward.' };
+  const WARD_ENTITY = { id: 'entity:6', text: 'Ward: Transfiguration of Vincent, released in 2003, is the third studio album by singer-songwriter M. Ward.' };
+  const WARD_BORN = {
+    id: 'passage:7',
+    text: 'M. Ward\nMatthew Stephen Ward, better known as M. Ward, is a singer-songwriter and guitarist. Ward was born in 1973 in Oregon.',
+  };
+  const WEATHER = { id: 'passage:8', text: 'Berlin\nThe weather in Berlin is often rainy in autumn, and rock bands play in its clubs.' };
+
+  it.each([
+    {
+      case: 'a comparison takes a sentence about each entity asked, not a title line',
+      question: 'Which band was formed first, The Exies or Circus Diablo?',
+      sources: [DIABLO, WEATHER, EXIES],
+      answer:
+        'Circus Diablo is an American rock band, formed in early 2006 by Billy Morrison and Billy Duffy. The Exies were an American rock band from Los Angeles, California, formed in 1997.',
+      cited: ['passage:2', 'passage:1'],
+    },
+    {
+      case: 'an entity description restating its passage is not said twice, and its other statements stay out',
+      question: 'When was Circus Diablo formed?',
+      sources: [DIABLO_ENTITY, DIABLO],
+      answer: 'Circus Diablo is an American rock band, formed in early 2006 by Billy Morrison and Billy Duffy.',
+      cited: ['entity:3'],
+    },
+    {
+      case: 'the entity asked, not a neighbour with a near name',
+      question: 'When was the Heinkel HD 23 designed?',
+      sources: [HEINKEL],
+      answer: 'The Heinkel HD 23 was a carrier-borne fighter biplane designed in Germany in 1926.',
+      cited: ['passage:4'],
+    },
+    {
+      case: 'a second hop follows the name the first sentence brought in, once',
+      question: 'Transfiguration of Vincent is the third studio album by a singer-songwriter born in what year?',
+      sources: [WARD_ENTITY, WARD, WEATHER, WARD_BORN],
+      answer:
+        'Transfiguration of Vincent, released in 2003, is the third studio album by singer-songwriter M. Ward. Matthew Stephen Ward, better known as M. Ward, is a singer-songwriter and guitarist. Ward was born in 1973 in Oregon.',
+      cited: ['passage:5', 'passage:7'],
+    },
+  ])('$case', async ({ question, sources, answer, cited }) => {
+    const answered = await answerLocally(question, sources, embedder);
+    expect(answered).toEqual({ answer, cited });
+    const sentences = answered.answer.split(/(?<=\.) /);
+    expect(new Set(sentences).size).toBe(sentences.length);
+  });
 });
