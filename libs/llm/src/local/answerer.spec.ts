@@ -152,10 +152,21 @@ describe('answerLocally', () => {
     {
       case: 'a second hop follows the name the first sentence brought in, once',
       question: 'Transfiguration of Vincent is the third studio album by a singer-songwriter born in what year?',
-      sources: [WARD_ENTITY, WARD, WEATHER, WARD_BORN],
+      sources: [WARD, WEATHER, WARD_BORN, WARD_ENTITY],
       answer:
         'Transfiguration of Vincent, released in 2003, is the third studio album by singer-songwriter M. Ward. Matthew Stephen Ward, better known as M. Ward, is a singer-songwriter and guitarist. Ward was born in 1973 in Oregon.',
       cited: ['passage:5', 'passage:7'],
+    },
+    {
+      case: 'of a fact, its passage and its entity saying the same thing, the first source is the one cited',
+      question: 'Where does Alice Johnson work?',
+      sources: [
+        { id: 'edge:1', text: 'Alice Johnson works at Acme Corporation.' },
+        { id: 'passage:2', text: 'Alice Johnson works at Acme Corporation, in Berlin.' },
+        { id: 'entity:3', text: 'Alice Johnson: Alice Johnson works at Acme Corporation.' },
+      ],
+      answer: 'Alice Johnson works at Acme Corporation.',
+      cited: ['edge:1'],
     },
   ])('$case', async ({ question, sources, answer, cited }) => {
     const answered = await answerLocally(question, sources, embedder);

@@ -110,7 +110,8 @@ export async function answerLocally(question: string, sources: CitableSource[], 
  * hold yet: the question's words still uncovered ("…, The Exies or Circus Diablo?" takes a
  * sentence about each) and the names the picked sentences brought in (the second hop: "the
  * album by M. Ward" → a sentence about Ward); a sentence that mostly repeats a picked one
- * (an entity's description restating its passage) is skipped.
+ * (an entity's description restating its passage) is skipped, and of sentences that say the
+ * same thing the first in source order (facts, then passages, then entities) is the one used.
  */
 function pickSentences(question: string, names: string[], candidates: Candidate[]): Candidate[] {
   const questionTerms = [...new Set(contentTerms(question))];
@@ -126,9 +127,12 @@ function pickSentences(question: string, names: string[], candidates: Candidate[
     return w / questionWeight;
   };
 
+  // Sentences that say the same thing (each mostly the other's words: a fact, its entity's
+  // description and the passage it came from) count once, as the first in source order.
+  const restates = (i: number) => terms.slice(0, i).some((earlier) => repeats(terms[i], earlier) && repeats(earlier, terms[i]));
   const scored = candidates.map((c, i) => {
     const lexical = weightOf(terms[i], (t) => asked.has(t));
-    const novel = [...terms[i]].some((t) => !asked.has(t));
+    const novel = [...terms[i]].some((t) => !asked.has(t)) && !restates(i);
     const namesAsked = names.length === 0 || namesAny(c.text, names) || namesAny(antecedentOf(c, candidates)?.text ?? '', names);
     return { c, i, lexical, novel, namesAsked, score: lexical + COSINE_WEIGHT * c.score };
   });
