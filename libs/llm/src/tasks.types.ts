@@ -39,6 +39,12 @@ export interface Keywords {
 export interface CitableSource {
   id: string;
   text: string;
+  /**
+   * What the text is, where it matters to an answerer: a `fact` is true at the instant asked
+   * (retrieval filtered it by validity), an entity's `description` keeps everything ever said of
+   * the entity, superseded statements included. Unset: a passage of text.
+   */
+  kind?: 'fact' | 'description';
 }
 
 export interface Answer {

@@ -168,6 +168,16 @@ describe('answerLocally', () => {
       answer: 'Alice Johnson works at Acme Corporation.',
       cited: ['edge:1'],
     },
+    {
+      case: "an answer drawn from an entity's description says what the facts about that entity say now",
+      question: 'Where does Alice work?',
+      sources: [
+        { id: 'edge:2', kind: 'fact' as const, text: 'Alice joined Globex.' },
+        { id: 'entity:1', kind: 'description' as const, text: 'Alice: Alice works at Acme.; Alice joined Globex.' },
+      ],
+      answer: 'Alice joined Globex. Alice: Alice works at Acme.',
+      cited: ['edge:2', 'entity:1'],
+    },
   ])('$case', async ({ question, sources, answer, cited }) => {
     const answered = await answerLocally(question, sources, embedder);
     expect(answered).toEqual({ answer, cited });

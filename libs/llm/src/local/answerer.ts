@@ -60,6 +60,7 @@ interface Candidate {
   sourceIndex: number;
   sentenceIndex: number;
   sourceId: string;
+  kind?: CitableSource['kind'];
   text: string;
   score: number;
 }
@@ -79,7 +80,7 @@ export async function answerLocally(question: string, sources: CitableSource[], 
       const key = sentenceKey(text);
       if (seen.has(key) || candidates.length >= ANSWER_MAX_CANDIDATES) return;
       seen.add(key);
-      candidates.push({ sourceIndex, sentenceIndex, sourceId: source.id, text, score: 0 });
+      candidates.push({ sourceIndex, sentenceIndex, sourceId: source.id, kind: source.kind, text, score: 0 });
     });
   });
   if (candidates.length === 0) return noInformation;
@@ -144,8 +145,13 @@ function pickSentences(question: string, names: string[], candidates: Candidate[
   const first = [...anchors].sort(byScore)[0];
 
   const picked = [first];
-  const covered = new Set([...terms[first.i]].filter((t) => asked.has(t)));
-  const bridges = new Set(namesIn(first.c.text).filter((t) => !asked.has(t)));
+  // A description keeps what was once said ("works at Acme" after she joined Globex), a fact
+  // only what is true at the instant asked: an answer drawn from a description says what the
+  // facts about the entity asked say too, the best of them.
+  const fact = first.c.kind === 'description' ? anchors.filter((s) => s.c.kind === 'fact' && s.namesAsked).sort(byScore)[0] : undefined;
+  if (fact) picked.push(fact);
+  const covered = new Set(picked.flatMap((s) => [...terms[s.i]]).filter((t) => asked.has(t)));
+  const bridges = new Set(picked.flatMap((s) => namesIn(s.c.text)).filter((t) => !asked.has(t)));
   while (picked.length < ANSWER_MAX_SENTENCES) {
     const open = weightOf(asked, (t) => !covered.has(t));
     const bridgeWeight = weightOf(bridges, () => true) || 1;

@@ -388,6 +388,7 @@ function localSources(context: GbContext, asOf?: Date): CitableSource[] {
   return [
     ...context.edges.map((x) => ({
       id: `edge:${x.id}`,
+      kind: 'fact' as const,
       text:
         (x.description ?? `${x.source} ${x.relation.replace(/_/g, ' ')} ${x.target}.`) +
         (endedBy(x) ? ` (no longer true since ${renderGbTime(x.invalidAt!)})` : '') +
@@ -401,7 +402,7 @@ function localSources(context: GbContext, asOf?: Date): CitableSource[] {
     })),
     ...context.entities
       .filter((e) => e.description)
-      .map((e) => ({ id: `entity:${e.id}`, text: `${e.name}: ${e.description}` })),
+      .map((e) => ({ id: `entity:${e.id}`, kind: 'description' as const, text: `${e.name}: ${e.description}` })),
   ].filter((source) => source.text.trim().length > 0);
 }
 
