@@ -219,19 +219,44 @@ describe(`lexical search contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     expect(context.chunks[0].lexicalScore).toBeGreaterThan(0);
   });
 
-  (onPostgres ? it : it.skip)('reads a question\'s postings from the primary key alone (INCLUDE frequency and chunk length)', async () => {
+  it('reads at most the cut of a word\'s postings, its best by frequency and length, with the word\'s IDF over all of them', async () => {
+    const scope = await createGraph();
+    // Written worst first, so the key's order (chunk ids) is not the order of impact.
+    await addPassage(scope, 'Delta', `The lighthouse. ${'Waves broke on distant rocks all through the winter night. '.repeat(4)}`);
+    await addPassage(scope, 'Gamma', 'A lighthouse stands.');
+    await addPassage(scope, 'Beta', 'The lighthouse keeper and the lighthouse.');
+    await addPassage(scope, 'Alpha', 'Lighthouse, lighthouse, lighthouse on the cliff.');
+    await addPassage(scope, 'Epsilon', 'Ships passed the old harbour wall at dawn.');
+    const whole = await new RetrievalRepository(database, { bm25PostingsPerTerm: 100 }).searchChunksLexically(scope, 'lighthouse', 10);
+    expect(names(whole)).toEqual(['Alpha', 'Beta', 'Gamma', 'Delta']);
+    const cut = await new RetrievalRepository(database, { bm25PostingsPerTerm: 2 }).searchChunksLexically(scope, 'lighthouse', 10);
+    expect(names(cut)).toEqual(['Alpha', 'Beta']);
+    // The document frequency is counted over every posting (4 of 5 chunks), not over the 2 read.
+    expect(cut.map((h) => h.lexicalScore)).toEqual(whole.slice(0, 2).map((h) => h.lexicalScore));
+    // A word in fewer chunks than the cut is read whole: the rare word's chunk comes back.
+    const mixed = await new RetrievalRepository(database, { bm25PostingsPerTerm: 2 }).searchChunksLexically(scope, 'lighthouse keeper harbour', 10);
+    expect(names(mixed)).toEqual(expect.arrayContaining(['Alpha', 'Beta', 'Epsilon']));
+    expect(names(mixed)).not.toContain('Delta');
+  });
+
+  (onPostgres ? it : it.skip)('counts and scores a question\'s postings from index entries alone, each word\'s best in the impact index\'s order', async () => {
     const scope = await createGraph();
     await addPassage(scope, 'Nile', 'The Nile flows north through Egypt to the Mediterranean.');
     await addPassage(scope, 'Danube', 'The Danube flows east through Vienna to the Black Sea.');
     await database.db.execute(sql`VACUUM chunk_terms`);
     // Sequential and bitmap reads of a table this small are cheaper; turned off, the planner
-    // shows whether the key alone can answer (index-only) or each posting costs a heap fetch.
+    // shows whether the indexes alone can answer (index-only) or each posting costs a heap fetch.
     const plan = await database.db.transaction(async (tx) => {
       await tx.execute(sql`SET LOCAL enable_seqscan = off`);
       await tx.execute(sql`SET LOCAL enable_bitmapscan = off`);
       const rows = await queryRows<Record<string, string>>(tx as unknown as Db, sql`EXPLAIN (ANALYZE) ${chunkLexicalSearchSql(scope, 'Which river flows north?', 5)}`);
       return rows.map((row) => Object.values(row)[0]).join('\n');
     });
-    expect(plan).toMatch(/Index Only Scan using chunk_terms_tenant_id_graph_id_lexeme_chunk_id_pk on chunk_terms q/);
+    // Read in the index's order, the LIMIT needs no sort of the word's postings; counting and
+    // scoring read index entries only (INCLUDE frequency and chunk length), never the table.
+    expect(plan).toMatch(/Limit[^\n]*\n\s*->\s+Index Only Scan using chunk_terms_impact_idx on chunk_terms q/);
+    const reads = plan.match(/\S+ Scan[^\n]* on chunk_terms \w+/g) ?? [];
+    expect(reads.length).toBeGreaterThanOrEqual(2);
+    expect(reads.filter((read) => !read.startsWith('Only Scan'))).toEqual([]);
   });
 });

@@ -17,7 +17,11 @@ export interface Settings {
   bootstrapOperator?: { email: string; password: string };
   llm: LlmSettings;
   ingest: IngestSettings;
-  query: { minSimilarity: number };
+  /**
+   * /v1/query: `minSimilarity`; `bm25PostingsPerTerm`, how many of a question word's postings
+   * BM25 reads at most, its best (libs/retrieval lexical.queries.ts).
+   */
+  query: { minSimilarity: number; bm25PostingsPerTerm: number };
   /** gb query: every number of its contract, tunable, the contract's values by default. */
   gb: GbSettings;
   /** Geo (gb query's nearby search, coordinates of places): off unless LOCI_GEO_ENABLED. */
@@ -212,7 +216,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       concurrency: raw.LOCI_MODEL_CONCURRENCY,
       pricesFile: raw.LOCI_PRICES_FILE,
     },
-    query: { minSimilarity: raw.LOCI_QUERY_MIN_SIMILARITY },
+    query: { minSimilarity: raw.LOCI_QUERY_MIN_SIMILARITY, bm25PostingsPerTerm: raw.LOCI_BM25_POSTINGS_PER_TERM },
     gb: {
       maxTerms: raw.LOCI_GB_MAX_TERMS,
       minTermLength: raw.LOCI_GB_MIN_TERM_LENGTH,

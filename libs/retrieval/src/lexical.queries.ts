@@ -32,18 +32,42 @@ function corpusSql({ tenantId, graphId }: Scope, corpus?: CorpusStats): SQL {
 const float = (value: number) => sql.raw(`${Number(value)}::float8`);
 
 /**
+ * How many postings of one question word BM25 reads at most: its best ones by what they add to
+ * a chunk's score (BM25_IMPACT_ORDER). A word in fewer chunks is read whole, so the ranking is
+ * exact whenever every word of the question is; past that, a chunk outside a common word's best
+ * postings loses that word's share, which a word in thousands of chunks keeps small (its IDF).
+ * Bounds a question's cost by its words rather than by the graph (docs/DECISIONS.md, "BM25
+ * reads each word's best postings"; measured in docs/QUALITY.md).
+ */
+export const DEFAULT_BM25_POSTINGS_PER_TERM = 2000;
+
+/**
+ * Migration 0017's key order over a posting (alias `q`): BM25's term-frequency part at a fixed
+ * reference length of 100 lexemes. It must stay the index's expression, token for token in
+ * meaning, for the planner to read the index in this order.
+ */
+const BM25_IMPACT_ORDER = sql.raw(
+  '(q.frequency::float8 / (q.frequency::float8 + 0.3::float8 + 0.009::float8 * q.chunk_length::float8)) DESC, q.chunk_id',
+);
+
+/**
  * The chunks of processed documents that best match `text` by BM25, best first, at most `k`.
  * One statement: the question's lexemes (the same analysis as at indexing), the graph's chunk
  * count and mean length, each lexeme's document frequency counted over its key range of the
- * primary key (tenant, graph, lexeme: index-only, nothing else is read), then every posting of
- * those lexemes scored as it is read, and the chunks' sums; sorted first, then joined to chunk
- * and document, so the joins stop once `k` chunks of processed documents are found. Its cost
- * grows with the postings of the question's lexemes in the graph, not with the store. Counting
- * first and scoring as read reads each posting twice from the index but never stores or hashes
- * it: at 375k edges (65 232 postings for one question) 40% less time than materialising the
- * postings and joining them to their weights (docs/QUALITY.md, 375k).
+ * primary key (tenant, graph, lexeme: index-only, nothing else is read), then each lexeme's
+ * best `postingsPerTerm` postings (migration 0017's index, index-only) scored as they are read,
+ * and the chunks' sums; sorted first, then joined to chunk and document, so the joins stop once
+ * `k` chunks of processed documents are found. Its cost grows with the question's words and
+ * the cut, not with the graph; the document frequencies stay exact (a key-range count, 15–20%
+ * of what scoring every posting cost at 250k edges: docs/QUALITY.md).
  */
-export function chunkLexicalSearchSql(scope: Scope, text: string, k: number, corpus?: CorpusStats): SQL {
+export function chunkLexicalSearchSql(
+  scope: Scope,
+  text: string,
+  k: number,
+  corpus?: CorpusStats,
+  postingsPerTerm = DEFAULT_BM25_POSTINGS_PER_TERM,
+): SQL {
   const { tenantId, graphId } = scope;
   return sql`WITH asked AS MATERIALIZED (
       SELECT DISTINCT t.lexeme FROM unnest(to_tsvector(${TEXT_SEARCH_CONFIG}, ${text})) AS t),
@@ -54,16 +78,18 @@ export function chunkLexicalSearchSql(scope: Scope, text: string, k: number, cor
         SELECT count(*)::float8 AS df FROM chunk_terms q
         WHERE q.tenant_id = ${tenantId} AND q.graph_id = ${graphId} AND q.lexeme = a.lexeme) f
       WHERE f.df > 0),
-    -- Per lexeme, an index range of the primary key; OFFSET 0 keeps it a loop: pulled up into a
-    -- join, the planner read the graph's every posting when its estimates were off (a table not
-    -- yet analyzed).
+    -- Per lexeme, the first postings of its range of migration 0017's index, best first; the
+    -- LIMIT keeps it a loop, as OFFSET 0 did: pulled up into a join, the planner read the
+    -- graph's every posting when its estimates were off (a table not yet analyzed).
     scored AS (
       SELECT p.chunk_id,
              sum(w.idf * p.frequency * ${float(BM25_K1 + 1)}
                  / (p.frequency + ${float(BM25_K1)} * (1 - ${float(BM25_B)} + ${float(BM25_B)} * p.chunk_length / corpus.mean_length))) AS score
       FROM weights w CROSS JOIN corpus CROSS JOIN LATERAL (
         SELECT q.chunk_id, q.frequency, q.chunk_length FROM chunk_terms q
-        WHERE q.tenant_id = ${tenantId} AND q.graph_id = ${graphId} AND q.lexeme = w.lexeme OFFSET 0) p
+        WHERE q.tenant_id = ${tenantId} AND q.graph_id = ${graphId} AND q.lexeme = w.lexeme
+        ORDER BY ${BM25_IMPACT_ORDER}
+        LIMIT ${sql.raw(String(postingsLimit(postingsPerTerm)))}) p
       GROUP BY p.chunk_id)
     SELECT c.id AS chunk_id, c.document_id, d.name AS document_name, d.document_date, d.loaded_at, c.text,
            c.token_count, s.score, corpus.n AS corpus_chunks, corpus.mean_length AS corpus_mean_length
@@ -74,6 +100,12 @@ export function chunkLexicalSearchSql(scope: Scope, text: string, k: number, cor
     WHERE d.status = ${PROCESSED}${recordedBy(scope, 'c')}
     ORDER BY s.score DESC, s.chunk_id
     LIMIT ${k}`;
+}
+
+/** The cut as an integer literal (a parameter would hide it from the planner's row estimates). */
+function postingsLimit(postingsPerTerm: number): number {
+  if (!Number.isInteger(postingsPerTerm) || postingsPerTerm < 1) throw new RangeError(`postingsPerTerm must be a positive integer, got ${postingsPerTerm}`);
+  return postingsPerTerm;
 }
 
 /** Visible entities of the graph whose normalised name is one of `names` (exact matches). */
@@ -134,11 +166,18 @@ export function documentsNamedSql(scope: Scope, names: string[], limit = MAX_NAM
  * chunks, each part in its own statement's order (`position`). The two take the same question
  * and are always awaited together.
  */
-export function passageSearchSql(scope: Scope, text: string, k: number, names: string[], corpus?: CorpusStats): SQL {
+export function passageSearchSql(
+  scope: Scope,
+  text: string,
+  k: number,
+  names: string[],
+  corpus?: CorpusStats,
+  postingsPerTerm = DEFAULT_BM25_POSTINGS_PER_TERM,
+): SQL {
   return sql`SELECT 0 AS part, row_number() OVER (ORDER BY l.score DESC, l.chunk_id) AS position,
            l.chunk_id, l.document_id, l.document_name, l.document_date, l.loaded_at, l.text, l.token_count, l.score,
            l.corpus_chunks, l.corpus_mean_length
-    FROM (${chunkLexicalSearchSql(scope, text, k, corpus)}) l
+    FROM (${chunkLexicalSearchSql(scope, text, k, corpus, postingsPerTerm)}) l
     UNION ALL
     SELECT 1, row_number() OVER (ORDER BY n.key_length DESC, n.document_id),
            n.chunk_id, n.document_id, n.document_name, n.document_date, n.loaded_at, n.text, n.token_count, n.score,

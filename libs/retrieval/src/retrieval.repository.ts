@@ -15,7 +15,10 @@ import {
   SupportingChunk,
   supportingChunksSql,
 } from './retrieval.queries';
-import { chunkLexicalSearchSql, edgeLexicalSearchSql, entitiesNamedSql, passageSearchSql, seedEntitiesSql } from './lexical.queries';
+import {
+  chunkLexicalSearchSql,
+  DEFAULT_BM25_POSTINGS_PER_TERM,
+  edgeLexicalSearchSql, entitiesNamedSql, passageSearchSql, seedEntitiesSql } from './lexical.queries';
 import { CorpusStatsMemo } from './corpus-stats.memo';
 import { chunksByIdsSql, WalkNeighbourhoodInput, walkNeighbourhoodSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
@@ -40,7 +43,12 @@ export class RetrievalRepository {
   /** BM25's N and avgdl of large graphs, remembered between questions. */
   private readonly corpus = new CorpusStatsMemo();
 
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  private readonly bm25PostingsPerTerm: number;
+
+  /** `bm25PostingsPerTerm`: how many of a question word's postings BM25 reads (chunkLexicalSearchSql). */
+  constructor(@Inject(DATABASE) private readonly database: Database, options: { bm25PostingsPerTerm?: number } = {}) {
+    this.bm25PostingsPerTerm = options.bm25PostingsPerTerm ?? DEFAULT_BM25_POSTINGS_PER_TERM;
+  }
 
   /** Entities nearest to `vector` by their name + description vector. */
   async searchEntities(scope: Scope, vector: number[], k: number): Promise<EntityHit[]> {
@@ -59,7 +67,7 @@ export class RetrievalRepository {
 
   /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
   async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
-    return this.lexicalHits(scope, await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope))));
+    return this.lexicalHits(scope, await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope), this.bm25PostingsPerTerm)));
   }
 
   /**
@@ -68,7 +76,7 @@ export class RetrievalRepository {
    */
   async searchPassages(scope: Scope, text: string, k: number, names: string[]): Promise<{ lexical: ChunkHit[]; named: ChunkHit[] }> {
     if (names.length === 0) return { lexical: await this.searchChunksLexically(scope, text, k), named: [] };
-    const rows = await queryRows<Raw>(this.database.db, passageSearchSql(scope, text, k, names, this.corpus.get(scope)));
+    const rows = await queryRows<Raw>(this.database.db, passageSearchSql(scope, text, k, names, this.corpus.get(scope), this.bm25PostingsPerTerm));
     return {
       lexical: this.lexicalHits(scope, rows.filter((r) => num(r.part) === 0)),
       named: rows.filter((r) => num(r.part) === 1).map(toChunkHit),

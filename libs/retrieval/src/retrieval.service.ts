@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Settings, SETTINGS } from '@loci/config';
 import { Database, DATABASE, EMBEDDING_DIMENSIONS } from '@loci/db';
 import { applyBudgets } from './context-budget';
 import { fuseByRank } from './fusion';
@@ -79,8 +80,9 @@ const nothing = (): GraphFinds => ({ entities: [], relations: [], chunks: [], pa
 export class RetrievalService {
   private readonly repository: RetrievalRepository;
 
-  constructor(@Inject(DATABASE) database: Database) {
-    this.repository = new RetrievalRepository(database);
+  /** Without settings (tests, the benchmark's tools), BM25's cut is the default. */
+  constructor(@Inject(DATABASE) database: Database, @Optional() @Inject(SETTINGS) settings?: Pick<Settings, 'query'>) {
+    this.repository = new RetrievalRepository(database, { bm25PostingsPerTerm: settings?.query.bm25PostingsPerTerm });
   }
 
   /** True when at least one processed document of the graph has a chunk (something to search), at `asOf` if given. */
