@@ -7,7 +7,7 @@
  * another, which costs no CPU and keeps them on the backend measured.
  * With BY_STATEMENT=1 each mode's statements are then replayed one kind at a time (labels as
  * profile-retrieval.ts names them), for the PostgreSQL CPU of each kind per question.
- * Usage: DATABASE_URL=… npx tsx bench/retrieval-cpu.ts <questions.json> [questions] [rounds] [modes]
+ * Usage: DATABASE_URL=… [LOCI_BM25_POSTINGS_PER_TERM=n] npx tsx bench/retrieval-cpu.ts <questions.json> [questions] [rounds] [modes]
  */
 import { readFileSync } from 'node:fs';
 import { Pool } from 'pg';
@@ -32,7 +32,9 @@ async function main() {
   url.searchParams.set('options', Object.entries(SESSION_SETTINGS).map(([k, v]) => `-c ${k}=${v}`).join(' '));
   const database = PostgresDatabase.connect(url.toString(), 1);
   const pool = (database as unknown as { pool: Pool }).pool;
-  const service = new RetrievalService(database);
+  // LOCI_BM25_POSTINGS_PER_TERM as the API reads it (minSimilarity is the API's, unused here).
+  const cut = process.env.LOCI_BM25_POSTINGS_PER_TERM;
+  const service = new RetrievalService(database, cut ? { query: { minSimilarity: 0, bm25PostingsPerTerm: Number(cut) } } : undefined);
   const embedder = new LocalHashingEmbedder();
   const requestFor = (mode: Mode, q: { query: string; hl_keywords: string[]; ll_keywords: string[] }) => ({
     tenantId,
