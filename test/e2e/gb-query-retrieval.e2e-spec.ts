@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InferencesRepository } from '@loci/db';
+import { Database, DATABASE, GraphWritesRepository, InferencesRepository } from '@loci/db';
 import { CallContext, ModelGateway, OwnKeysService } from '@loci/llm';
 import { LIMIT_STORE, LimitStore, limitKeys, utcDay } from '@loci/quota';
 import { GbContext, GbEdge, GbEntity, GbQueryService } from '@loci/retrieval';
@@ -325,6 +325,38 @@ describe('gb query retrieval on the store', () => {
       { id: idOf(4), text: undefined, summary: 'summary 4' },
       { id: idOf(10), text: undefined, summary: 'summary 10' },
     ]);
+  });
+
+  it("remembers a large dataset's BM25 corpus (N, avgdl) between questions, as /v1/query does: the next question does not count its chunks", async () => {
+    const g = await createGbGraph(t.app, tenantId, 'bm25-corpus');
+    // From 200 chunks (REMEMBER_CORPUS_FROM_CHUNKS) a graph's N and avgdl are remembered for a minute.
+    await insertGbChunks(t.app, g, Array.from({ length: 200 }, (_, index) => ({ index, text: `filler ${index}` })));
+    const text = 'The Quillfeather observatory keeps a brass heliograph, restored by the Tennant brothers.';
+    const rare = await t.app.get(GraphWritesRepository).insertChunk(
+      t.app.get<Database>(DATABASE).db,
+      { tenantId, graphId: g.graphId, documentId: g.documentId, index: 200, text, tokenCount: 20 },
+      text,
+    );
+    const question = 'Who restored the brass heliograph of the Quillfeather observatory?';
+    const ask = async () => {
+      const recorder = recordStatements(t.app);
+      try {
+        const { context } = await retrieve(g, question);
+        return { passages: context.passages, lexical: recorder.texts.filter((text) => text.includes('corpus AS MATERIALIZED')) };
+      } finally {
+        recorder.stop();
+      }
+    };
+    const counts = (statement: string) => /count\(\*\)::float8 AS n/.test(statement);
+
+    const first = await ask();
+    expect(first.passages[0].chunk.id).toBe(rare.id);
+    expect(first.lexical).toHaveLength(1);
+    expect(counts(first.lexical[0])).toBe(true);
+    const second = await ask();
+    expect(second.lexical).toHaveLength(1);
+    expect(counts(second.lexical[0])).toBe(false);
+    expect(second.passages).toEqual(first.passages);
   });
 
   describe('the request body limit (64 KiB)', () => {

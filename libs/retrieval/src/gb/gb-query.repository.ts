@@ -1,4 +1,5 @@
 import { Database, queryRows } from '@loci/db';
+import { CorpusStatsMemo } from '../corpus-stats.memo';
 import { chunkLexicalSearchSql } from '../lexical.queries';
 import { Scope } from '../retrieval.queries';
 import {
@@ -92,6 +93,9 @@ const toChunk = (r: Raw): GbChunk => ({
 
 /** Runs the statements of `gb-query.queries.ts`; one statement a method. */
 export class GbQueryRepository {
+  /** BM25's N and avgdl of large datasets, as /v1/query keeps them (counting them scans the graph's chunks). */
+  private readonly corpus = new CorpusStatsMemo();
+
   constructor(private readonly database: Database) {}
 
   async keywordSeeds(scope: Scope, scoring: KeywordScoring): Promise<GbEntity[]> {
@@ -134,10 +138,9 @@ export class GbQueryRepository {
    */
   async lexicalChunks(scope: Scope, question: string, k: number): Promise<VectorMatch[]> {
     if (k <= 0 || question.trim() === '') return [];
-    return (await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, question, k))).map((r) => ({
-      id: Number(r.chunk_id),
-      score: Number(r.score),
-    }));
+    const rows = await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, question, k, this.corpus.get(scope)));
+    if (rows.length > 0) this.corpus.remember(scope, { chunks: Number(rows[0].corpus_chunks), meanLength: Number(rows[0].corpus_mean_length) });
+    return rows.map((r) => ({ id: Number(r.chunk_id), score: Number(r.score) }));
   }
 
   async search(scope: Scope, index: VectorIndex, vector: number[], k: number, minSimilarity: number): Promise<VectorMatch[]> {
