@@ -1,6 +1,6 @@
 import { Database, queryRows } from '@loci/db';
 import { CorpusStatsMemo } from '../corpus-stats.memo';
-import { chunkLexicalSearchSql } from '../lexical.queries';
+import { chunkLexicalSearchSql, DEFAULT_BM25_POSTINGS_PER_TERM } from '../lexical.queries';
 import { Scope } from '../retrieval.queries';
 import {
   chunksByIdsSql,
@@ -96,7 +96,15 @@ export class GbQueryRepository {
   /** BM25's N and avgdl of large datasets, as /v1/query keeps them (counting them scans the graph's chunks). */
   private readonly corpus = new CorpusStatsMemo();
 
-  constructor(private readonly database: Database) {}
+  private readonly bm25PostingsPerTerm: number;
+
+  /** `bm25PostingsPerTerm`: how many of a question word's postings BM25 reads (chunkLexicalSearchSql). */
+  constructor(
+    private readonly database: Database,
+    options: { bm25PostingsPerTerm?: number } = {},
+  ) {
+    this.bm25PostingsPerTerm = options.bm25PostingsPerTerm ?? DEFAULT_BM25_POSTINGS_PER_TERM;
+  }
 
   async keywordSeeds(scope: Scope, scoring: KeywordScoring): Promise<GbEntity[]> {
     return (await queryRows<Raw>(this.database.db, keywordSeedsSql(scope, scoring))).map(toEntity);
@@ -138,7 +146,7 @@ export class GbQueryRepository {
    */
   async lexicalChunks(scope: Scope, question: string, k: number): Promise<VectorMatch[]> {
     if (k <= 0 || question.trim() === '') return [];
-    const rows = await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, question, k, this.corpus.get(scope)));
+    const rows = await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, question, k, this.corpus.get(scope), this.bm25PostingsPerTerm));
     if (rows.length > 0) this.corpus.remember(scope, { chunks: Number(rows[0].corpus_chunks), meanLength: Number(rows[0].corpus_mean_length) });
     return rows.map((r) => ({ id: Number(r.chunk_id), score: Number(r.score) }));
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { z } from 'zod';
+import { Settings, SETTINGS } from '@loci/config';
 import { DomainError, NotFoundError, ValidationError } from '@loci/common';
 import { Database, DATABASE, GraphsRepository, GraphWritesRepository, isStoreUnavailable } from '@loci/db';
 import { gazetteer } from '@loci/geo';
@@ -90,8 +91,10 @@ export class GbQueryService {
     private readonly stages: StageRunner,
     private readonly ownKeys: OwnKeysService,
     @Optional() @Inject(GB_QUERY_SETTINGS) overrides?: Partial<GbQuerySettings>,
+    // BM25's cut, one setting for both surfaces (LOCI_BM25_POSTINGS_PER_TERM); the default without.
+    @Optional() @Inject(SETTINGS) settings?: Pick<Settings, 'query'>,
   ) {
-    this.repository = new GbQueryRepository(database);
+    this.repository = new GbQueryRepository(database, { bm25PostingsPerTerm: settings?.query.bm25PostingsPerTerm });
     this.nearbySearch = new GbNearby(database, new GraphWritesRepository(), gazetteer());
     this.settings = { ...DEFAULT_GB_QUERY_SETTINGS, ...(overrides ?? {}) };
   }
