@@ -45,8 +45,21 @@ export class StoreUnavailableError extends DomainError {
   }
 }
 
+/**
+ * The client closed the connection before its answer was ready (a request that was waiting for
+ * something gives up): nobody reads the answer; 499, as proxies log it, never a 5xx.
+ */
+export class ClientClosedRequestError extends DomainError {
+  readonly code = 'client_closed_request';
+
+  constructor() {
+    super('The client closed the connection before the answer.');
+  }
+}
+
 /** Status of error codes raised outside this package (e.g. the model layer's). */
 export const STATUS_BY_ERROR_CODE: Readonly<Record<string, number>> = {
+  client_closed_request: 499,
   model_not_configured: 503,
   model_call_failed: 502,
   unsupported_media_type: 415,

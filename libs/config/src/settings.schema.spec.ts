@@ -60,6 +60,13 @@ describe('settings schema', () => {
     expect([short.LOCI_SLOT_LEASE_MS, short.LOCI_RESERVATION_LEASE_MS]).toEqual([2_000, 3_000]);
   });
 
+  it('leases a remember\'s text for 30 s, and lets a retry wait 2 min for it, unless told otherwise', () => {
+    const defaults = parseSettings({});
+    expect([defaults.LOCI_REMEMBER_LEASE_MS, defaults.LOCI_REMEMBER_WAIT_MS]).toEqual([30_000, 120_000]);
+    expect(parseSettings({ LOCI_REMEMBER_WAIT_MS: '0' }).LOCI_REMEMBER_WAIT_MS).toBe(0);
+    expect(problemsOf({ LOCI_REMEMBER_LEASE_MS: '10' })[0]).toMatch(/^LOCI_REMEMBER_LEASE_MS: expected an integer from 1000/);
+  });
+
   it('cuts chunks of at most 300 tokens with 25 of overlap unless told otherwise (measured: docs/QUALITY.md, Chunking)', () => {
     const defaults = parseSettings({});
     expect([defaults.LOCI_CHUNK_TOKENS, defaults.LOCI_CHUNK_OVERLAP_TOKENS]).toEqual([300, 25]);

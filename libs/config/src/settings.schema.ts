@@ -228,6 +228,8 @@ export const settingsSchema = z.object({
   // Unset: derived from the cores and the model slots (settings.ts, defaultWorkerConcurrency).
   LOCI_WORKER_CONCURRENCY: integerFromEnv(undefined, 1, 64),
   LOCI_CPU_THREADS: integerFromEnv(2, 1, 32),
+  LOCI_REMEMBER_LEASE_MS: integerFromEnv(30_000, 1_000, 3_600_000),
+  LOCI_REMEMBER_WAIT_MS: integerFromEnv(120_000, 0, 3_600_000),
   LOCI_PRICES_FILE: optionalString,
   LOCI_ENCRYPTION_KEY: z.preprocess(
     emptyAsUndefined,

@@ -115,6 +115,19 @@ export interface IngestSettings {
    * they never hold the event loop that answers requests.
    */
   cpuThreads: number;
+  /** gb remember of a text another request is ingesting: its lease, and how long a retry waits for it. */
+  remember: RememberLeaseSettings;
+}
+
+/**
+ * A gb remember ingests its text inline under a lease on the document, renewed every third of
+ * `leaseMs` while it runs: a retry of the same text waits for it (at most `waitMs`, then 409)
+ * instead of ingesting it a second time beside it, and takes the text over once the lease has
+ * passed without renewal (its process died).
+ */
+export interface RememberLeaseSettings {
+  leaseMs: number;
+  waitMs: number;
 }
 
 /**
@@ -269,6 +282,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
           embedded: !raw.DATABASE_URL,
         }),
       cpuThreads: raw.LOCI_CPU_THREADS,
+      remember: { leaseMs: raw.LOCI_REMEMBER_LEASE_MS, waitMs: raw.LOCI_REMEMBER_WAIT_MS },
     },
     encryptionKey: raw.LOCI_ENCRYPTION_KEY
       ? Buffer.from(raw.LOCI_ENCRYPTION_KEY, 'base64')

@@ -4532,6 +4532,15 @@ export interface operations {
                     "application/json": components["schemas"]["GbError"];
                 };
             };
+            /** @description The same text is still being remembered in this dataset by an earlier request (a retry waited for it, LOCI_REMEMBER_WAIT_MS); Retry-After says when to try again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GbError"];
+                };
+            };
             /** @description The body is larger than the route accepts. */
             413: {
                 headers: {

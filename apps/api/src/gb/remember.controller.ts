@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
+import { ClientClosedRequestError } from '@loci/common';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import type { EdgeFacts, EntityFacts } from '@loci/db';
 import { openApiSchemaOf, RequestWithId, ValidBody, named, ApiErrors, LIMIT_ERRORS } from '@loci/http';
@@ -59,7 +60,11 @@ export class RememberController {
     description:
       "Turns a user's text into entities and facts in their dataset graph, synchronously; facts it contradicts are superseded or ended. The response lists what was created, updated, matched, superseded or ended.",
   })
-  @ApiErrors({ 502: 'A model call of extraction failed or its output was unusable.', ...LIMIT_ERRORS })
+  @ApiErrors({
+    409: 'The same text is still being remembered in this dataset by an earlier request (a retry waited for it, LOCI_REMEMBER_WAIT_MS); Retry-After says when to try again.',
+    502: 'A model call of extraction failed or its output was unusable.',
+    ...LIMIT_ERRORS,
+  })
   @HttpCode(200)
   @ApiKeyAllowed({ scope: 'write' })
   @Roles('admin', 'member')
@@ -74,23 +79,43 @@ export class RememberController {
     // question, so no quota).
     const permit = await this.spend.admit(limitedClient(principal, requestId), { countsQuota: false });
     try {
-      return toRememberResponse(await this.rememberIt(principal, requestId, body));
+      return toRememberResponse(await this.rememberIt(principal, requestId, body, clientGone(req)));
     } finally {
       await permit.release();
     }
   }
 
-  private rememberIt(principal: Principal, requestId: string, body: RememberBody) {
-    return this.remember.remember(tenantIdOf(principal), requestId, {
-      userId: body.user_id,
-      text: body.text,
-      dataset: body.dataset,
-      sessionId: body.session_id,
-      validAt: body.valid_at,
-      reasoning: body.reasoning,
-      models: body.models,
-    });
+  private rememberIt(principal: Principal, requestId: string, body: RememberBody, signal?: AbortSignal) {
+    return this.remember.remember(
+      tenantIdOf(principal),
+      requestId,
+      {
+        userId: body.user_id,
+        text: body.text,
+        dataset: body.dataset,
+        sessionId: body.session_id,
+        validAt: body.valid_at,
+        reasoning: body.reasoning,
+        models: body.models,
+      },
+      signal,
+    );
   }
+}
+
+/**
+ * Aborted when the client closes the connection before its answer is written: a retry waiting
+ * for an earlier request's ingestion stops waiting (an ingestion under way finishes regardless;
+ * the next retry finds it done). None for an MCP tool call, which has no response of its own.
+ */
+function clientGone(req: RequestWithId): AbortSignal | undefined {
+  const res = req.res;
+  if (typeof res?.on !== 'function') return undefined;
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort(new ClientClosedRequestError());
+  });
+  return gone.signal;
 }
 
 function toRememberResponse(result: RememberResult): z.infer<typeof rememberResponse> {

@@ -17,6 +17,16 @@ export interface DocumentCounts {
 
 type DocumentStatus = DocumentRow['status'];
 
+/**
+ * What a claim of a document's ingestion found: `claimed` (the caller holds its lease now;
+ * `tookOver` when an earlier holder's lease had passed unrenewed), `processed` (nothing left to
+ * do), `held` (another holder's lease has not passed) or `gone` (deleted meanwhile).
+ */
+export type IngestionClaim = { state: 'claimed'; tookOver: boolean } | { state: 'processed' | 'held' | 'gone' };
+
+/** `now() + ms`: leases are on the store's clock, which every API instance shares. */
+const nowPlus = (ms: number) => sql`now() + ${Math.round(ms)}::integer * interval '1 millisecond'`;
+
 @Injectable()
 export class DocumentsRepository {
   constructor(@Inject(DATABASE) private readonly database: Database) {}
@@ -78,6 +88,61 @@ export class DocumentsRepository {
       .update(documents)
       .set({ status, updatedAt: new Date(), ...changes })
       .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)));
+  }
+
+  /**
+   * Takes the lease on ingesting a document that is not processed yet, when no one holds it or
+   * its holder's lease has passed: one statement, so of two claims at once one wins. The lease
+   * is scoped by the document's key (tenant, id), and a document belongs to one dataset graph.
+   */
+  async claimIngestion(tenantId: string, documentId: number, holder: string, leaseMs: number, db: Db = this.database.db): Promise<IngestionClaim> {
+    // The self-join reads the row as it was, to tell a takeover from a first claim.
+    const [claimed] = await queryRows<{ previous: Date | string | null }>(
+      db,
+      sql`UPDATE documents AS d
+             SET lease_holder = ${holder}, lease_expires_at = ${nowPlus(leaseMs)}
+            FROM documents AS was
+           WHERE d.tenant_id = ${tenantId} AND d.id = ${documentId}
+             AND was.tenant_id = d.tenant_id AND was.id = d.id
+             AND d.status <> 'processed'
+             AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+       RETURNING was.lease_expires_at AS previous`,
+    );
+    if (claimed) return { state: 'claimed', tookOver: claimed.previous !== null };
+    const [row] = await db
+      .select({ status: documents.status })
+      .from(documents)
+      .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)));
+    if (!row) return { state: 'gone' };
+    return { state: row.status === 'processed' ? 'processed' : 'held' };
+  }
+
+  /** Extends the holder's lease to now + leaseMs; false when another holder has it now (stop). */
+  async renewIngestionLease(tenantId: string, documentId: number, holder: string, leaseMs: number): Promise<boolean> {
+    const rows = await this.database.db
+      .update(documents)
+      .set({ leaseExpiresAt: nowPlus(leaseMs) })
+      .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId), eq(documents.leaseHolder, holder)))
+      .returning({ id: documents.id });
+    return rows.length === 1;
+  }
+
+  /**
+   * Ends the holder's lease, so a waiting retry finds the document processed, or (with
+   * `failure`) failed and free to take over at once. Nothing when another holder has it now:
+   * the outcome is the new holder's to record.
+   */
+  async endIngestionLease(tenantId: string, documentId: number, holder: string, failure?: { statusReason: string }): Promise<boolean> {
+    const rows = await this.database.db
+      .update(documents)
+      .set({
+        leaseHolder: null,
+        leaseExpiresAt: null,
+        ...(failure ? { status: 'failed' as const, statusReason: failure.statusReason, updatedAt: new Date() } : {}),
+      })
+      .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId), eq(documents.leaseHolder, holder)))
+      .returning({ id: documents.id });
+    return rows.length === 1;
   }
 
   /** Counts a chunk as done; called inside the chunk's own transaction. */

@@ -38,6 +38,8 @@ export interface ExportPage {
   next: ExportCursor;
 }
 
+// Who is ingesting a text right now says nothing about the tenant's data: never exported.
+const { leaseHolder: _d1, leaseExpiresAt: _d2, ...documentColumns } = getTableColumns(documents);
 const { embedding: _c1, summaryEmbedding: _c2, ...chunkColumns } = getTableColumns(chunks);
 const { embedding: _e1, nameEmbedding: _e2, ...entityColumns } = getTableColumns(entities);
 // edges.lexemes is derived from the fact's words (a trigger keeps it): never exported.
@@ -77,7 +79,7 @@ export class TenantExportRepository {
         return db.select().from(graphs).where(and(eq(graphs.tenantId, tenantId), gt(graphs.id, afterId))).orderBy(asc(graphs.id)).limit(limit);
       case 'document':
         return db
-          .select()
+          .select(documentColumns)
           .from(documents)
           .where(and(eq(documents.tenantId, tenantId), gt(documents.id, afterId)))
           .orderBy(asc(documents.id))

@@ -77,6 +77,13 @@ export const documents = pgTable(
     chunksDone: integer('chunks_done').notNull().default(0),
     loadedAt: timestamptz('loaded_at').notNull().defaultNow(),
     processedAt: timestamptz('processed_at'),
+    /**
+     * Who ingests a gb text inline (a remember request's token) and until when, on the store's
+     * clock: renewed while it runs; once passed, its process is presumed dead and a retry of the
+     * same text takes the document over (uploads are leased by their job instead).
+     */
+    leaseHolder: text('lease_holder'),
+    leaseExpiresAt: timestamptz('lease_expires_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

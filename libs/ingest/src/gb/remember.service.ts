@@ -1,10 +1,41 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { ValidationError } from '@loci/common';
-import { Database, DATABASE, DocumentsRepository, errorSummary, EdgeFacts, EntityFacts, GraphReadsRepository, GraphsRepository } from '@loci/db';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConflictError, NotFoundError, ValidationError } from '@loci/common';
+import { Settings, SETTINGS } from '@loci/config';
+import {
+  Database,
+  DATABASE,
+  DocumentsRepository,
+  errorSummary,
+  EdgeFacts,
+  EntityFacts,
+  GraphReadsRepository,
+  GraphsRepository,
+  IngestionClaim,
+} from '@loci/db';
 import { ModelRouter, ReasoningLevel, UnknownModelError } from '@loci/llm';
 import { contentHash } from '../documents/documents.service';
 import { emptyChanges, GraphChanges } from '../graph/graph-writer';
 import { DocumentIngester } from '../pipeline/document-ingester';
+import { LeaseLostError } from '../queue/job-errors';
+
+/** A retry of a text waits for the request ingesting it, looking again after this, doubled each time up to the longest. */
+const FIRST_LOOK_MS = 100;
+const LONGEST_LOOK_MS = 1_000;
+
+/**
+ * The same text is still being ingested by an earlier request of the dataset, past the wait
+ * (LOCI_REMEMBER_WAIT_MS): 409 with Retry-After; the retry after it is answered as a duplicate
+ * once the earlier one is done.
+ */
+export class RememberInProgressError extends ConflictError {
+  readonly retryAfterSeconds = 5;
+
+  constructor() {
+    super('The same text is still being remembered in this dataset by an earlier request; try again shortly.');
+  }
+}
 
 export interface RememberInput {
   userId: string;
@@ -29,11 +60,20 @@ export interface RememberResult {
 /**
  * gb `remember`: puts a user's text into their dataset graph (created on first use) and
  * returns once it is there, with what it changed. The same pipeline as documents, run inline.
+ *
+ * One request at a time ingests a text: under a lease on its document (on the store, so API
+ * instances on one database agree), renewed while it runs. A retry of the same text in the same
+ * dataset (a client that timed out) waits for it and is answered as a duplicate, or takes the
+ * text over when the first failed or its process died (its lease passed unrenewed); the
+ * ingester resumes after the chunks already written.
  */
 @Injectable()
 export class RememberService {
+  private readonly logger = new Logger('RememberService');
+
   constructor(
     @Inject(DATABASE) private readonly database: Database,
+    @Inject(SETTINGS) private readonly settings: Settings,
     private readonly graphs: GraphsRepository,
     private readonly documents: DocumentsRepository,
     private readonly reads: GraphReadsRepository,
@@ -41,11 +81,13 @@ export class RememberService {
     private readonly router: ModelRouter,
   ) {}
 
-  async remember(tenantId: string, requestId: string, input: RememberInput): Promise<RememberResult> {
+  /** `signal`: the client went away; a request waiting for another's ingestion stops waiting. */
+  async remember(tenantId: string, requestId: string, input: RememberInput, signal?: AbortSignal): Promise<RememberResult> {
     this.checkModels(input.models);
-    const { document, created } = await this.database.db.transaction(async (tx) => {
+    const holder = randomUUID();
+    const { document, claim } = await this.database.db.transaction(async (tx) => {
       const graph = await this.graphs.gbGraph(tenantId, input.userId, input.dataset, tx);
-      return this.documents.createOrGet(
+      const { document } = await this.documents.createOrGet(
         {
           tenantId,
           graphId: graph.id,
@@ -59,21 +101,95 @@ export class RememberService {
         },
         tx,
       );
+      // Claimed in the transaction that creates it: a retry sent meanwhile finds it held, never free.
+      const claim = await this.documents.claimIngestion(tenantId, document.id, holder, this.settings.ingest.remember.leaseMs, tx);
+      return { document, claim };
     });
-    let changes: GraphChanges = emptyChanges();
-    const duplicate = !created && document.status === 'processed';
-    if (!duplicate) {
+    const changes = await this.ingestOnce(tenantId, requestId, document.id, holder, claim, input, signal);
+    return {
+      artifactId: document.id,
+      dataset: input.dataset,
+      sessionId: input.sessionId,
+      duplicate: changes === null,
+      ...(await this.describe(tenantId, changes ?? emptyChanges())),
+    };
+  }
+
+  /**
+   * Ingests the document while this request holds its lease. Held by another request, it is
+   * looked at again until it is processed (null: another request ingested it), or free to take
+   * over (that request failed, or its lease passed), for at most LOCI_REMEMBER_WAIT_MS.
+   */
+  private async ingestOnce(
+    tenantId: string,
+    requestId: string,
+    documentId: number,
+    holder: string,
+    claim: IngestionClaim,
+    input: RememberInput,
+    signal?: AbortSignal,
+  ): Promise<GraphChanges | null> {
+    const { leaseMs, waitMs } = this.settings.ingest.remember;
+    const deadline = Date.now() + waitMs;
+    for (let pause = FIRST_LOOK_MS; ; pause = Math.min(2 * pause, LONGEST_LOOK_MS)) {
+      if (claim.state === 'processed') return null;
+      if (claim.state === 'gone') throw new NotFoundError('No such document.');
+      if (claim.state === 'claimed') {
+        if (claim.tookOver) {
+          this.logger.warn(`document ${documentId} of tenant ${tenantId}: its ingestion's lease passed unrenewed; request ${requestId} takes it over`);
+        }
+        const changes = await this.ingestHeld(tenantId, requestId, documentId, holder, input);
+        if (changes) return changes;
+        // Lost to a request that took it over: that one finishes it.
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new RememberInProgressError();
       try {
-        changes = await this.ingester.ingest(tenantId, document.id, requestId, { models: input.models, reasoning: input.reasoning });
+        await sleep(Math.min(pause, left), undefined, { signal });
       } catch (error) {
-        await this.documents.setStatus(tenantId, document.id, 'failed', {
-          // Not error.message: a failed statement's message carries its parameters (the text).
-          statusReason: errorSummary(error, 2).slice(0, 500),
-        });
+        signal?.throwIfAborted(); // with the client's reason
         throw error;
       }
+      claim = await this.documents.claimIngestion(tenantId, documentId, holder, leaseMs);
     }
-    return { artifactId: document.id, dataset: input.dataset, sessionId: input.sessionId, duplicate, ...(await this.describe(tenantId, changes)) };
+  }
+
+  /**
+   * The ingestion under this request's lease, renewed every third of it; null when the lease was
+   * lost (this process stalled past it and another request took the text over): the ingester
+   * stops before its next chunk, and its failure is not recorded (it is the new holder's).
+   */
+  private async ingestHeld(tenantId: string, requestId: string, documentId: number, holder: string, input: RememberInput): Promise<GraphChanges | null> {
+    const { leaseMs } = this.settings.ingest.remember;
+    const lost = new AbortController();
+    let renewing = false;
+    const renewal = setInterval(() => {
+      if (renewing || lost.signal.aborted) return;
+      renewing = true;
+      this.documents
+        .renewIngestionLease(tenantId, documentId, holder, leaseMs)
+        .then(
+          (held) => held || lost.abort(new LeaseLostError(`document ${documentId} of tenant ${tenantId}`)),
+          // Unknown, not lost: the lease stands until it passes, and the timer tries again.
+          (error: unknown) => this.logger.warn(`renewing the lease of document ${documentId} failed: ${errorSummary(error)}`),
+        )
+        .finally(() => (renewing = false));
+    }, leaseMs / 3);
+    renewal.unref();
+    try {
+      const changes = await this.ingester.ingest(tenantId, documentId, requestId, { models: input.models, reasoning: input.reasoning }, lost.signal);
+      await this.documents.endIngestionLease(tenantId, documentId, holder);
+      return changes;
+    } catch (error) {
+      if (lost.signal.aborted) return null;
+      await this.documents.endIngestionLease(tenantId, documentId, holder, {
+        // Not error.message: a failed statement's message carries its parameters (the text).
+        statusReason: errorSummary(error, 2).slice(0, 500),
+      });
+      throw error;
+    } finally {
+      clearInterval(renewal);
+    }
   }
 
   /** A model the request names must exist and have a price (400 otherwise, per the contract). */
