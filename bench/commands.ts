@@ -7,7 +7,7 @@ import { EDGES_PER_ENTITY_HIT } from '../libs/retrieval/src/retrieval.service';
 import { DEFAULT_TOP_K, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
 import { describeDatabase, readQuestionsFile } from './questions';
 import { BenchHeader, describeDataset, describeMachine, summaryLines } from './report';
-import { ApiProcess, RssSampler, startApi } from './scenarios/api-process';
+import { ApiProcess, npmStartNodeFlags, RssSampler, startApi } from './scenarios/api-process';
 import { explainLines, runExplainBench } from './scenarios/explain';
 import { statisticsLines } from './scenarios/graph-statistics';
 import { checkGb, gbCellLine, gbDoubleAnswer, GbCell, gbQuestionsOf, gbStepTimings, runGbCell } from './scenarios/gb-query';
@@ -18,6 +18,9 @@ import { API_RSS_LIMIT_MB, runQueryBench } from './scenarios/query';
 import { runIngestedBench } from './scenarios/query-ingested';
 import type { QueryScenario } from './scenarios/types';
 import { BENCH_EMBEDDING_MODEL } from './store-writer';
+
+/** How the bench starts the API, for its reports: as `npm start` does. */
+const API_COMMAND = ['node', ...npmStartNodeFlags(), 'dist/apps/api/src/main.js'].join(' ');
 
 /**
  * One function per scenario of `npm run bench`: runs it with the parsed options, prints its
@@ -96,7 +99,7 @@ export async function runQueryCommand(config: CommonConfig & { scenario: string;
         top_k: DEFAULT_TOP_K,
         embedding_model: BENCH_EMBEDDING_MODEL,
         load_generator: config.scenarios.includes('query-context') ? 'autocannon (this process), loopback' : null,
-        api: api ? { process: 'child: node dist/apps/api/src/main.js', env: api.env } : null,
+        api: api ? { process: `child: ${API_COMMAND}`, env: api.env } : null,
       },
       ...outcome,
     };
@@ -154,7 +157,7 @@ export async function runGbCommand(config: CommonConfig, out: Out): Promise<Repo
         query_model: `${DOUBLE_MODEL} (LLM double in the bench process, loopback, no delay, priced 0)`,
         embedding_model: BENCH_EMBEDDING_MODEL,
         load_generator: 'autocannon (this process), loopback',
-        api: { process: 'child: node dist/apps/api/src/main.js', env: api.env },
+        api: { process: `child: ${API_COMMAND}`, env: api.env },
       },
       checks: [check],
       cells,
@@ -350,7 +353,7 @@ export async function runQueryIngestedCommand(
         embedding_model: BENCH_EMBEDDING_MODEL,
         ingestion: 'POST /v1/documents (JSON, API key), the API\'s in-process worker (LOCI_RUN_WORKER=true), local providers',
         load_generator: 'autocannon (this process), loopback',
-        api: { process: 'child: node dist/apps/api/src/main.js; one that ingests, then a fresh one for the query cells', ingesting_env: ingestingEnv, env: api.env },
+        api: { process: `child: ${API_COMMAND}; one that ingests, then a fresh one for the query cells`, ingesting_env: ingestingEnv, env: api.env },
       },
       ...outcome,
     };

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** The compiled API entry point, relative to dist/bench/scenarios. */
 export const API_MAIN = resolve(__dirname, '../../apps/api/src/main.js');
@@ -35,6 +35,17 @@ async function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/** The node flags of package.json's `start` script (`node <flags> dist/apps/api/src/main.js`). */
+export function npmStartNodeFlags(): string[] {
+  // The checkout's package.json: the nearest above this file, built (dist/bench/…) or not.
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  const start = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const flags = /^node (.*?) ?dist\/apps\/api\/src\/main\.js$/.exec(start);
+  if (!flags) throw new Error(`package.json's start script is not "node [flags] dist/apps/api/src/main.js": ${start}`);
+  return flags[1].split(/\s+/).filter(Boolean);
 }
 
 /**
@@ -70,9 +81,10 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^(OPENAI_|ANTHROPIC_|REDIS_URL$)/.test(entry[0])),
   );
   const log = openSync(logPath, 'a');
-  // Node's own flags for the API (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where its CPU
-  // goes under the bench's load); NODE_OPTIONS refuses some of them.
-  const nodeArgs = (process.env.LOCI_BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  // Node's flags as `npm start` passes them (the heap limit), so the API's memory is a user's;
+  // then the bench's own (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where its CPU goes
+  // under the bench's load; NODE_OPTIONS refuses some of them).
+  const nodeArgs = [...npmStartNodeFlags(), ...(process.env.LOCI_BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, API_MAIN], { env: { ...inherited, ...env }, stdio: ['ignore', log, log] });
   closeSync(log);
   let exited: number | null | undefined;
