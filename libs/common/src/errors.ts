@@ -20,6 +20,8 @@ export class NotFoundError extends DomainError {
 
 export class ConflictError extends DomainError {
   readonly code = 'conflict';
+  /** Set by a conflict that passes on its own (work still in progress): sent as Retry-After. */
+  readonly retryAfterSeconds?: number;
 }
 
 export class UnauthenticatedError extends DomainError {

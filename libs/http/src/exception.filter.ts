@@ -79,18 +79,14 @@ function domainProblem(error: DomainError, surface: ErrorSurface): HttpProblem {
     return { ...base, status: validationStatus(surface), issues: error.details as FieldIssue[] | undefined };
   }
   if (error instanceof NotFoundError) return { ...base, status: 404 };
-  if (error instanceof ConflictError) return { ...base, status: 409, ...retryAfterOf(error) };
+  if (error instanceof ConflictError) {
+    return { ...base, status: 409, ...(error.retryAfterSeconds ? { headers: { 'Retry-After': String(error.retryAfterSeconds) } } : {}) };
+  }
   if (error instanceof UnauthenticatedError) {
     return { ...base, status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
   }
   if (error instanceof ForbiddenError) return { ...base, status: 403 };
   return { ...base, status: STATUS_BY_ERROR_CODE[error.code] ?? 400 };
-}
-
-/** A conflict that passes on its own (work still in progress) says when to try again. */
-function retryAfterOf(error: DomainError): Pick<HttpProblem, 'headers'> {
-  const seconds = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-  return typeof seconds === 'number' ? { headers: { 'Retry-After': String(seconds) } } : {};
 }
 
 const CODES_BY_STATUS: Record<number, string> = {

@@ -10,6 +10,7 @@ import { SpendControl } from '@loci/quota';
 import { limitedClient } from '../limits/limited-client';
 import { tenantIdOf } from '../tenant-scope';
 import { RememberBody, rememberBody } from './gb-request';
+import { abortedWhenClientLeaves } from '../client-gone';
 
 const entityView = z.object({
   id: z.number().int(),
@@ -111,11 +112,7 @@ export class RememberController {
 function clientGone(req: RequestWithId): AbortSignal | undefined {
   const res = req.res;
   if (typeof res?.on !== 'function') return undefined;
-  const gone = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) gone.abort(new ClientClosedRequestError());
-  });
-  return gone.signal;
+  return abortedWhenClientLeaves(res, () => new ClientClosedRequestError());
 }
 
 function toRememberResponse(result: RememberResult): z.infer<typeof rememberResponse> {

@@ -6,6 +6,7 @@ import { isModelCallError } from '@loci/llm';
 import { problemOf, renderErrorBody } from '@loci/http';
 import type { AnswerSink } from './query.service';
 import type { QueryResponse, SourceItem } from './query.dto';
+import { abortedWhenClientLeaves } from '../client-gone';
 
 /**
  * A `"stream": true` /v1/query answer as Server-Sent Events. Each event's data is a JSON object
@@ -25,7 +26,8 @@ import type { QueryResponse, SourceItem } from './query.dto';
  */
 export class QueryEventStream implements AnswerSink {
   private readonly logger = new Logger('QueryEventStream');
-  private readonly disconnect = new AbortController();
+  /** Aborted when the client went away before the last event was written. */
+  readonly signal: AbortSignal;
   private sourcesSent = false;
   private textSent = false;
 
@@ -33,14 +35,7 @@ export class QueryEventStream implements AnswerSink {
     private readonly res: Response,
     private readonly requestId: string,
   ) {
-    // Closed before the last event was written: the client went away.
-    res.on('close', () => {
-      if (!res.writableFinished) this.disconnect.abort(new Error('the client disconnected'));
-    });
-  }
-
-  get signal(): AbortSignal {
-    return this.disconnect.signal;
+    this.signal = abortedWhenClientLeaves(res, () => new Error('the client disconnected'));
   }
 
   /** Whether events have begun (a failure can no longer be a status). */

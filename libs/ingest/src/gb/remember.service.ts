@@ -30,7 +30,7 @@ const LONGEST_LOOK_MS = 1_000;
  * once the earlier one is done.
  */
 export class RememberInProgressError extends ConflictError {
-  readonly retryAfterSeconds = 5;
+  override readonly retryAfterSeconds = 5;
 
   constructor() {
     super('The same text is still being remembered in this dataset by an earlier request; try again shortly.');
