@@ -6,6 +6,7 @@ import {
   Db,
   edges,
   EMBEDDING_DIMENSIONS,
+  NARROW_EMBEDDING_DIMENSIONS,
   entities,
   findMigrationsFolder,
   graphs,
@@ -211,7 +212,7 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(tenantOwned.filter((row) => row.first_pk_column !== 'tenant_id')).toEqual([]);
     });
 
-    it('makes every vector column halfvec(1024) with an HNSW cosine index and an embedding_model beside it', async () => {
+    it('makes every vector column halfvec at a stored width (1024, or 256 beside its 1024 twin) with an HNSW cosine index and an embedding_model beside it', async () => {
       const vectorColumns = await queryRows<{ table_name: string; column_name: string; type: string }>(
         database.db,
         sql`SELECT c.relname AS table_name, a.attname AS column_name, format_type(a.atttypid, a.atttypmod) AS type
@@ -225,7 +226,15 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       // Guards against a vacuous pass: chunks (text + summary), entities and edges hold vectors.
       expect(vectorColumns.length).toBeGreaterThanOrEqual(4);
       // Half precision: three 1024-d HNSW elements share an index page (docs/DECISIONS.md).
-      expect(vectorColumns.filter((column) => column.type !== `halfvec(${EMBEDDING_DIMENSIONS})`)).toEqual([]);
+      // A narrow column is named for its width and has a full-width twin (vector-width.ts).
+      const misfits = vectorColumns.filter(({ table_name, column_name, type }) => {
+        if (type === `halfvec(${EMBEDDING_DIMENSIONS})`) return false;
+        if (type !== `halfvec(${NARROW_EMBEDDING_DIMENSIONS})` || !column_name.endsWith(`_${NARROW_EMBEDDING_DIMENSIONS}`)) return true;
+        const twin = column_name.slice(0, -`_${NARROW_EMBEDDING_DIMENSIONS}`.length);
+        return !vectorColumns.some((other) => other.table_name === table_name && other.column_name === twin);
+      });
+      expect(misfits).toEqual([]);
+      expect(vectorColumns.filter(({ type }) => type === `halfvec(${NARROW_EMBEDDING_DIMENSIONS})`).length).toBe(5);
 
       const indexes = await queryRows<{ tablename: string; indexdef: string }>(
         database.db,

@@ -1,6 +1,7 @@
 export * from './database';
 export * from './half-precision';
 export * from './vector-text';
+export * from './vector-width';
 export * from './db.module';
 export * from './ids';
 export * from './lexical';

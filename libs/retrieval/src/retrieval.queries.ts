@@ -1,5 +1,5 @@
 import { SQL, sql } from 'drizzle-orm';
-import { Db, vectorLiteral } from '@loci/db';
+import { Db, nearestBy } from '@loci/db';
 import { bigintArray, chunkVisible, edgeVisible, entityDescription, entityVisible, liveEdge, PROCESSED, recordedBy, sameEmbedder, Scope } from './visibility.sql';
 import type { RetrievedRelation } from './retrieval.types';
 
@@ -71,10 +71,11 @@ export async function searchTransaction<T>(db: Db, work: (tx: Db) => Promise<T>)
 // ---- vector searches ---------------------------------------------------------------------
 
 export function entitySearchSql(scope: Scope, vector: number[], k: number): SQL {
+  const by = nearestBy('e', 'embedding', vector);
   return sql`WITH nearest AS MATERIALIZED (
-      SELECT e.id, e.name, e.type, ${entityDescription(scope, 'e')}, e.embedding <=> ${vectorLiteral(vector)} AS distance
+      SELECT e.id, e.name, e.type, ${entityDescription(scope, 'e')}, ${by.distance} AS distance
       FROM entities e
-      WHERE e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND e.embedding IS NOT NULL${sameEmbedder(scope, 'e')}
+      WHERE e.tenant_id = ${scope.tenantId} AND e.graph_id = ${scope.graphId} AND ${by.column} IS NOT NULL${sameEmbedder(scope, 'e')}
         AND ${entityVisible(scope, 'e')}
       ORDER BY distance
       LIMIT ${k})
@@ -82,12 +83,13 @@ export function entitySearchSql(scope: Scope, vector: number[], k: number): SQL 
 }
 
 export function edgeSearchSql(scope: Scope, vector: number[], k: number): SQL {
+  const by = nearestBy('x', 'embedding', vector);
   return sql`WITH nearest AS MATERIALIZED (
       SELECT x.id, x.source_id, x.target_id, x.relation, x.description, x.keywords, x.weight, x.valid_at,
-             x.invalid_at, x.embedding <=> ${vectorLiteral(vector)} AS distance
+             x.invalid_at, ${by.distance} AS distance
       FROM edges x
       WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND ${liveEdge(scope, 'x')}
-        AND x.embedding IS NOT NULL${sameEmbedder(scope, 'x')} AND ${edgeVisible(scope, 'x')}
+        AND ${by.column} IS NOT NULL${sameEmbedder(scope, 'x')} AND ${edgeVisible(scope, 'x')}
       ORDER BY distance
       LIMIT ${k})
     SELECT ${edgeColumns}, 1 - x.distance AS score
@@ -101,16 +103,18 @@ export function edgeSearchSql(scope: Scope, vector: number[], k: number): SQL {
  * statement; a chunk found both ways keeps its better similarity.
  */
 export function chunkSearchSql(scope: Scope, vector: number[], k: number): SQL {
-  const literal = vectorLiteral(vector);
-  const nearestBy = (column: string) => sql`
-      SELECT c.id, c.document_id, c.text, c.token_count, c.${sql.raw(column)} <=> ${literal} AS distance
+  const nearestIn = (column: 'embedding' | 'summary_embedding') => {
+    const by = nearestBy('c', column, vector);
+    return sql`
+      SELECT c.id, c.document_id, c.text, c.token_count, ${by.distance} AS distance
       FROM chunks c
-      WHERE c.tenant_id = ${scope.tenantId} AND c.graph_id = ${scope.graphId} AND c.${sql.raw(column)} IS NOT NULL${sameEmbedder(scope, 'c')}
+      WHERE c.tenant_id = ${scope.tenantId} AND c.graph_id = ${scope.graphId} AND ${by.column} IS NOT NULL${sameEmbedder(scope, 'c')}
         AND ${chunkVisible(scope, 'c')}
       ORDER BY distance
       LIMIT ${k}`;
-  return sql`WITH by_text AS MATERIALIZED (${nearestBy('embedding')}),
-      by_summary AS MATERIALIZED (${nearestBy('summary_embedding')}),
+  };
+  return sql`WITH by_text AS MATERIALIZED (${nearestIn('embedding')}),
+      by_summary AS MATERIALIZED (${nearestIn('summary_embedding')}),
       c AS (
         SELECT DISTINCT ON (id) id, document_id, text, token_count, distance
         FROM (SELECT * FROM by_text UNION ALL SELECT * FROM by_summary) found

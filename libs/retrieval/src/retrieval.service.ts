@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
-import { Database, DATABASE, EMBEDDING_DIMENSIONS } from '@loci/db';
+import { atStoredWidth, Database, DATABASE, EMBEDDING_DIMENSIONS } from '@loci/db';
 import { applyBudgets } from './context-budget';
 import { fuseByRank } from './fusion';
 import { keepBestScore, roundRobin } from './merge';
@@ -427,8 +427,9 @@ const toChunk = ({ entityPosition: _e, edgePosition: _x, ...chunk }: SupportingC
 });
 
 /**
- * The vector to search with, zero-padded to the store's width (cosine unchanged); undefined
- * when absent or all zeros (cosine with the zero vector is undefined: nothing to search for).
+ * The vector to search with, zero-padded to the narrowest width the store keeps that holds it
+ * (cosine unchanged; vector-width.ts); undefined when absent or all zeros (cosine with the zero
+ * vector is undefined: nothing to search for).
  */
 function searchVector(vector: number[] | undefined, name: string): number[] | undefined {
   if (vector === undefined || vector.length === 0) return undefined;
@@ -437,9 +438,7 @@ function searchVector(vector: number[] | undefined, name: string): number[] | un
   }
   if (!vector.every(Number.isFinite)) throw new RangeError(`${name} holds a value that is not a finite number`);
   if (vector.every((x) => x === 0)) return undefined;
-  return vector.length === EMBEDDING_DIMENSIONS
-    ? vector
-    : [...vector, ...new Array<number>(EMBEDDING_DIMENSIONS - vector.length).fill(0)];
+  return atStoredWidth(vector);
 }
 
 function checkTopK(topK: number): number {

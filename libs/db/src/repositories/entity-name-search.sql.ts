@@ -1,5 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 import { halfvecParam } from '../vector-text';
+import { storedWidth, vectorColumnAt } from '../vector-width';
 
 /**
  * The SQL of entity resolution by name vector: for each of a chunk's names, the graph's entity
@@ -24,6 +25,16 @@ export interface NearestByName {
 const sameEmbedder = (embeddingModel: string | undefined): SQL =>
   embeddingModel === undefined ? sql`` : sql` AND embedding_model = ${embeddingModel}`;
 
+/**
+ * The name-vector column the names are compared in: the one of their width (one embedder's
+ * names, so one width; `name_embedding` or `name_embedding_256`, vector-width.ts).
+ */
+function nameColumn(vectors: number[][]): SQL {
+  const width = storedWidth(vectors[0]?.length ?? 0);
+  if (vectors.some((vector) => vector.length !== width)) throw new RangeError('names to resolve must be vectors of one stored width');
+  return sql.raw(vectorColumnAt('name_embedding', width));
+}
+
 const wantedRows = (vectors: number[][]) =>
   sql.join(
     vectors.map((vector, i) => sql`(${i}::int, ${halfvecParam(vector)}::halfvec)`),
@@ -43,8 +54,8 @@ export const graphEntityCountSql = (tenantId: string, graphId: number, cap: numb
 export const nearestByNameExactSql = (tenantId: string, graphId: number, vectors: number[][], embeddingModel?: string): SQL =>
   sql`WITH wanted(i, v) AS (VALUES ${wantedRows(vectors)}),
       graph AS MATERIALIZED (
-        SELECT id, subvector(name_embedding, 1, vector_dims(name_embedding)) AS v FROM entities
-        WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND name_embedding IS NOT NULL${sameEmbedder(embeddingModel)})
+        SELECT id, subvector(${nameColumn(vectors)}, 1, vector_dims(${nameColumn(vectors)})) AS v FROM entities
+        WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND ${nameColumn(vectors)} IS NOT NULL${sameEmbedder(embeddingModel)})
     SELECT DISTINCT ON (wanted.i) wanted.i, graph.id, 1 - (graph.v <=> wanted.v) AS similarity
     FROM wanted CROSS JOIN graph
     ORDER BY wanted.i, graph.v <=> wanted.v, graph.id`;
@@ -62,12 +73,12 @@ export const nameIndexSearchSettingsSql = (): SQL =>
 
 export const restoreSortSql = (previous: string): SQL => sql`SELECT set_config('enable_sort', ${previous}, true)`;
 
-/** Through `entities_name_embedding_hnsw`, one index scan per name, filtered to the graph. */
+/** Through `entities_name_embedding_hnsw` (or its 256-wide twin), one index scan per name, filtered to the graph. */
 export const nearestByNameThroughIndexSql = (tenantId: string, graphId: number, vectors: number[][], embeddingModel?: string): SQL =>
   sql`SELECT wanted.i, nearest.id, 1 - nearest.distance AS similarity
     FROM (VALUES ${wantedRows(vectors)}) AS wanted(i, v)
     CROSS JOIN LATERAL (
-      SELECT id, name_embedding <=> wanted.v AS distance FROM entities
-      WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND name_embedding IS NOT NULL${sameEmbedder(embeddingModel)}
-      ORDER BY name_embedding <=> wanted.v
+      SELECT id, ${nameColumn(vectors)} <=> wanted.v AS distance FROM entities
+      WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND ${nameColumn(vectors)} IS NOT NULL${sameEmbedder(embeddingModel)}
+      ORDER BY ${nameColumn(vectors)} <=> wanted.v
       LIMIT 1) AS nearest`;

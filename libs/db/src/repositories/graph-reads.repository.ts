@@ -11,7 +11,7 @@ export class GraphReadsRepository {
   async entitiesByIds(tenantId: string, ids: number[]): Promise<EntityFacts[]> {
     if (ids.length === 0) return [];
     return this.database.db
-      .select(withoutVectors(getTableColumns(entities), 'embedding', 'nameEmbedding'))
+      .select(withoutVectors(getTableColumns(entities), 'embedding', 'nameEmbedding', 'embedding256', 'nameEmbedding256'))
       .from(entities)
       .where(and(eq(entities.tenantId, tenantId), inArray(entities.id, ids)))
       .orderBy(asc(entities.id));
@@ -20,7 +20,7 @@ export class GraphReadsRepository {
   async edgesByIds(tenantId: string, ids: number[]): Promise<EdgeFacts[]> {
     if (ids.length === 0) return [];
     return this.database.db
-      .select(withoutVectors(getTableColumns(edges), 'embedding', 'lexemes'))
+      .select(withoutVectors(getTableColumns(edges), 'embedding', 'embedding256', 'lexemes'))
       .from(edges)
       .where(and(eq(edges.tenantId, tenantId), inArray(edges.id, ids)))
       .orderBy(asc(edges.id));
@@ -49,8 +49,8 @@ export class GraphReadsRepository {
  * vector's text on the calling thread, and gb remember's reply for a directory of 2,600 names
  * spent 1.4 s of the event loop parsing vectors it never shows.
  */
-export type EntityFacts = Omit<EntityRow, 'embedding' | 'nameEmbedding'>;
-export type EdgeFacts = Omit<EdgeRow, 'embedding' | 'lexemes'>;
+export type EntityFacts = Omit<EntityRow, 'embedding' | 'nameEmbedding' | 'embedding256' | 'nameEmbedding256'>;
+export type EdgeFacts = Omit<EdgeRow, 'embedding' | 'embedding256' | 'lexemes'>;
 
 function withoutVectors<T extends Record<string, unknown>, K extends keyof T>(columns: T, ...vectors: K[]): Omit<T, K> {
   const kept: Record<string, unknown> = { ...columns };

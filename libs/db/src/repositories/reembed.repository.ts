@@ -2,6 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { sql, SQL } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
 import { halfvecText } from '../vector-text';
+import { placeByWidth } from '../vector-width';
+
+/** `vector`'s text in the column of its width (`wide`: 1024, `narrow`: 256), null in the other. */
+function textsByWidth(vector: number[] | null): { wide: string | null; narrow: string | null } {
+  const { wide, narrow } = placeByWidth(vector);
+  return { wide: wide && halfvecText(wide), narrow: narrow && halfvecText(narrow) };
+}
 
 /** Which rows a re-embedding covers: every tenant, one tenant, or one graph of a tenant. */
 export interface ReembedScope {
@@ -114,40 +121,44 @@ export class ReembedRepository {
     }));
   }
 
+  /** Writes each vector in the column of its width and nulls the other: a graph moved to another width keeps no stale copy. */
   async setChunkVectors(db: Db, model: string, rows: ChunkVectors[]): Promise<void> {
     if (rows.length === 0) return;
-    const values = rows.map((r) => ({
-      tenant_id: r.tenantId,
-      id: r.id,
-      embedding: halfvecText(r.embedding),
-      summary_embedding: r.summaryEmbedding ? halfvecText(r.summaryEmbedding) : null,
-    }));
+    const values = rows.map((r) => {
+      const text = textsByWidth(r.embedding);
+      const summary = textsByWidth(r.summaryEmbedding);
+      return { tenant_id: r.tenantId, id: r.id, e: text.wide, e256: text.narrow, s: summary.wide, s256: summary.narrow };
+    });
     await db.execute(sql`
-      UPDATE chunks t SET embedding = v.embedding::halfvec, summary_embedding = v.summary_embedding::halfvec, embedding_model = ${model}
-      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text, summary_embedding text)
+      UPDATE chunks t SET embedding = v.e::halfvec(1024), embedding_256 = v.e256::halfvec(256),
+        summary_embedding = v.s::halfvec(1024), summary_embedding_256 = v.s256::halfvec(256), embedding_model = ${model}
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, s text, s256 text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
   }
 
   async setEntityVectors(db: Db, model: string, rows: EntityVectors[]): Promise<void> {
     if (rows.length === 0) return;
-    const values = rows.map((r) => ({
-      tenant_id: r.tenantId,
-      id: r.id,
-      embedding: halfvecText(r.embedding),
-      name_embedding: halfvecText(r.nameEmbedding),
-    }));
+    const values = rows.map((r) => {
+      const text = textsByWidth(r.embedding);
+      const name = textsByWidth(r.nameEmbedding);
+      return { tenant_id: r.tenantId, id: r.id, e: text.wide, e256: text.narrow, n: name.wide, n256: name.narrow };
+    });
     await db.execute(sql`
-      UPDATE entities t SET embedding = v.embedding::halfvec, name_embedding = v.name_embedding::halfvec, embedding_model = ${model}
-      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text, name_embedding text)
+      UPDATE entities t SET embedding = v.e::halfvec(1024), embedding_256 = v.e256::halfvec(256),
+        name_embedding = v.n::halfvec(1024), name_embedding_256 = v.n256::halfvec(256), embedding_model = ${model}
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, n text, n256 text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
   }
 
   async setEdgeVectors(db: Db, model: string, rows: EdgeVectors[]): Promise<void> {
     if (rows.length === 0) return;
-    const values = rows.map((r) => ({ tenant_id: r.tenantId, id: r.id, embedding: halfvecText(r.embedding) }));
+    const values = rows.map((r) => {
+      const fact = textsByWidth(r.embedding);
+      return { tenant_id: r.tenantId, id: r.id, e: fact.wide, e256: fact.narrow };
+    });
     await db.execute(sql`
-      UPDATE edges t SET embedding = v.embedding::halfvec, embedding_model = ${model}
-      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, embedding text)
+      UPDATE edges t SET embedding = v.e::halfvec(1024), embedding_256 = v.e256::halfvec(256), embedding_model = ${model}
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
   }
 

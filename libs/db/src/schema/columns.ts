@@ -2,13 +2,15 @@ import { bigint, customType, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { type HalfvecParam, halfvecParam } from '../vector-text';
 
 /**
- * Width of every vector column. HNSW needs a fixed width, and vectors from different models
- * are never compared with each other (each row records `embedding_model`). Models that emit
- * fewer dimensions are zero-padded, which leaves cosine similarity unchanged; models that
- * emit more are asked for this many (OpenAI's `dimensions` parameter). 1024 keeps a 1M-edge
- * graph's vectors near 4 GiB while text-embedding-3 at 1024 loses little recall.
+ * The widest vector the store holds, and what remote embedders are asked for (OpenAI's
+ * `dimensions` parameter): 1024 keeps a 1M-edge graph's vectors near 2 GiB at half precision while
+ * text-embedding-3 at 1024 loses little recall. Narrower vectors have columns of their own
+ * (vector-width.ts); vectors from different models are never compared (rows record `embedding_model`).
  */
 export const EMBEDDING_DIMENSIONS = 1024;
+
+/** The width of the narrow vector columns (`embedding_256`, …): the offline embedder's (vector-width.ts). */
+export const NARROW_EMBEDDING_DIMENSIONS = 256;
 
 export const tenantIdColumn = () => uuid('tenant_id').notNull();
 
@@ -26,7 +28,10 @@ export const updatedAt = () => timestamp('updated_at', { withTimezone: true, mod
  * Every search casts its query vector to `halfvec` (vectorLiteral) so the HNSW opclass applies:
  * a `vector` operand would compare through a cast of each row and miss the index.
  */
-export const embeddingColumn = (name: string) => halfvecColumn(name);
+export const embeddingColumn = (name: string) => halfvecColumn(EMBEDDING_DIMENSIONS)(name);
+
+/** A vector column at the narrow width (NARROW_EMBEDDING_DIMENSIONS), beside the full-width one of the same name. */
+export const narrowEmbeddingColumn = (name: string) => halfvecColumn(NARROW_EMBEDDING_DIMENSIONS)(name);
 
 /**
  * drizzle's own `halfvec` column, with the store's precision in what it sends: the same SQL type,
@@ -35,11 +40,12 @@ export const embeddingColumn = (name: string) => halfvecColumn(name);
  * a chunk's write sends ~30 vectors, ~10 KB of decimals each as text, which the driver encoded
  * and PostgreSQL parsed with strtof, 1 024 a vector (docs/BENCHMARKS.md, "Issue 16: CPU a chunk").
  */
-const halfvecColumn = customType<{ data: number[]; driverData: HalfvecParam | string }>({
-  dataType: () => `halfvec(${EMBEDDING_DIMENSIONS})`,
-  toDriver: (vector) => halfvecParam(vector),
-  fromDriver: (text) => String(text).slice(1, -1).split(',').map(Number.parseFloat),
-});
+const halfvecColumn = (width: number) =>
+  customType<{ data: number[]; driverData: HalfvecParam | string }>({
+    dataType: () => `halfvec(${width})`,
+    toDriver: (vector) => halfvecParam(vector),
+    fromDriver: (text) => String(text).slice(1, -1).split(',').map(Number.parseFloat),
+  });
 
 /** The HNSW operator class of vector columns (cosine distance). */
 export const VECTOR_COSINE_OPS = 'halfvec_cosine_ops';

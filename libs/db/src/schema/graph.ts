@@ -13,7 +13,7 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { createdAt, embeddingColumn, serialIdColumn, tenantIdColumn, tsvector, updatedAt, VECTOR_COSINE_OPS } from './columns';
+import { createdAt, embeddingColumn, narrowEmbeddingColumn, serialIdColumn, tenantIdColumn, tsvector, updatedAt, VECTOR_COSINE_OPS } from './columns';
 import { tenants } from './tenancy';
 
 export const graphKind = pgEnum('graph_kind', ['default', 'gb']);
@@ -110,6 +110,9 @@ export const chunks = pgTable(
     summary: text('summary'),
     embedding: embeddingColumn('embedding'),
     summaryEmbedding: embeddingColumn('summary_embedding'),
+    /** The same vectors at the narrow width (the offline embedder's); a row has one width or the other. */
+    embedding256: narrowEmbeddingColumn('embedding_256'),
+    summaryEmbedding256: narrowEmbeddingColumn('summary_embedding_256'),
     embeddingModel: text('embedding_model'),
     /** Lexemes (with repeats) of the chunk's lexical text: its length for BM25 (see chunk_terms). */
     termCount: integer('term_count').notNull().default(0),
@@ -126,6 +129,8 @@ export const chunks = pgTable(
     index('chunks_graph_idx').on(t.tenantId, t.graphId),
     index('chunks_embedding_hnsw').using('hnsw', t.embedding.op(VECTOR_COSINE_OPS)),
     index('chunks_summary_embedding_hnsw').using('hnsw', t.summaryEmbedding.op(VECTOR_COSINE_OPS)),
+    index('chunks_embedding_256_hnsw').using('hnsw', t.embedding256.op(VECTOR_COSINE_OPS)),
+    index('chunks_summary_embedding_256_hnsw').using('hnsw', t.summaryEmbedding256.op(VECTOR_COSINE_OPS)),
   ],
 );
 
@@ -178,6 +183,9 @@ export const entities = pgTable(
     embedding: embeddingColumn('embedding'),
     /** Vector of the name alone: what entity resolution compares (cosine >= 0.75 = same). */
     nameEmbedding: embeddingColumn('name_embedding'),
+    /** The same vectors at the narrow width (the offline embedder's); a row has one width or the other. */
+    embedding256: narrowEmbeddingColumn('embedding_256'),
+    nameEmbedding256: narrowEmbeddingColumn('name_embedding_256'),
     embeddingModel: text('embedding_model'),
     latitude: doublePrecision('latitude'),
     longitude: doublePrecision('longitude'),
@@ -190,6 +198,8 @@ export const entities = pgTable(
     index('entities_graph_name_idx').on(t.tenantId, t.graphId, t.normalizedName),
     index('entities_embedding_hnsw').using('hnsw', t.embedding.op(VECTOR_COSINE_OPS)),
     index('entities_name_embedding_hnsw').using('hnsw', t.nameEmbedding.op(VECTOR_COSINE_OPS)),
+    index('entities_embedding_256_hnsw').using('hnsw', t.embedding256.op(VECTOR_COSINE_OPS)),
+    index('entities_name_embedding_256_hnsw').using('hnsw', t.nameEmbedding256.op(VECTOR_COSINE_OPS)),
     // The nearby search (geo): one graph's places by latitude band, longitudes (and ids) read
     // from the index, an index-only scan. Only places have coordinates, set once, so merges stay HOT.
     index('entities_graph_location_idx')
@@ -224,6 +234,8 @@ export const edges = pgTable(
     lexemes: tsvector('lexemes'),
     weight: doublePrecision('weight').notNull().default(1),
     embedding: embeddingColumn('embedding'),
+    /** The same vector at the narrow width (the offline embedder's); a row has one width or the other. */
+    embedding256: narrowEmbeddingColumn('embedding_256'),
     embeddingModel: text('embedding_model'),
     validAt: timestamptz('valid_at'),
     invalidAt: timestamptz('invalid_at'),
@@ -250,6 +262,7 @@ export const edges = pgTable(
     index('edges_live_source_idx').on(t.tenantId, t.sourceId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
     index('edges_live_target_idx').on(t.tenantId, t.targetId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
     index('edges_embedding_hnsw').using('hnsw', t.embedding.op(VECTOR_COSINE_OPS)),
+    index('edges_embedding_256_hnsw').using('hnsw', t.embedding256.op(VECTOR_COSINE_OPS)),
     index('edges_live_graph_idx').on(t.tenantId, t.graphId).where(sql`${t.expiredAt} IS NULL`),
     // Deleting an entity, a document or a whole graph looks edges up by each foreign key (the
     // cascades and the SET NULL): without these, every deleted row scans the tenant's edges.

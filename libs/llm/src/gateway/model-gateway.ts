@@ -1,6 +1,6 @@
 import { inSpan, type SpanHandle } from '@loci/common';
 import type { LlmSettings } from '@loci/config';
-import { EMBEDDING_DIMENSIONS, InferenceOutcome, InferencesRepository, NewInference } from '@loci/db';
+import { atStoredWidth, InferenceOutcome, InferencesRepository, NewInference } from '@loci/db';
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { z } from 'zod';
@@ -175,7 +175,8 @@ export class ModelGateway {
       const embedded = await this.registry.embedder(choice).embed({ texts, timeoutMs: this.settings.timeoutsMs.embed, apiKey });
       return { usage: { ...NO_USAGE, inputTokens: embedded.usage.inputTokens }, model: embedded.model, result: embedded };
     });
-    return { vectors: result.vectors.map(padToStoreWidth), choice, costMicros: cost };
+    // Zero-padded to the narrowest width the store keeps that holds them (cosine is unchanged).
+    return { vectors: result.vectors.map(atStoredWidth), choice, costMicros: cost };
   }
 
   /**
@@ -385,9 +386,3 @@ function outputSchemaTokens(provider: string, schema: OutputSchema | undefined):
   return definition + (provider === 'anthropic' ? ANTHROPIC_TOOL_USE_SYSTEM_TOKENS : 0);
 }
 
-/** Zero-pads a vector to the store's width; cosine similarity is unchanged by padding. */
-function padToStoreWidth(vector: number[]): number[] {
-  if (vector.length === EMBEDDING_DIMENSIONS) return vector;
-  if (vector.length > EMBEDDING_DIMENSIONS) throw new Error(`vector of ${vector.length} dimensions exceeds the store's ${EMBEDDING_DIMENSIONS}`);
-  return [...vector, ...new Array<number>(EMBEDDING_DIMENSIONS - vector.length).fill(0)];
-}

@@ -1,5 +1,5 @@
 import { SQL, sql } from 'drizzle-orm';
-import { vectorLiteral } from '@loci/db';
+import { nearestBy } from '@loci/db';
 import { bigintArray, chunkVisible, edgeVisible, entityVisible, liveEdge, pastEdge, Scope } from '../visibility.sql';
 
 /**
@@ -128,17 +128,17 @@ export type VectorIndex = 'entities' | 'edges' | 'chunks' | 'summaries';
  */
 export function vectorSearchSql(scope: Scope, index: VectorIndex, vector: number[], k: number, minSimilarity: number): SQL {
   const { table, alias, column, extra } = {
-    entities: { table: 'entities', alias: 'e', column: 'embedding', extra: entityVisible(scope, 'e') },
-    edges: { table: 'edges', alias: 'x', column: 'embedding', extra: sql`${liveEdge(scope, 'x')} AND ${edgeVisible(scope, 'x')}` },
-    chunks: { table: 'chunks', alias: 'c', column: 'embedding', extra: chunkVisible(scope, 'c') },
-    summaries: { table: 'chunks', alias: 'c', column: 'summary_embedding', extra: chunkVisible(scope, 'c') },
+    entities: { table: 'entities', alias: 'e', column: 'embedding' as const, extra: entityVisible(scope, 'e') },
+    edges: { table: 'edges', alias: 'x', column: 'embedding' as const, extra: sql`${liveEdge(scope, 'x')} AND ${edgeVisible(scope, 'x')}` },
+    chunks: { table: 'chunks', alias: 'c', column: 'embedding' as const, extra: chunkVisible(scope, 'c') },
+    summaries: { table: 'chunks', alias: 'c', column: 'summary_embedding' as const, extra: chunkVisible(scope, 'c') },
   }[index];
-  const col = sql.raw(`${alias}.${column}`);
+  const by = nearestBy(alias, column, vector);
   return sql`WITH nearest AS MATERIALIZED (
-      SELECT ${sql.raw(alias)}.id, ${col} <=> ${vectorLiteral(vector)} AS distance
+      SELECT ${sql.raw(alias)}.id, ${by.distance} AS distance
       FROM ${sql.raw(table)} ${sql.raw(alias)}
       WHERE ${sql.raw(alias)}.tenant_id = ${scope.tenantId} AND ${sql.raw(alias)}.graph_id = ${scope.graphId}
-        AND ${col} IS NOT NULL AND ${extra}
+        AND ${by.column} IS NOT NULL AND ${extra}
       ORDER BY distance
       LIMIT ${k})
     SELECT id, 1 - distance AS score FROM nearest
