@@ -6,6 +6,7 @@ import { Database, findMigrationsFolder, GraphsRepository, openDatabase, queryRo
 import { sql } from 'drizzle-orm';
 import { IngestWorker } from '@loci/ingest';
 import { RetrievalService } from '@loci/retrieval';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import {
   createTenantWithPeople,
   createTestEnvironment,
@@ -23,6 +24,7 @@ import {
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const MODEL_A = 'local:local-hash-v1';
 const MODEL_B = 'openai:text-embedding-3-small';
+const MODEL_C = 'local:local-hash-v1-256d';
 const TEXT =
   'Alice Johnson works at Acme Corporation in Berlin. Acme Corporation acquired Globex in 2019. Bob Smith lives in Paris.';
 
@@ -43,13 +45,16 @@ describe(`loci reembed (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     LOCI_EMBED_MODEL: MODEL_B,
   });
 
-  async function reembed(args: string[]) {
+  /** The same store, the embedder being the offline one at 256 dimensions (model C). */
+  const envC = () => ({ ...envB(), LOCI_EMBED_MODEL: MODEL_A, LOCI_LOCAL_EMBEDDING_DIM: '256' });
+
+  async function reembed(args: string[], env: Record<string, string | undefined> = envB()) {
     let stdout = '';
     let stderr = '';
     const code = await main(['reembed', ...args], {
       stdout: { write: (s: string) => (stdout += s) },
       stderr: { write: (s: string) => (stderr += s) },
-      env: envB(),
+      env,
     });
     return { code, stdout, stderr };
   }
@@ -153,6 +158,36 @@ describe(`loci reembed (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ model: MODEL_B, chunks: 0, entities: 0, edges: 0, cost_usd: 0 });
     expect(double.openai.embeddings.requests.length).toBe(callsBefore);
+  });
+
+  it('moves a graph of the offline embedder to 256 dimensions: every vector in the 256-wide columns, none left at 1024, found at 256', async () => {
+    const run = await reembed(['--tenant', untouched.tenantId, '--graph', String(untouched.graphId)], envC());
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ model: MODEL_C, cost_usd: 0 });
+    await withStore(async (database) => {
+      expect((await modelsOf(database, untouched.tenantId)).every((r) => r.model === MODEL_C)).toBe(true);
+      const [widths] = await queryRows<Record<string, number>>(
+        database.db,
+        sql`SELECT (SELECT count(embedding) + count(summary_embedding) FROM chunks WHERE tenant_id = ${untouched.tenantId})::int AS chunks_wide,
+                   (SELECT count(embedding_256) FROM chunks WHERE tenant_id = ${untouched.tenantId})::int AS chunks_narrow,
+                   (SELECT count(embedding) + count(name_embedding) FROM entities WHERE tenant_id = ${untouched.tenantId})::int AS entities_wide,
+                   (SELECT count(*) FILTER (WHERE embedding_256 IS NOT NULL AND name_embedding_256 IS NOT NULL) FROM entities WHERE tenant_id = ${untouched.tenantId})::int AS entities_narrow,
+                   (SELECT count(embedding) FROM edges WHERE tenant_id = ${untouched.tenantId})::int AS edges_wide,
+                   (SELECT count(embedding_256) FROM edges WHERE tenant_id = ${untouched.tenantId})::int AS edges_narrow`,
+      );
+      const count = async (table: string) =>
+        (await modelsOf(database, untouched.tenantId)).find((r) => r.table === table)!.n;
+      expect(widths).toEqual({
+        chunks_wide: 0, chunks_narrow: await count('chunks'),
+        entities_wide: 0, entities_narrow: await count('entities'),
+        edges_wide: 0, edges_narrow: await count('edges'),
+      });
+      const retrieval = new RetrievalService(database);
+      const found = await retrieval.retrieve({
+        ...untouched, mode: 'naive', questionVector: new LocalHashingEmbedder(256).embedText('Where does Bob Smith live?'), embeddingModel: MODEL_C,
+      });
+      expect(found.chunks.map((c) => c.text)).toEqual([TEXT]);
+    });
   });
 
   it('refuses bad options with exit code 2 and a message', async () => {
