@@ -25,7 +25,7 @@ export const updatedAt = () => timestamp('updated_at', { withTimezone: true, mod
  * an HNSW element of 1024 dimensions is then 2 KB, so three share an 8 KB index page where a
  * `vector` element took a page of its own; the indexes are a third the size and stay in cache.
  * Cosine rankings are the same to the precision embeddings carry (docs/DECISIONS.md).
- * Every search casts its query vector to `halfvec` (vectorLiteral) so the HNSW opclass applies:
+ * Every search casts its query vector to `halfvec` (nearestBy, vector-width.ts) so the HNSW opclass applies:
  * a `vector` operand would compare through a cast of each row and miss the index.
  */
 export const embeddingColumn = (name: string) => halfvecColumn(EMBEDDING_DIMENSIONS)(name);
