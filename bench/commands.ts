@@ -274,6 +274,8 @@ export async function runIngestCommand(
       worker_concurrencies: config.workerConcurrencies,
       model_concurrency: config.modelConcurrency ?? 'LOCI_MODEL_CONCURRENCY (default 8)',
       embedding_model: BENCH_EMBEDDING_MODEL,
+      // The worker inherits LOCI_*: at 256 its vectors go to the 256-wide columns (issue 16.1).
+      local_embedding_dim: process.env.LOCI_LOCAL_EMBEDDING_DIM ?? '1024 (default)',
       double_model: DOUBLE_MODEL,
       pipeline: 'in this process: WorkerModule (apps/worker), DocumentsService.submit + IngestWorker',
       seed: config.seed,

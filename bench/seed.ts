@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { decimal, integer, parse, UsageError } from './args';
+import { EMBEDDING_DIMENSIONS } from '../libs/db/src/schema/columns';
+import { STORED_VECTOR_WIDTHS, StoredVectorWidth } from '../libs/db/src/vector-width';
 import { questionsPath, writeQuestionsFile } from './questions';
 import { SeedProgress, seedBench } from './seeder';
 
@@ -20,6 +22,8 @@ Options:
   --gb-edges <n>       edges of the gb dataset, on top of --edges (default 2000; 0: none)
   --questions <n>      questions to write per graph (default 200)
   --batch <n>          facts per transaction (default 1000)
+  --vector-width <n>   1024 (default) or 256: the columns the vectors go to and the embedder's
+                       width, as ingestion with LOCI_LOCAL_EMBEDDING_DIM=<n> stores them
   --defer-indexes      drop the HNSW indexes while loading and rebuild them after (large seeds)
   --index-memory <mb>  maintenance_work_mem for the rebuild, in MB (default 2048): an HNSW
                        build that outgrows it slows down several times; it is also the size of
@@ -36,11 +40,21 @@ const OPTIONS = {
   'gb-edges': { type: 'string' },
   questions: { type: 'string' },
   batch: { type: 'string' },
+  'vector-width': { type: 'string' },
   'defer-indexes': { type: 'boolean' },
   'index-memory': { type: 'string' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** Only the store's widths: another would be zero-padded into the 1024 columns by the API, not by the seed. */
+function vectorWidth(value: string | undefined): StoredVectorWidth {
+  const width = integer('vector-width', value, EMBEDDING_DIMENSIONS, 1, EMBEDDING_DIMENSIONS);
+  if (!(STORED_VECTOR_WIDTHS as readonly number[]).includes(width)) {
+    throw new UsageError(`--vector-width must be one of ${STORED_VECTOR_WIDTHS.join(', ')}, got ${width}`);
+  }
+  return width as StoredVectorWidth;
+}
 
 function progressLine(p: SeedProgress): string {
   const seconds = p.elapsedMs / 1000;
@@ -79,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
       gbEdges: integer('gb-edges', values['gb-edges'], 2000, 0, 10_000_000),
       questions: integer('questions', values.questions, 200, 1, 100_000),
       batchFacts: integer('batch', values.batch, 1000, 10, 100_000),
+      vectorWidth: vectorWidth(values['vector-width']),
       deferIndexes: values['defer-indexes'] === true,
       indexMemoryMb: integer('index-memory', values['index-memory'], 2048, 64, 1_000_000),
     };

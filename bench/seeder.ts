@@ -5,6 +5,7 @@ import { ApiKeysRepository, DEFAULT_GB_DATASET, findMigrationsFolder, GraphsRepo
 import { generateDocuments, GenDocument, planTenants, TenantPlan } from './generator';
 import { createRng } from './prng';
 import { BenchQuestion, describeDatabase, questionFor, QuestionsFile, Reservoir } from './questions';
+import type { StoredVectorWidth } from '../libs/db/src/vector-width';
 import { BatchCounts, writeBatch, WriteScope } from './store-writer';
 
 export interface SeedOptions {
@@ -31,6 +32,12 @@ export interface SeedOptions {
    * from pg_indexes): much faster for large seeds, but only for a database nobody else is using.
    */
   deferIndexes?: boolean;
+  /**
+   * The width the vectors are stored at (default 1024): 256 writes them to the `_256` columns
+   * under the model name the offline embedder records at that width, as ingestion with
+   * LOCI_LOCAL_EMBEDDING_DIM=256 would, so a benchmark at 256 meets a graph of its own width.
+   */
+  vectorWidth?: StoredVectorWidth;
   /** maintenance_work_mem for rebuilding deferred indexes, in MB (default 2048). */
   indexMemoryMb?: number;
   /** The clock documents' loaded_at is drawn back from; fixed in tests for reproducible text. */
@@ -136,7 +143,7 @@ export async function seedBench(options: SeedOptions): Promise<SeedResult> {
       let batchFacts = 0;
       const flush = async () => {
         if (batch.length === 0) return;
-        const counts = await writeBatch(client, scope, batch);
+        const counts = await writeBatch(client, scope, batch, options.vectorWidth);
         for (const key of Object.keys(counts) as Array<keyof BatchCounts>) scope.totals[key] += counts[key];
         rows += counts.documents + counts.chunks + counts.entities + counts.edges + counts.provenance;
         edgesDone += counts.edges;

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { indexStoredChunksSql } from '../libs/db/src/lexical';
+import { EMBEDDING_DIMENSIONS } from '../libs/db/src/schema/columns';
+import { StoredVectorWidth, VectorColumn, vectorColumnAt } from '../libs/db/src/vector-width';
 import { countTokens } from '../libs/llm/src/metering/token-counter';
 import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
-import { LOCAL_EMBEDDING_MODEL, LOCAL_PROVIDER } from '../libs/llm/src/local/models';
+import { LOCAL_EMBEDDING_MODEL, LOCAL_PROVIDER, localEmbeddingModel } from '../libs/llm/src/local/models';
 import { summarizeLocally } from '../libs/llm/src/local/summarizer';
 import type { GenDocument, GenEntity } from './generator';
 
@@ -17,11 +19,34 @@ import type { GenDocument, GenEntity } from './generator';
  * is what the embedded default runs anyway.
  */
 
-/** What the `embed` stage records as `embedding_model` (a `provider:model` spec). */
+/** What the `embed` stage records as `embedding_model` (a `provider:model` spec) at the default width. */
 export const BENCH_EMBEDDING_MODEL = `${LOCAL_PROVIDER}:${LOCAL_EMBEDDING_MODEL}`;
 
-const embedder = new LocalHashingEmbedder();
-const vector = (text: string) => JSON.stringify(embedder.embedText(text));
+/**
+ * The offline embedder at one stored width, as ingestion with LOCI_LOCAL_EMBEDDING_DIM=width
+ * leaves it: vectors in that width's columns (vectorColumnAt; the other width's stay null) and
+ * the model named for the width (`local:local-hash-v1-256d` at 256), which searches filter on.
+ */
+interface WidthWriter {
+  column: (name: VectorColumn) => string;
+  model: string;
+  vector: (text: string) => string;
+}
+
+const writers = new Map<StoredVectorWidth, WidthWriter>();
+function writerAt(width: StoredVectorWidth): WidthWriter {
+  let writer = writers.get(width);
+  if (!writer) {
+    const embedder = new LocalHashingEmbedder(width);
+    writer = {
+      column: (name) => vectorColumnAt(name, width),
+      model: `${LOCAL_PROVIDER}:${localEmbeddingModel(width)}`,
+      vector: (text) => JSON.stringify(embedder.embedText(text)),
+    };
+    writers.set(width, writer);
+  }
+  return writer;
+}
 const contentHash = (text: string) => createHash('sha256').update(text.trim()).digest('hex');
 
 const dialect = new PgDialect();
@@ -45,8 +70,14 @@ export interface WriteScope {
   documentKind?: 'document' | 'gb_text';
 }
 
-export async function writeBatch(client: PoolClient, scope: WriteScope, batch: GenDocument[]): Promise<BatchCounts> {
+export async function writeBatch(
+  client: PoolClient,
+  scope: WriteScope,
+  batch: GenDocument[],
+  width: StoredVectorWidth = EMBEDDING_DIMENSIONS,
+): Promise<BatchCounts> {
   const { tenantId, graphId } = scope;
+  const { column, model, vector } = writerAt(width);
   const kind = scope.documentKind ?? 'document';
   const counts: BatchCounts = { documents: 0, chunks: 0, entities: 0, edges: 0, provenance: 0 };
   await client.query('BEGIN');
@@ -67,8 +98,8 @@ export async function writeBatch(client: PoolClient, scope: WriteScope, batch: G
     const entityIds = await insertRows(
       client,
       'entities',
-      ['tenant_id', 'graph_id', 'name', 'normalized_name', 'type', 'description', 'embedding', 'name_embedding', 'embedding_model'],
-      newEntities.map((e) => [tenantId, graphId, e.name, e.normalizedName, e.type, e.description, vector(`${e.name}: ${e.description}`), vector(e.name), BENCH_EMBEDDING_MODEL]),
+      ['tenant_id', 'graph_id', 'name', 'normalized_name', 'type', 'description', column('embedding'), column('name_embedding'), 'embedding_model'],
+      newEntities.map((e) => [tenantId, graphId, e.name, e.normalizedName, e.type, e.description, vector(`${e.name}: ${e.description}`), vector(e.name), model]),
     );
     newEntities.forEach((e, i) => (e.dbId = entityIds[i]));
     counts.entities = newEntities.length;
@@ -77,10 +108,10 @@ export async function writeBatch(client: PoolClient, scope: WriteScope, batch: G
     const chunkIds = await insertRows(
       client,
       'chunks',
-      ['tenant_id', 'graph_id', 'document_id', 'index', 'text', 'token_count', 'summary', 'embedding', 'summary_embedding', 'embedding_model'],
+      ['tenant_id', 'graph_id', 'document_id', 'index', 'text', 'token_count', 'summary', column('embedding'), column('summary_embedding'), 'embedding_model'],
       chunks.map(({ document, chunk }) => {
         const summary = summarizeLocally(chunk.text);
-        return [tenantId, graphId, document.dbId, chunk.index, chunk.text, countTokens(chunk.text), summary, vector(chunk.text), summary ? vector(summary) : null, BENCH_EMBEDDING_MODEL];
+        return [tenantId, graphId, document.dbId, chunk.index, chunk.text, countTokens(chunk.text), summary, vector(chunk.text), summary ? vector(summary) : null, model];
       }),
     );
     chunks.forEach(({ chunk }, i) => (chunk.dbId = chunkIds[i]));
@@ -93,13 +124,13 @@ export async function writeBatch(client: PoolClient, scope: WriteScope, batch: G
     const edgeIds = await insertRows(
       client,
       'edges',
-      ['tenant_id', 'graph_id', 'source_id', 'target_id', 'relation', 'description', 'keywords', 'weight', 'embedding', 'embedding_model', 'valid_at', 'invalid_at', 'created_at', 'expired_at', 'artifact_id', 'updated_at'],
+      ['tenant_id', 'graph_id', 'source_id', 'target_id', 'relation', 'description', 'keywords', 'weight', column('embedding'), 'embedding_model', 'valid_at', 'invalid_at', 'created_at', 'expired_at', 'artifact_id', 'updated_at'],
       facts.map(({ document, fact }) => {
         const { source, target, template } = fact;
         // The text the ingester embeds for a relation.
         const text = `${source.name} ${template.relation.replace(/_/g, ' ')} ${target.name}. ${fact.description}`;
         const expiredAt = fact.state === 'superseded' ? new Date(document.loadedAt.getTime() + 60_000) : null;
-        return [tenantId, graphId, source.dbId, target.dbId, template.relation, fact.description, template.keywords.join(', '), fact.weight, vector(text), BENCH_EMBEDDING_MODEL, fact.validAt, fact.invalidAt, document.loadedAt, expiredAt, document.dbId, expiredAt ?? document.loadedAt];
+        return [tenantId, graphId, source.dbId, target.dbId, template.relation, fact.description, template.keywords.join(', '), fact.weight, vector(text), model, fact.validAt, fact.invalidAt, document.loadedAt, expiredAt, document.dbId, expiredAt ?? document.loadedAt];
       }),
     );
     facts.forEach(({ fact }, i) => (fact.dbId = edgeIds[i]));

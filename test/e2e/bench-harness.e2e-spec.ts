@@ -142,6 +142,8 @@ if (!databaseUrl) {
       expect(await one(`SELECT count(*)::int AS n FROM documents WHERE status <> 'processed'`)).toEqual({ n: 0 });
       expect(await one(`SELECT count(*)::int AS n FROM entities WHERE embedding IS NULL OR name_embedding IS NULL`)).toEqual({ n: 0 });
       expect(await one(`SELECT count(*)::int AS n FROM chunks WHERE embedding IS NULL OR summary_embedding IS NULL OR summary IS NULL`)).toEqual({ n: 0 });
+      // The default width: nothing in the 256-wide twins, the offline embedder's 1024 name.
+      expect(await one(`SELECT count(*)::int AS n FROM edges WHERE embedding_256 IS NOT NULL OR embedding_model <> 'local:local-hash-v1'`)).toEqual({ n: 0 });
       expect(await one(`SELECT count(*)::int AS n FROM edges x WHERE NOT EXISTS (SELECT 1 FROM edge_documents d WHERE d.tenant_id = x.tenant_id AND d.edge_id = x.id)`)).toEqual({ n: 0 });
       expect(await one(`SELECT count(*)::int AS n FROM entities e WHERE NOT EXISTS (SELECT 1 FROM entity_chunks c WHERE c.tenant_id = e.tenant_id AND c.entity_id = e.id)`)).toEqual({ n: 0 });
       const answers = questions.map((q) => q.answer.edge_id);
@@ -273,4 +275,32 @@ if (!databaseUrl) {
     expect(path).toMatch(/ingest-2docs-.*\.json$/);
     expect(JSON.parse(readFileSync(path, 'utf8')).cells).toHaveLength(2);
   }, 120_000);
+
+  // Last: it adds tenants and drops and rebuilds the HNSW indexes, which the cases above must not see.
+  it('seeds at 256 into the 256-wide columns, and --defer-indexes rebuilds every HNSW index of both widths', async () => {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      const hnsw = async () => (await client.query(`SELECT indexname FROM pg_indexes WHERE indexdef ILIKE '%USING hnsw%' ORDER BY indexname`)).rows.map((r) => r.indexname);
+      const before = await hnsw();
+      expect(before).toEqual(expect.arrayContaining(['edges_embedding_256_hnsw', 'entities_name_embedding_256_hnsw', 'chunks_summary_embedding_256_hnsw']));
+      const narrow = await seedBench({ databaseUrl: url, tenants: 1, edges: 60, seed: 3, questions: 5, gbEdges: 0, vectorWidth: 256, deferIndexes: true, indexMemoryMb: 64 });
+      expect(await hnsw()).toEqual(before);
+      const tenant = narrow.file.large_tenant.tenant_id;
+      const count = async (sql: string) => (await client.query(sql, [tenant])).rows[0].n;
+      // Every vector at 256 in its `_256` column, every 1024 column null, the model named for the width.
+      expect(await count(`SELECT count(*)::int AS n FROM edges WHERE tenant_id = $1`)).toBe(60);
+      expect(await count(`SELECT count(*)::int AS n FROM edges WHERE tenant_id = $1 AND (embedding IS NOT NULL OR vector_dims(embedding_256) IS DISTINCT FROM 256 OR embedding_model <> 'local:local-hash-v1-256d')`)).toBe(0);
+      expect(await count(`SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND (embedding IS NOT NULL OR name_embedding IS NOT NULL OR embedding_256 IS NULL OR name_embedding_256 IS NULL OR embedding_model <> 'local:local-hash-v1-256d')`)).toBe(0);
+      expect(await count(`SELECT count(*)::int AS n FROM chunks WHERE tenant_id = $1 AND (embedding IS NOT NULL OR summary_embedding IS NOT NULL OR embedding_256 IS NULL OR summary_embedding_256 IS NULL OR embedding_model <> 'local:local-hash-v1-256d')`)).toBe(0);
+      // The rebuilt 256 index answers: an edge's own vector finds an edge at distance 0 through it.
+      const v = (await client.query(`SELECT embedding_256::text AS v FROM edges WHERE tenant_id = $1 ORDER BY id LIMIT 1`, [tenant])).rows[0].v;
+      const nearest = `SELECT embedding_256 <=> $1::halfvec AS d FROM edges ORDER BY embedding_256 <=> $1::halfvec LIMIT 1`;
+      await client.query('SET enable_seqscan = off');
+      expect(JSON.stringify((await client.query(`EXPLAIN (FORMAT JSON) ${nearest}`, [v])).rows)).toContain('edges_embedding_256_hnsw');
+      expect((await client.query(nearest, [v])).rows[0].d).toBeLessThan(1e-3);
+    } finally {
+      await client.end();
+    }
+  });
 });
