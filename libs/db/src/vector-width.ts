@@ -33,6 +33,10 @@ export function atStoredWidth(vector: number[]): number[] {
   return vector.length === width ? vector : [...vector, ...new Array<number>(width - vector.length).fill(0)];
 }
 
+/** The SQL types of the two widths' columns, to type a vector written to one (`$n::halfvec(1024)`). */
+export const WIDE_HALFVEC = sql.raw(`halfvec(${EMBEDDING_DIMENSIONS})`);
+export const NARROW_HALFVEC = sql.raw(`halfvec(${NARROW_EMBEDDING_DIMENSIONS})`);
+
 /** The SQL names of the graph's vector columns at the full width. */
 export type VectorColumn = 'embedding' | 'summary_embedding' | 'name_embedding';
 

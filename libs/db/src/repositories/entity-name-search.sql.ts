@@ -51,14 +51,16 @@ export const graphEntityCountSql = (tenantId: string, graphId: number, cap: numb
  * out of TOAST once (a MATERIALIZED CTE keeps the copy); compared directly, the vector would be
  * read out of TOAST again for every name.
  */
-export const nearestByNameExactSql = (tenantId: string, graphId: number, vectors: number[][], embeddingModel?: string): SQL =>
-  sql`WITH wanted(i, v) AS (VALUES ${wantedRows(vectors)}),
+export function nearestByNameExactSql(tenantId: string, graphId: number, vectors: number[][], embeddingModel?: string): SQL {
+  const column = nameColumn(vectors);
+  return sql`WITH wanted(i, v) AS (VALUES ${wantedRows(vectors)}),
       graph AS MATERIALIZED (
-        SELECT id, subvector(${nameColumn(vectors)}, 1, vector_dims(${nameColumn(vectors)})) AS v FROM entities
-        WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND ${nameColumn(vectors)} IS NOT NULL${sameEmbedder(embeddingModel)})
+        SELECT id, subvector(${column}, 1, vector_dims(${column})) AS v FROM entities
+        WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND ${column} IS NOT NULL${sameEmbedder(embeddingModel)})
     SELECT DISTINCT ON (wanted.i) wanted.i, graph.id, 1 - (graph.v <=> wanted.v) AS similarity
     FROM wanted CROSS JOIN graph
     ORDER BY wanted.i, graph.v <=> wanted.v, graph.id`;
+}
 
 /**
  * Settings the index search runs under, for the rest of the transaction until restored. The
@@ -74,11 +76,13 @@ export const nameIndexSearchSettingsSql = (): SQL =>
 export const restoreSortSql = (previous: string): SQL => sql`SELECT set_config('enable_sort', ${previous}, true)`;
 
 /** Through `entities_name_embedding_hnsw` (or its 256-wide twin), one index scan per name, filtered to the graph. */
-export const nearestByNameThroughIndexSql = (tenantId: string, graphId: number, vectors: number[][], embeddingModel?: string): SQL =>
-  sql`SELECT wanted.i, nearest.id, 1 - nearest.distance AS similarity
+export function nearestByNameThroughIndexSql(tenantId: string, graphId: number, vectors: number[][], embeddingModel?: string): SQL {
+  const column = nameColumn(vectors);
+  return sql`SELECT wanted.i, nearest.id, 1 - nearest.distance AS similarity
     FROM (VALUES ${wantedRows(vectors)}) AS wanted(i, v)
     CROSS JOIN LATERAL (
-      SELECT id, ${nameColumn(vectors)} <=> wanted.v AS distance FROM entities
-      WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND ${nameColumn(vectors)} IS NOT NULL${sameEmbedder(embeddingModel)}
-      ORDER BY ${nameColumn(vectors)} <=> wanted.v
+      SELECT id, ${column} <=> wanted.v AS distance FROM entities
+      WHERE tenant_id = ${tenantId} AND graph_id = ${graphId} AND ${column} IS NOT NULL${sameEmbedder(embeddingModel)}
+      ORDER BY ${column} <=> wanted.v
       LIMIT 1) AS nearest`;
+}

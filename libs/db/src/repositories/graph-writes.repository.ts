@@ -3,7 +3,7 @@ import { and, eq, inArray, isNull, SQL, sql } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
 import { lexemesOf } from '../lexical';
 import { halfvecParam } from '../vector-text';
-import { placeByWidth } from '../vector-width';
+import { NARROW_HALFVEC, placeByWidth, WIDE_HALFVEC } from '../vector-width';
 import {
   EXACT_NAME_SEARCH_MAX,
   graphEntityCountSql,
@@ -219,7 +219,7 @@ export class GraphWritesRepository {
       patches.map((p) => {
         const { wide, narrow } = placeByWidth(p.embedding);
         return sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text, ${p.embedding !== undefined}::boolean,
-          ${wide ? halfvecParam(wide) : null}::halfvec(1024), ${narrow ? halfvecParam(narrow) : null}::halfvec(256))`;
+          ${wide ? halfvecParam(wide) : null}::${WIDE_HALFVEC}, ${narrow ? halfvecParam(narrow) : null}::${NARROW_HALFVEC})`;
       }),
       sql`, `,
     );
