@@ -190,11 +190,15 @@ ensure_build_deps() {
   fi
   log "pgvector: installing build dependencies: ${missing[*]}"
   if [[ $BOOKWORM_UPDATED -eq 0 ]]; then
-    quiet apt-get update -q
+    quiet apt-get "${APT_WAIT_FOR_LOCK[@]}" update -q
     BOOKWORM_UPDATED=1
   fi
-  quiet apt-get install -y -q --no-install-recommends "${missing[@]}"
+  quiet apt-get "${APT_WAIT_FOR_LOCK[@]}" install -y -q --no-install-recommends "${missing[@]}"
 }
+
+# Another apt (a browser being installed beside this, unattended upgrades) holds dpkg's lock for
+# a while; wait for it rather than fail the whole run.
+APT_WAIT_FOR_LOCK=(-o DPkg::Lock::Timeout=600)
 
 install_pgvector() {
   local major pg_config mirror

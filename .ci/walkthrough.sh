@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 # Node's flags as `npm start` passes them (the heap limit), so the server runs as a user's does.
 START_FLAGS="$(node -p "require('./package.json').scripts.start.match(/^node (.*?) ?dist\\/apps\\/api\\/src\\/main\\.js$/)[1]")"
 
-command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq jq >/dev/null; }
+command -v jq >/dev/null || { apt-get -o DPkg::Lock::Timeout=600 update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq jq >/dev/null; }
 
 data_dir="$(mktemp -d)"
 log="$data_dir/server.log"
