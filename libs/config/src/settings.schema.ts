@@ -224,6 +224,7 @@ export const settingsSchema = z.object({
   LOCI_CHUNK_TOKENS: integerFromEnv(300, 100, 8000),
   LOCI_CHUNK_OVERLAP_TOKENS: integerFromEnv(25, 0, 1000),
   LOCI_RUN_WORKER: booleanFromEnv(true),
+  LOCI_MOVE_LOCAL_VECTORS: booleanFromEnv(true),
   LOCI_SHUTDOWN_GRACE_MS: integerFromEnv(30_000, 0, 3_600_000),
   // Unset: derived from the cores and the model slots (settings.ts, defaultWorkerConcurrency).
   LOCI_WORKER_CONCURRENCY: integerFromEnv(undefined, 1, 64),

@@ -108,6 +108,12 @@ export interface IngestSettings {
   entityMatchThreshold: number;
   /** Consume the job queue inside the API process (the embedded default); false with apps/worker. */
   runWorkerInProcess: boolean;
+  /**
+   * When the embedder is the offline one, a starting worker moves the vectors other offline
+   * embedders wrote (another width, another version) to it, in the background
+   * (LOCI_MOVE_LOCAL_VECTORS; docs/DECISIONS.md, "Vectors of another offline embedder move by themselves").
+   */
+  moveLocalVectors: boolean;
   /** Documents one process ingests at once: LOCI_WORKER_CONCURRENCY, else `defaultWorkerConcurrency`. */
   workerConcurrency: number;
   /**
@@ -273,6 +279,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       chunkOverlapTokens: raw.LOCI_CHUNK_OVERLAP_TOKENS,
       entityMatchThreshold: raw.LOCI_ENTITY_MATCH_THRESHOLD,
       runWorkerInProcess: raw.LOCI_RUN_WORKER,
+      moveLocalVectors: raw.LOCI_MOVE_LOCAL_VECTORS,
       workerConcurrency:
         raw.LOCI_WORKER_CONCURRENCY ??
         defaultWorkerConcurrency({

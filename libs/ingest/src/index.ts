@@ -11,4 +11,5 @@ export * from './pipeline/ingest-job';
 export * from './pipeline/ingest-worker';
 export * from './queue';
 export * from './reembed/graph-reembedder';
+export * from './reembed/offline-vectors-mover';
 export * from './upload';

@@ -8,6 +8,8 @@ import { DocumentIngester } from './pipeline/document-ingester';
 import { IngestJobHandler } from './pipeline/ingest-job';
 import { IngestWorker } from './pipeline/ingest-worker';
 import { JobQueue } from './queue';
+import { GraphReembedder } from './reembed/graph-reembedder';
+import { OfflineVectorsMover } from './reembed/offline-vectors-mover';
 
 /** Ingestion: documents and gb remember into the graph, through the durable job queue. */
 @Global()
@@ -23,7 +25,9 @@ import { JobQueue } from './queue';
     IngestWorker,
     DocumentsService,
     RememberService,
+    GraphReembedder,
+    OfflineVectorsMover,
   ],
-  exports: [CpuPool, LOCAL_TEXT_WORK, JobQueue, DocumentIngester, IngestWorker, DocumentsService, RememberService],
+  exports: [CpuPool, LOCAL_TEXT_WORK, JobQueue, DocumentIngester, IngestWorker, DocumentsService, RememberService, OfflineVectorsMover],
 })
 export class IngestModule {}

@@ -14,7 +14,15 @@ function textsByWidth(vector: number[] | null): { wide: string | null; narrow: s
 export interface ReembedScope {
   tenantId?: string;
   graphId?: number;
+  /**
+   * Only rows an offline embedder wrote (`local:…`): moving them costs nothing, whereas moving a
+   * paid model's vectors to another is an operator's decision (`loci reembed`).
+   */
+  onlyOfflineEmbedders?: boolean;
 }
+
+/** The provider prefix of the offline embedders' names in `embedding_model`. */
+export const OFFLINE_EMBEDDER_PREFIX = 'local:';
 
 /** Where a page starts: after this row in (tenant, id) order. */
 export interface RowKey {
@@ -133,7 +141,7 @@ export class ReembedRepository {
       UPDATE chunks t SET embedding = v.e::${WIDE_HALFVEC}, embedding_256 = v.e256::${NARROW_HALFVEC},
         summary_embedding = v.s::${WIDE_HALFVEC}, summary_embedding_256 = v.s256::${NARROW_HALFVEC}, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, s text, s256 text)
-      WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
+      WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}`);
   }
 
   async setEntityVectors(db: Db, model: string, rows: EntityVectors[]): Promise<void> {
@@ -147,7 +155,7 @@ export class ReembedRepository {
       UPDATE entities t SET embedding = v.e::${WIDE_HALFVEC}, embedding_256 = v.e256::${NARROW_HALFVEC},
         name_embedding = v.n::${WIDE_HALFVEC}, name_embedding_256 = v.n256::${NARROW_HALFVEC}, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, n text, n256 text)
-      WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
+      WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}`);
   }
 
   async setEdgeVectors(db: Db, model: string, rows: EdgeVectors[]): Promise<void> {
@@ -159,7 +167,7 @@ export class ReembedRepository {
     await db.execute(sql`
       UPDATE edges t SET embedding = v.e::${WIDE_HALFVEC}, embedding_256 = v.e256::${NARROW_HALFVEC}, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text)
-      WHERE t.tenant_id = v.tenant_id AND t.id = v.id`);
+      WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}`);
   }
 
   /**
@@ -175,7 +183,8 @@ export class ReembedRepository {
 function pending(scope: ReembedScope, model: string): SQL {
   const tenant = scope.tenantId === undefined ? sql`` : sql` AND t.tenant_id = ${scope.tenantId}`;
   const graph = scope.graphId === undefined ? sql`` : sql` AND t.graph_id = ${scope.graphId}`;
-  return sql`t.embedding_model IS DISTINCT FROM ${model}${tenant}${graph}`;
+  const offline = scope.onlyOfflineEmbedders ? sql` AND starts_with(t.embedding_model, ${OFFLINE_EMBEDDER_PREFIX})` : sql``;
+  return sql`t.embedding_model IS DISTINCT FROM ${model}${tenant}${graph}${offline}`;
 }
 
 function afterKey(after: RowKey | null): SQL {

@@ -4,6 +4,7 @@ import { inSpan } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import { errorSummary } from '@loci/db';
 import { JobQueue, JobRunner } from '../queue';
+import { OfflineVectorsMover } from '../reembed/offline-vectors-mover';
 import { INGEST_DOCUMENT_JOB, IngestJobHandler } from './ingest-job';
 
 const DEFERRED_RETRY_MS = 60_000;
@@ -24,6 +25,7 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly queue: JobQueue,
     handler: IngestJobHandler,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly offlineVectors: OfflineVectorsMover,
   ) {
     this.runner = new JobRunner(queue, { logger: this.logger });
     // With tracing on, a job is a trace of its own: its statements and model calls are its children.
@@ -52,6 +54,8 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
     // cap defers again before any model call, so this costs a query, not money.
     this.resumeTimer = setInterval(() => void this.resumeDeferred(), DEFERRED_RETRY_MS);
     this.resumeTimer.unref();
+    // Rows another offline embedder wrote are invisible to this one's questions until moved.
+    this.offlineVectors.start();
   }
 
   /** Puts deferred jobs (of one tenant, or all) back in the queue, e.g. after a cap was raised. */

@@ -9,6 +9,10 @@ export interface ReembedOptions extends ReembedScope {
   pageSize?: number;
   /** Called after each page is written. */
   onProgress?: (progress: ReembedProgress) => void;
+  /** Stops the run between pages (throwing the signal's reason); what was written stays moved. */
+  signal?: AbortSignal;
+  /** VACUUM the tables it moved rows of at the end (default true); a caller running many scopes does it once. */
+  vacuum?: boolean;
 }
 
 export interface ReembedProgress {
@@ -58,7 +62,7 @@ export class GraphReembedder {
     if (options.graphId !== undefined && options.tenantId === undefined) throw new RangeError('a graph is named within its tenant');
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     const model = this.targetModel();
-    const scope: ReembedScope = { tenantId: options.tenantId, graphId: options.graphId };
+    const scope: ReembedScope = { tenantId: options.tenantId, graphId: options.graphId, onlyOfflineEmbedders: options.onlyOfflineEmbedders };
     const contexts = new Map<string, CallContext>();
     const runId = randomUUID();
     const report: ReembedReport = { model, chunks: 0, entities: 0, edges: 0, costMicros: 0 };
@@ -85,6 +89,7 @@ export class GraphReembedder {
       let done = 0;
       let after: RowKey | null = null;
       for (;;) {
+        options.signal?.throwIfAborted();
         const page = await read(after);
         if (page.length === 0) break;
         const vectorsOfRows: number[][][] = [];
@@ -131,7 +136,7 @@ export class GraphReembedder {
       (page, vectors) =>
         this.rows.setEdgeVectors(db, model, page.map((edge, i) => ({ tenantId: edge.tenantId, id: edge.id, embedding: vectors[i][0] }))),
     );
-    await this.rows.vacuum(db, (['chunks', 'entities', 'edges'] as const).filter((table) => report[table] > 0));
+    if (options.vacuum ?? true) await this.rows.vacuum(db, (['chunks', 'entities', 'edges'] as const).filter((table) => report[table] > 0));
     return report;
   }
 }
