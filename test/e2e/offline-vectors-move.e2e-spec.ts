@@ -7,7 +7,7 @@ import { Database, DATABASE, GraphsRepository, queryRows } from '@loci/db';
 import { IngestWorker, OfflineVectorsMover } from '@loci/ingest';
 import { RetrievalService } from '@loci/retrieval';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
-import { createTenantWithPeople, createTestEnvironment, llmDoubleEnv, LlmDouble, startLlmDouble, TestEnvironment } from '@loci/testing';
+import { createTenantWithPeople, embeddingModelsOf, createTestEnvironment, llmDoubleEnv, LlmDouble, startLlmDouble, TestEnvironment } from '@loci/testing';
 
 /**
  * A starting worker moves the rows another offline embedder wrote to the configured one
@@ -56,14 +56,6 @@ describe(`offline vectors move to the configured offline embedder when a worker 
     }
   }
 
-  const modelsOf = (database: Database, tenantId: string) =>
-    queryRows<{ table: string; model: string | null; n: number }>(
-      database.db,
-      sql`SELECT 'chunks' AS "table", embedding_model AS model, count(*)::int AS n FROM chunks WHERE tenant_id = ${tenantId} GROUP BY 2
-          UNION ALL SELECT 'entities', embedding_model, count(*)::int FROM entities WHERE tenant_id = ${tenantId} GROUP BY 2
-          UNION ALL SELECT 'edges', embedding_model, count(*)::int FROM edges WHERE tenant_id = ${tenantId} GROUP BY 2
-          ORDER BY 1, 2`,
-    );
 
   /** Vectors a tenant holds in each width's columns, all tables together. */
   const widthsOf = async (database: Database, tenantId: string) => {
@@ -115,7 +107,7 @@ describe(`offline vectors move to the configured offline embedder when a worker 
       expect(move!.edges).toBeGreaterThan(0);
 
       const database = app.get<Database>(DATABASE);
-      const models = await modelsOf(database, offline.tenantId);
+      const models = await embeddingModelsOf(database, offline.tenantId);
       expect(models.map((r) => r.model)).toEqual([NARROW_MODEL, NARROW_MODEL, NARROW_MODEL]);
       const total = models.reduce((n, r) => n + r.n, 0);
       const widths = await widthsOf(database, offline.tenantId);
@@ -136,7 +128,7 @@ describe(`offline vectors move to the configured offline embedder when a worker 
   it('leaves the rows a paid model wrote as they were', async () => {
     await started({ LOCI_LOCAL_EMBEDDING_DIM: '256' }, async (app) => {
       const database = app.get<Database>(DATABASE);
-      expect((await modelsOf(database, paid.tenantId)).map((r) => r.model)).toEqual([PAID_MODEL, PAID_MODEL, PAID_MODEL]);
+      expect((await embeddingModelsOf(database, paid.tenantId)).map((r) => r.model)).toEqual([PAID_MODEL, PAID_MODEL, PAID_MODEL]);
       const widths = await widthsOf(database, paid.tenantId);
       expect(widths.narrow).toBe(0);
       expect(widths.wide).toBeGreaterThan(0);
@@ -148,7 +140,7 @@ describe(`offline vectors move to the configured offline embedder when a worker 
     // The offline rows are at 256 since the first test; this start is at 1024 with the switch off.
     await started({ LOCI_MOVE_LOCAL_VECTORS: 'false' }, async (app) => {
       expect(await app.get(OfflineVectorsMover).settled()).toBeNull();
-      const models = await modelsOf(app.get<Database>(DATABASE), offline.tenantId);
+      const models = await embeddingModelsOf(app.get<Database>(DATABASE), offline.tenantId);
       expect(models.map((r) => r.model)).toEqual([NARROW_MODEL, NARROW_MODEL, NARROW_MODEL]);
     });
   });
@@ -157,7 +149,7 @@ describe(`offline vectors move to the configured offline embedder when a worker 
     const calls = double.openai.embeddings.requests.length;
     await started({ ...llmDoubleEnv(double), LOCI_EMBED_MODEL: PAID_MODEL }, async (app) => {
       expect(await app.get(OfflineVectorsMover).settled()).toBeNull();
-      const models = await modelsOf(app.get<Database>(DATABASE), offline.tenantId);
+      const models = await embeddingModelsOf(app.get<Database>(DATABASE), offline.tenantId);
       expect(models.map((r) => r.model)).toEqual([NARROW_MODEL, NARROW_MODEL, NARROW_MODEL]);
     });
     expect(double.openai.embeddings.requests.length).toBe(calls);
@@ -169,7 +161,7 @@ describe(`offline vectors move to the configured offline embedder when a worker 
       expect(move).toMatchObject({ model: WIDE_MODEL, failedTenants: 0 });
       expect(move!.chunks + move!.entities + move!.edges).toBeGreaterThan(0);
       const database = app.get<Database>(DATABASE);
-      expect((await modelsOf(database, offline.tenantId)).map((r) => r.model)).toEqual([WIDE_MODEL, WIDE_MODEL, WIDE_MODEL]);
+      expect((await embeddingModelsOf(database, offline.tenantId)).map((r) => r.model)).toEqual([WIDE_MODEL, WIDE_MODEL, WIDE_MODEL]);
       expect((await widthsOf(database, offline.tenantId)).narrow).toBe(0);
     });
     await started({}, async (app) => {
@@ -180,7 +172,7 @@ describe(`offline vectors move to the configured offline embedder when a worker 
   it('does not start without a worker in the process (the worker process moves them)', async () => {
     await started({ LOCI_RUN_WORKER: 'false', LOCI_LOCAL_EMBEDDING_DIM: '256' }, async (app) => {
       expect(await app.get(OfflineVectorsMover).settled()).toBeNull();
-      expect((await modelsOf(app.get<Database>(DATABASE), offline.tenantId)).map((r) => r.model)).toEqual([WIDE_MODEL, WIDE_MODEL, WIDE_MODEL]);
+      expect((await embeddingModelsOf(app.get<Database>(DATABASE), offline.tenantId)).map((r) => r.model)).toEqual([WIDE_MODEL, WIDE_MODEL, WIDE_MODEL]);
     });
   });
 });

@@ -9,6 +9,7 @@ import { RetrievalService } from '@loci/retrieval';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import {
   createTenantWithPeople,
+  embeddingModelsOf,
   createTestEnvironment,
   embeddingFor,
   llmDoubleEnv,
@@ -69,14 +70,6 @@ describe(`loci reembed (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     }
   }
 
-  const modelsOf = (database: Database, tenantId: string) =>
-    queryRows<{ table: string; model: string | null; n: number }>(
-      database.db,
-      sql`SELECT 'chunks' AS "table", embedding_model AS model, count(*)::int AS n FROM chunks WHERE tenant_id = ${tenantId} GROUP BY 2
-          UNION ALL SELECT 'entities', embedding_model, count(*)::int FROM entities WHERE tenant_id = ${tenantId} GROUP BY 2
-          UNION ALL SELECT 'edges', embedding_model, count(*)::int FROM edges WHERE tenant_id = ${tenantId} GROUP BY 2
-          ORDER BY 1`,
-    );
 
   const embedCalls = (database: Database, tenantId: string) =>
     queryRows<{ model: string; cost: number }>(
@@ -111,7 +104,7 @@ describe(`loci reembed (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 
   it('moves every chunk, entity and fact of the graph to model B, metered, and leaves other tenants alone', async () => {
-    const before = await withStore((database) => modelsOf(database, moved.tenantId));
+    const before = await withStore((database) => embeddingModelsOf(database, moved.tenantId));
     expect(before.map((r) => [r.table, r.model])).toEqual([
       ['chunks', MODEL_A],
       ['edges', MODEL_A],
@@ -127,7 +120,7 @@ describe(`loci reembed (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(report.cost_usd).toBeGreaterThan(0);
 
     await withStore(async (database) => {
-      const after = await modelsOf(database, moved.tenantId);
+      const after = await embeddingModelsOf(database, moved.tenantId);
       expect(after.map((r) => [r.table, r.model, r.n])).toEqual(before.map((r) => [r.table, MODEL_B, r.n]));
       // Cost went through the gateway, to the tenant's ledger, at model B's price.
       const calls = await embedCalls(database, moved.tenantId);
@@ -135,7 +128,7 @@ describe(`loci reembed (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(calls.every((c) => c.model === 'text-embedding-3-small')).toBe(true);
       expect(calls.reduce((sum, c) => sum + c.cost, 0)).toBe(Math.round(report.cost_usd * 1_000_000));
       // The other tenant's graph is still model A's, and was not billed.
-      expect((await modelsOf(database, untouched.tenantId)).every((r) => r.model === MODEL_A)).toBe(true);
+      expect((await embeddingModelsOf(database, untouched.tenantId)).every((r) => r.model === MODEL_A)).toBe(true);
       expect(await embedCalls(database, untouched.tenantId)).toEqual([]);
     });
   });
@@ -165,7 +158,7 @@ describe(`loci reembed (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ model: MODEL_C, cost_usd: 0 });
     await withStore(async (database) => {
-      expect((await modelsOf(database, untouched.tenantId)).every((r) => r.model === MODEL_C)).toBe(true);
+      expect((await embeddingModelsOf(database, untouched.tenantId)).every((r) => r.model === MODEL_C)).toBe(true);
       const [widths] = await queryRows<Record<string, number>>(
         database.db,
         sql`SELECT (SELECT count(embedding) + count(summary_embedding) FROM chunks WHERE tenant_id = ${untouched.tenantId})::int AS chunks_wide,
@@ -176,7 +169,7 @@ describe(`loci reembed (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
                    (SELECT count(embedding_256) FROM edges WHERE tenant_id = ${untouched.tenantId})::int AS edges_narrow`,
       );
       const count = async (table: string) =>
-        (await modelsOf(database, untouched.tenantId)).find((r) => r.table === table)!.n;
+        (await embeddingModelsOf(database, untouched.tenantId)).find((r) => r.table === table)!.n;
       expect(widths).toEqual({
         chunks_wide: 0, chunks_narrow: await count('chunks'),
         entities_wide: 0, entities_narrow: await count('entities'),

@@ -12,3 +12,4 @@ export * from './prometheus-text';
 export * from './server-sent-events';
 export * from './statements';
 export * from './otlp-receiver';
+export * from './embedding-models';

@@ -1,0 +1,106 @@
+/* How long a starting worker takes to move a graph written at one offline width to another
+ * (OfflineVectorsMover, docs/DECISIONS.md "Vectors of another offline embedder move by
+ * themselves"), and what it does to the event loop meanwhile: on the embedded store (PGlite)
+ * the moves' writes, their HNSW insertions included, run on the thread that answers requests.
+ *
+ * 1. A worker at LOCI_LOCAL_EMBEDDING_DIM=<from> ingests the first <passages> HotpotQA-100
+ *    passages, one document each, into a new tenant (the offline providers).
+ * 2. A worker at <to> starts; the move runs in the background. Reported: its wall time, rows
+ *    moved, and the event loop's delay while it ran (perf_hooks histogram, 10 ms resolution:
+ *    what a request arriving then would wait before its handler ran).
+ * The store: PGlite in a temporary directory, the embedded default, where the move shares the
+ * API's thread (on PostgreSQL the writes run in the server; and the mover would move every
+ * tenant's offline rows of a shared bench database, so this bench does not take one).
+ * Usage: npm run build && node dist/bench/offline-vectors-move.js [passages] [from] [to]
+ */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { NestFactory } from '@nestjs/core';
+import { loadSettings } from '@loci/config';
+import { TenantsRepository } from '@loci/db';
+import { DocumentsService, IngestWorker, OfflineVectorsMover } from '@loci/ingest';
+import { WorkerModule } from '../apps/worker/src/worker.module';
+
+async function worker(dataDir: string, dimensions: number) {
+  const settings = loadSettings({
+    NODE_ENV: 'production',
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    LOCI_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: undefined,
+    LOCI_DATA_DIR: dataDir,
+    LOCI_RUN_WORKER: 'false',
+    LOCI_EMBED_MODEL: 'local:local-hash-v1',
+    LOCI_LOCAL_EMBEDDING_DIM: String(dimensions),
+  });
+  return NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger: ['error', 'warn'], abortOnError: false });
+}
+
+async function main() {
+  const [passagesArg, fromArg, toArg] = process.argv.slice(2);
+  const passages = Number(passagesArg ?? 200);
+  const from = Number(fromArg ?? 1024);
+  const to = Number(toArg ?? 256);
+  const corpus = JSON.parse(readFileSync(join(process.cwd(), '..', 'shared', 'eval', 'hotpotqa-100', 'corpus.json'), 'utf8')) as Array<{
+    title: string;
+    text: string;
+  }>;
+  const dataDir = mkdtempSync(join(tmpdir(), 'loci-bench-move-'));
+  try {
+    const ingesting = await worker(dataDir, from);
+    let tenantId: string;
+    const ingestStarted = Date.now();
+    try {
+      tenantId = (await ingesting.get(TenantsRepository).create({ name: `bench-move-${Date.now()}`, tier: 'enterprise', billing: 'platform' })).id;
+      const documents = ingesting.get(DocumentsService);
+      for (const passage of corpus.slice(0, passages)) {
+        await documents.submit(tenantId, { name: `${passage.title}.txt`, text: passage.text, mimeType: 'text/plain' });
+      }
+      const queue = ingesting.get(IngestWorker);
+      queue.start();
+      await queue.drain();
+    } finally {
+      await ingesting.close();
+    }
+    const ingestS = (Date.now() - ingestStarted) / 1000;
+
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    const moving = await worker(dataDir, to);
+    try {
+      const mover = moving.get(OfflineVectorsMover);
+      delay.enable();
+      const started = Date.now();
+      mover.start();
+      const moved = await mover.settled();
+      const seconds = (Date.now() - started) / 1000;
+      delay.disable();
+      const ms = (ns: number) => Math.round(ns / 1e5) / 10;
+      console.log(
+        JSON.stringify({
+          store: 'pglite',
+          passages,
+          from,
+          to,
+          ingest_s: ingestS,
+          moved,
+          move_s: seconds,
+          rows_per_s: moved ? Math.round((moved.chunks + moved.entities + moved.edges) / seconds) : null,
+          event_loop_delay_ms: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+        }),
+      );
+    } finally {
+      await moving.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
