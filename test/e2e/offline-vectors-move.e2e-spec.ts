@@ -7,7 +7,17 @@ import { Database, DATABASE, GraphsRepository, queryRows } from '@loci/db';
 import { IngestWorker, OfflineVectorsMover } from '@loci/ingest';
 import { RetrievalService } from '@loci/retrieval';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
-import { createTenantWithPeople, embeddingModelsOf, createTestEnvironment, llmDoubleEnv, LlmDouble, startLlmDouble, TestEnvironment } from '@loci/testing';
+import {
+  createTenantWithPeople,
+  createTestEnvironment,
+  embeddingModelsOf,
+  llmDoubleEnv,
+  LlmDouble,
+  recordStatements,
+  startLlmDouble,
+  StatementRecorder,
+  TestEnvironment,
+} from '@loci/testing';
 
 /**
  * A starting worker moves the rows another offline embedder wrote to the configured one
@@ -45,9 +55,14 @@ describe(`offline vectors move to the configured offline embedder when a worker 
       ...env,
     });
 
-  /** Starts an app (worker in process) with `env`, runs `work`, closes it. */
-  async function started<T>(env: Record<string, string | undefined>, work: (app: INestApplication) => Promise<T>): Promise<T> {
+  /** Starts an app (worker in process) with `env`, runs `work`, closes it; `beforeInit` sees the app before it starts. */
+  async function started<T>(
+    env: Record<string, string | undefined>,
+    work: (app: INestApplication) => Promise<T>,
+    beforeInit?: (app: INestApplication) => void,
+  ): Promise<T> {
     const app = await createApp(settingsWith(env));
+    beforeInit?.(app);
     await app.init();
     try {
       return await work(app);
@@ -99,8 +114,13 @@ describe(`offline vectors move to the configured offline embedder when a worker 
   });
 
   it('starts at 256 dimensions: every row of the offline embedder moves to the 256-wide one and is found by its vectors', async () => {
+    let recorder: StatementRecorder | undefined;
     await started({ LOCI_LOCAL_EMBEDDING_DIM: '256' }, async (app) => {
       const move = await app.get(OfflineVectorsMover).settled();
+      recorder!.stop();
+      // On PGlite a statement's HNSW insertions hold the API's thread: one row a statement there.
+      const entityWrites = recorder!.texts.filter((text) => /^\s*UPDATE entities t SET embedding/.test(text)).length;
+      expect(entityWrites).toBe(onPostgres ? Math.ceil(move!.entities / 25) : move!.entities);
       expect(move).toMatchObject({ model: NARROW_MODEL, failedTenants: 0 });
       expect(move!.chunks).toBeGreaterThan(0);
       expect(move!.entities).toBeGreaterThan(0);
@@ -122,7 +142,7 @@ describe(`offline vectors move to the configured offline embedder when a worker 
         embeddingModel: NARROW_MODEL,
       });
       expect(found.chunks.map((c) => c.text)).toEqual([TEXT]);
-    });
+    }, (app) => (recorder = recordStatements(app)));
   });
 
   it('leaves the rows a paid model wrote as they were', async () => {

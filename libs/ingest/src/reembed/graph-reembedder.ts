@@ -13,6 +13,12 @@ export interface ReembedOptions extends ReembedScope {
   signal?: AbortSignal;
   /** VACUUM the tables it moved rows of at the end (default true); a caller running many scopes does it once. */
   vacuum?: boolean;
+  /**
+   * Rows a write statement (default: the whole page). Each row's new vectors are HNSW insertions;
+   * on the embedded store they run on the thread that answers requests, for as long as the
+   * statement lasts.
+   */
+  rowsAStatement?: number;
 }
 
 export interface ReembedProgress {
@@ -99,7 +105,10 @@ export class GraphReembedder {
           let at = 0;
           for (const rowTexts of texts) vectorsOfRows.push(flat.slice(at, (at += rowTexts.length)));
         }
-        await write(page, vectorsOfRows);
+        const slice = options.rowsAStatement ?? page.length;
+        for (let at = 0; at < page.length; at += slice) {
+          await write(page.slice(at, at + slice), vectorsOfRows.slice(at, at + slice));
+        }
         done += page.length;
         after = { tenantId: page[page.length - 1].tenantId, id: page[page.length - 1].id };
         options.onProgress?.({ table, done, total: Math.max(total, done) });

@@ -14,9 +14,16 @@ export interface OfflineVectorsMove {
 }
 
 const TENANTS_A_PAGE = 100;
-// Small pages: on the embedded store the hashing and the writes share the API's thread, and the
-// event loop turns between pages.
+/** Rows embedded at a time (one embeddings call, one ledger row). */
 const ROWS_A_PAGE = 25;
+/**
+ * Rows a write statement on the embedded store, where PGlite runs the statement, its HNSW
+ * insertions included, on the thread that answers requests: a statement of 25 entities held it
+ * for 0.3–3 s on graphs of 500–1 800 entities, one row a statement at most 0.11 s
+ * (bench/offline-vectors-move.ts; docs/BENCHMARKS.md). PostgreSQL runs them in the server, so a
+ * page is one statement there.
+ */
+const ROWS_A_STATEMENT_EMBEDDED = 1;
 
 /**
  * Searches compare a question only with rows of the configured embedder, so a store whose
@@ -79,6 +86,7 @@ export class OfflineVectorsMover implements OnApplicationShutdown {
             tenantId: tenant.id,
             onlyOfflineEmbedders: true,
             pageSize: ROWS_A_PAGE,
+            rowsAStatement: this.database.kind === 'pglite' ? ROWS_A_STATEMENT_EMBEDDED : undefined,
             signal: this.stopping.signal,
             vacuum: false,
           });
