@@ -7,7 +7,8 @@
  *    passages, one document each, into a new tenant (the offline providers).
  * 2. A worker at <to> starts; the move runs in the background. Reported: its wall time, rows
  *    moved, and the event loop's delay while it ran (perf_hooks histogram, 10 ms resolution:
- *    what a request arriving then would wait before its handler ran).
+ *    what a request arriving then would wait before its handler ran). The ingestion's delay is
+ *    reported beside it, for comparison.
  * The store: PGlite in a temporary directory, the embedded default, where the move shares the
  * API's thread (on PostgreSQL the writes run in the server; and the mover would move every
  * tenant's offline rows of a shared bench database, so this bench does not take one).
@@ -51,6 +52,8 @@ async function main() {
   }>;
   const dataDir = mkdtempSync(join(tmpdir(), 'loci-bench-move-'));
   try {
+    const ms = (ns: number) => Math.round(ns / 1e5) / 10;
+    const ingestDelay = monitorEventLoopDelay({ resolution: 10 });
     const ingesting = await worker(dataDir, from);
     let tenantId: string;
     const ingestStarted = Date.now();
@@ -61,8 +64,10 @@ async function main() {
         await documents.submit(tenantId, { name: `${passage.title}.txt`, text: passage.text, mimeType: 'text/plain' });
       }
       const queue = ingesting.get(IngestWorker);
+      ingestDelay.enable();
       queue.start();
       await queue.drain();
+      ingestDelay.disable();
     } finally {
       await ingesting.close();
     }
@@ -78,7 +83,6 @@ async function main() {
       const moved = await mover.settled();
       const seconds = (Date.now() - started) / 1000;
       delay.disable();
-      const ms = (ns: number) => Math.round(ns / 1e5) / 10;
       console.log(
         JSON.stringify({
           store: 'pglite',
@@ -86,6 +90,7 @@ async function main() {
           from,
           to,
           ingest_s: ingestS,
+          ingest_event_loop_delay_ms: { p50: ms(ingestDelay.percentile(50)), p99: ms(ingestDelay.percentile(99)), max: ms(ingestDelay.max) },
           moved,
           move_s: seconds,
           rows_per_s: moved ? Math.round((moved.chunks + moved.entities + moved.edges) / seconds) : null,
