@@ -298,7 +298,8 @@ export async function runQueryIngestedCommand(
   );
   // The API ingests with its in-process worker (the embedded default's arrangement) and the local providers.
   const apiOptions = { databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, logLevel: config.logLevel, poolMax: config.poolMax };
-  let api = await startApi({ ...apiOptions, extraEnv: { LOCI_RUN_WORKER: 'true' } });
+  // Ingestion only: the store's other rows are not to be moved to another offline width meanwhile.
+  let api = await startApi({ ...apiOptions, extraEnv: { LOCI_RUN_WORKER: 'true', LOCI_MOVE_LOCAL_VECTORS: 'false' } });
   const ingestingEnv = api.env;
   // After the API's boot: it migrates an empty database (pgvector's version is read from it).
   const machine = await describeMachine(config.databaseUrl);

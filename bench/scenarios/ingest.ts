@@ -139,6 +139,8 @@ function ingestEnv(options: IngestBenchOptions, workerConcurrency: number, dataD
     REDIS_URL: options.redisUrl,
     LOCI_DATA_DIR: dataDir,
     LOCI_RUN_WORKER: 'false',
+    // The bench measures ingestion: a seeded store at another offline width is not to be moved meanwhile.
+    LOCI_MOVE_LOCAL_VECTORS: 'false',
     LOCI_WORKER_CONCURRENCY: String(workerConcurrency),
     ...(options.modelConcurrency ? { LOCI_MODEL_CONCURRENCY: String(options.modelConcurrency) } : {}),
     LOCI_EMBED_MODEL: 'local:local-hash-v1',

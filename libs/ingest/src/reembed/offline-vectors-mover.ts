@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Database, DATABASE, errorSummary, ReembedRepository, ReembedTable, TenantsRepository } from '@loci/db';
+import { Database, DATABASE, errorSummary, OFFLINE_EMBEDDER_PREFIX, ReembedRepository, ReembedTable, TenantsRepository } from '@loci/db';
 import { Settings, SETTINGS } from '@loci/config';
 import { GraphReembedder } from './graph-reembedder';
 
@@ -75,7 +75,7 @@ export class OfflineVectorsMover implements OnApplicationShutdown {
 
   private async moveAll(): Promise<OfflineVectorsMove | null> {
     const target = this.reembedder.targetModel();
-    if (!target.startsWith('local:')) return null;
+    if (!target.startsWith(OFFLINE_EMBEDDER_PREFIX)) return null;
     const total: OfflineVectorsMove = { model: target, chunks: 0, entities: 0, edges: 0, failedTenants: 0 };
     for (let offset = 0; ; offset += TENANTS_A_PAGE) {
       const page = await this.tenants.list({ limit: TENANTS_A_PAGE, offset });
