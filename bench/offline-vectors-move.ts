@@ -9,6 +9,9 @@
  *    moved, and the event loop's delay while it ran (perf_hooks histogram, 10 ms resolution:
  *    what a request arriving then would wait before its handler ran). The ingestion's delay is
  *    reported beside it, for comparison.
+ * Beside each delay, how long a trivial read of the store (`SELECT 1`, every 100 ms) waited: on
+ * PGlite's one session a statement outside a transaction waits for the transaction to end, so
+ * this is what a request that reads the store waits while a chunk (or a page) is written.
  * The store: PGlite in a temporary directory, the embedded default, where the move shares the
  * API's thread (on PostgreSQL the writes run in the server; and the mover would move every
  * tenant's offline rows of a shared bench database, so this bench does not take one).
@@ -22,7 +25,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { NestFactory } from '@nestjs/core';
 import { loadSettings } from '@loci/config';
-import { TenantsRepository } from '@loci/db';
+import { Database, DATABASE, TenantsRepository } from '@loci/db';
 import { DocumentsService, IngestWorker, OfflineVectorsMover } from '@loci/ingest';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 
@@ -41,6 +44,29 @@ async function worker(dataDir: string, dimensions: number) {
   return NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger: ['error', 'warn'], abortOnError: false });
 }
 
+/** Times a `SELECT 1` every 100 ms until stopped: how long a read of the store waits meanwhile. */
+function sampleStoreWaits(database: Database): { stop: () => Promise<{ p50: number; p99: number; max: number; reads: number }> } {
+  const waits: number[] = [];
+  let running = true;
+  const sampling = (async () => {
+    while (running) {
+      const started = performance.now();
+      await database.ping();
+      waits.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await sampling;
+      const sorted = [...waits].sort((a, b) => a - b);
+      const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+      return { p50: at(0.5), p99: at(0.99), max: Math.round(sorted.at(-1) ?? 0), reads: sorted.length };
+    },
+  };
+}
+
 async function main() {
   const [passagesArg, fromArg, toArg] = process.argv.slice(2);
   const passages = Number(passagesArg ?? 200);
@@ -56,6 +82,7 @@ async function main() {
     const ingestDelay = monitorEventLoopDelay({ resolution: 10 });
     const ingesting = await worker(dataDir, from);
     let tenantId: string;
+    let ingestReads: Awaited<ReturnType<ReturnType<typeof sampleStoreWaits>['stop']>> | undefined;
     const ingestStarted = Date.now();
     try {
       tenantId = (await ingesting.get(TenantsRepository).create({ name: `bench-move-${Date.now()}`, tier: 'enterprise', billing: 'platform' })).id;
@@ -65,8 +92,10 @@ async function main() {
       }
       const queue = ingesting.get(IngestWorker);
       ingestDelay.enable();
+      const reads = sampleStoreWaits(ingesting.get<Database>(DATABASE));
       queue.start();
       await queue.drain();
+      ingestReads = await reads.stop();
       ingestDelay.disable();
     } finally {
       await ingesting.close();
@@ -78,10 +107,12 @@ async function main() {
     try {
       const mover = moving.get(OfflineVectorsMover);
       delay.enable();
+      const reads = sampleStoreWaits(moving.get<Database>(DATABASE));
       const started = Date.now();
       mover.start();
       const moved = await mover.settled();
       const seconds = (Date.now() - started) / 1000;
+      const moveReads = await reads.stop();
       delay.disable();
       console.log(
         JSON.stringify({
@@ -91,10 +122,12 @@ async function main() {
           to,
           ingest_s: ingestS,
           ingest_event_loop_delay_ms: { p50: ms(ingestDelay.percentile(50)), p99: ms(ingestDelay.percentile(99)), max: ms(ingestDelay.max) },
+          ingest_store_read_wait_ms: ingestReads,
           moved,
           move_s: seconds,
           rows_per_s: moved ? Math.round((moved.chunks + moved.entities + moved.edges) / seconds) : null,
           event_loop_delay_ms: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+          store_read_wait_ms: moveReads,
         }),
       );
     } finally {

@@ -2,6 +2,7 @@ export * from './database';
 export * from './half-precision';
 export * from './vector-text';
 export * from './vector-width';
+export * from './vector-rows-a-statement';
 export * from './db.module';
 export * from './ids';
 export * from './lexical';

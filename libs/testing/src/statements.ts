@@ -28,14 +28,28 @@ export function recordStatements(app: INestApplication): StatementRecorder {
     } as typeof original;
     stop = () => void (Client.prototype.query = original);
   } else {
-    // drizzle's PGlite session sends every statement through its client's query().
-    const client = (database.db as unknown as { session: { client: { query: (...a: unknown[]) => unknown } } }).session.client;
-    const original = client.query;
-    client.query = function (this: unknown, ...args: unknown[]) {
-      texts.push(textOf(args[0]));
-      return original.apply(this, args);
+    // drizzle's PGlite session sends every statement through its client's query(), and a
+    // transaction's through the query() of the transaction object PGlite hands it.
+    type Query = (...a: unknown[]) => unknown;
+    type Client = { query: Query; transaction: (callback: (tx: { query: Query }) => unknown) => unknown };
+    const client = (database.db as unknown as { session: { client: Client } }).session.client;
+    const recorded = (query: Query): Query =>
+      function (this: unknown, ...args: unknown[]) {
+        texts.push(textOf(args[0]));
+        return query.apply(this, args);
+      };
+    const { query, transaction } = client;
+    client.query = recorded(query);
+    client.transaction = function (this: unknown, callback) {
+      return transaction.call(this, (tx) => {
+        tx.query = recorded(tx.query);
+        return callback(tx);
+      });
     };
-    stop = () => void (client.query = original);
+    stop = () => {
+      client.query = query;
+      client.transaction = transaction;
+    };
   }
   return {
     texts,

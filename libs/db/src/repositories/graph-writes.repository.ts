@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { and, eq, inArray, isNull, SQL, sql } from 'drizzle-orm';
-import { Db, queryRows } from '../database';
+import { Database, DATABASE, Db, queryRows } from '../database';
 import { lexemesOf } from '../lexical';
 import { halfvecParam } from '../vector-text';
+import { vectorRowsAStatement } from '../vector-rows-a-statement';
 import { NARROW_HALFVEC, placeByWidth, WIDE_HALFVEC } from '../vector-width';
 import {
   EXACT_NAME_SEARCH_MAX,
@@ -84,6 +85,14 @@ const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id))
  */
 @Injectable()
 export class GraphWritesRepository {
+  /** New entities and edges a statement: one on PGlite, whose statements hold the API's thread (vectorRowsAStatement). */
+  private readonly rowsAStatement: number;
+
+  /** `database` only tells the store's kind; without it (a bare instance in a test) the server's batch. */
+  constructor(@Optional() @Inject(DATABASE) database?: Pick<Database, 'kind'>) {
+    this.rowsAStatement = vectorRowsAStatement(database?.kind);
+  }
+
   /** Indexes of the document's chunks already written (a resumed job skips them). */
   async writtenChunkIndexes(db: Db, tenantId: string, documentId: number): Promise<Set<number>> {
     const rows = await db
@@ -184,7 +193,7 @@ export class GraphWritesRepository {
   /** Inserts entities in the order given (ids ascend with it). */
   async insertEntities(db: Db, rows: NewEntity[]): Promise<Array<{ id: number; normalizedName: string }>> {
     const inserted: Array<{ id: number; normalizedName: string }> = [];
-    for (const batch of insertBatches(rows)) {
+    for (const batch of batchesOf(rows, this.rowsAStatement)) {
       inserted.push(
         ...(await db
           .insert(entities)
@@ -260,7 +269,7 @@ export class GraphWritesRepository {
   /** Inserts edges in the order given (ids ascend with it). */
   async insertEdges(db: Db, rows: NewEdge[]): Promise<Array<{ id: number; sourceId: number; relation: string; targetId: number }>> {
     const inserted: Array<{ id: number; sourceId: number; relation: string; targetId: number }> = [];
-    for (const batch of insertBatches(rows)) {
+    for (const batch of batchesOf(rows, this.rowsAStatement)) {
       inserted.push(
         ...(await db
           .insert(edges)
@@ -319,17 +328,9 @@ export class GraphWritesRepository {
   }
 }
 
-/*
- * Rows with vectors are written this many to a statement, so that no statement holds the API's
- * event loop for long: drizzle turns each vector into its text on the calling thread (one
- * statement of 1,300 entities, two 1024-wide vectors each, took about a second), and PGlite runs
- * the statement there too (100 entities into the HNSW indexes: 1-2 s). The loop runs between
- * statements.
- */
-const INSERT_BATCH_ROWS = 25;
-
-function insertBatches<T>(rows: T[]): T[][] {
+/** `rows` in order, `size` at a time. */
+function batchesOf<T>(rows: T[], size: number): T[][] {
   const batches: T[][] = [];
-  for (let at = 0; at < rows.length; at += INSERT_BATCH_ROWS) batches.push(rows.slice(at, at + INSERT_BATCH_ROWS));
+  for (let at = 0; at < rows.length; at += size) batches.push(rows.slice(at, at + size));
   return batches;
 }

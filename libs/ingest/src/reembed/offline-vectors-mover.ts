@@ -1,5 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Database, DATABASE, errorSummary, OFFLINE_EMBEDDER_PREFIX, ReembedRepository, ReembedTable, TenantsRepository } from '@loci/db';
+import {
+  Database,
+  DATABASE,
+  errorSummary,
+  OFFLINE_EMBEDDER_PREFIX,
+  ReembedRepository,
+  ReembedTable,
+  TenantsRepository,
+  vectorRowsAStatement,
+} from '@loci/db';
 import { Settings, SETTINGS } from '@loci/config';
 import { GraphReembedder } from './graph-reembedder';
 
@@ -16,15 +25,6 @@ export interface OfflineVectorsMove {
 const TENANTS_A_PAGE = 100;
 /** Rows embedded at a time (one embeddings call, one ledger row). */
 const ROWS_A_PAGE = 25;
-/**
- * Rows a write statement on the embedded store, where PGlite runs the statement, its HNSW
- * insertions included, on the thread that answers requests: a statement of 25 entities held it
- * for 0.3–3 s on graphs of 500–1 800 entities, one row a statement at most 0.11 s
- * (bench/offline-vectors-move.ts; docs/BENCHMARKS.md). PostgreSQL runs them in the server, so a
- * page is one statement there.
- */
-const ROWS_A_STATEMENT_EMBEDDED = 1;
-
 /**
  * Searches compare a question only with rows of the configured embedder, so a store whose
  * offline embedder changed (LOCI_LOCAL_EMBEDDING_DIM, or LOCI_EMBED_MODEL from one `local:`
@@ -86,7 +86,8 @@ export class OfflineVectorsMover implements OnApplicationShutdown {
             tenantId: tenant.id,
             onlyOfflineEmbedders: true,
             pageSize: ROWS_A_PAGE,
-            rowsAStatement: this.database.kind === 'pglite' ? ROWS_A_STATEMENT_EMBEDDED : undefined,
+            // One row a statement on PGlite, where a statement's HNSW insertions hold the API's thread.
+            rowsAStatement: vectorRowsAStatement(this.database.kind),
             signal: this.stopping.signal,
             vacuum: false,
           });
