@@ -5,8 +5,8 @@ import type { DatabaseKind } from './database';
  * vectors' move). Each row costs its HNSW insertions, and on the embedded store PGlite runs a
  * statement, insertions included, on the thread that answers requests: the loop turns only
  * between statements (pglite.database.ts). Ingesting HotpotQA passages, 25 entities a statement
- * held it for up to 1.5 s on a graph of a few hundred entities; one row a statement, at most
- * ~0.1 s (bench/offline-vectors-move.ts, docs/BENCHMARKS.md). PostgreSQL runs them in the
+ * held it for up to 1.8 s on a graph of a few hundred entities; one row a statement, at most
+ * 0.15 s (bench/offline-vectors-move.ts, docs/BENCHMARKS.md "Ingestion's holds on PGlite"). PostgreSQL runs them in the
  * server, so there a statement carries 25 rows: fewer round trips, and drizzle's serialisation
  * of a batch stays in the milliseconds on the calling thread.
  */
