@@ -2,14 +2,16 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { Database, EMBEDDING_DIMENSIONS, findMigrationsFolder, PgliteDatabase, PostgresDatabase, queryRows } from '@loci/db';
+import { Database, EMBEDDING_DIMENSIONS, findMigrationsFolder, PgliteDatabase, PostgresDatabase, queryRows, storedVectorType } from '@loci/db';
 import { createEmptyPostgresDatabase } from '@loci/testing';
 
 /**
- * Migration 0012 converts a store's existing vectors to halfvec: a store migrated up to 0011
+ * Migration 0012 converts a store's existing vectors to halfvec, and 0020 the embedded store's on
+ * to single precision (`vector`, the same half-precision values): a store migrated up to 0011
  * with vectors in it comes out of the real migrations with the same vectors (to half precision),
- * the same nearest-neighbour order, and HNSW indexes that answer the search. On whichever store
- * the environment selects (DATABASE_URL → PostgreSQL, otherwise PGlite).
+ * in columns of the store's type, the same nearest-neighbour order, and HNSW indexes that answer
+ * the search. On whichever store the environment selects (DATABASE_URL → PostgreSQL, otherwise
+ * PGlite).
  */
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -42,7 +44,7 @@ function unitVectorAt(degrees: number, towards: number): number[] {
 
 const literal = (vector: number[]) => `[${vector.join(',')}]`;
 
-describe(`migration 0012: vectors to halfvec (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+describe(`migrations 0012 and 0020: vectors to halfvec, and to vector on the embedded store (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   let database: Database;
   let drop: () => Promise<void> = async () => undefined;
   let older: { folder: string; remove: () => void };
@@ -83,7 +85,7 @@ describe(`migration 0012: vectors to halfvec (${onPostgres ? 'PostgreSQL' : 'PGl
     older?.remove();
   });
 
-  it('makes every vector column halfvec(1024), keeping the vector of each row to half precision', async () => {
+  it("makes every vector column the store's type at 1024 (halfvec; vector on PGlite), keeping the vector of each row to half precision", async () => {
     const columns = await queryRows<{ relname: string; attname: string; type: string }>(
       database.db,
       sql`SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) AS type
@@ -91,7 +93,7 @@ describe(`migration 0012: vectors to halfvec (${onPostgres ? 'PostgreSQL' : 'PGl
            WHERE c.relname IN ('chunks', 'entities', 'edges') AND a.attname IN ('embedding', 'summary_embedding', 'name_embedding')`,
     );
     expect(columns).toHaveLength(5);
-    expect(columns.filter((column) => column.type !== `halfvec(${EMBEDDING_DIMENSIONS})`)).toEqual([]);
+    expect(columns.filter((column) => column.type !== `${storedVectorType(database.kind)}(${EMBEDDING_DIMENSIONS})`)).toEqual([]);
 
     const rows = await queryRows<{ name: string; embedding: string; name_embedding: string }>(
       database.db,
@@ -119,7 +121,7 @@ describe(`migration 0012: vectors to halfvec (${onPostgres ? 'PostgreSQL' : 'PGl
     const query = literal(unitVectorAt(0, 1));
     const nearest = await queryRows<{ name: string }>(
       database.db,
-      sql`SELECT name FROM entities ORDER BY embedding <=> ${query}::halfvec LIMIT 3`,
+      sql`SELECT name FROM entities ORDER BY embedding <=> ${query}::loci_vector LIMIT 3`,
     );
     expect(nearest.map((row) => row.name)).toEqual(['E10', 'E40', 'E70']);
 
@@ -129,7 +131,7 @@ describe(`migration 0012: vectors to halfvec (${onPostgres ? 'PostgreSQL' : 'PGl
         (
           await queryRows<Record<string, string>>(
             tx,
-            sql`EXPLAIN SELECT 1 FROM ${sql.raw(table)} ORDER BY ${sql.raw(column)} <=> ${sql.raw(`'${query}'`)}::halfvec LIMIT 3`,
+            sql`EXPLAIN SELECT 1 FROM ${sql.raw(table)} ORDER BY ${sql.raw(column)} <=> ${sql.raw(`'${query}'`)}::loci_vector LIMIT 3`,
           )
         )
           .map((row) => Object.values(row).join(' '))

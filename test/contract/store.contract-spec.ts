@@ -20,6 +20,7 @@ import {
   queryRows,
   shippedMigrationCount,
   sqlState,
+  storedVectorType,
   tenants,
 } from '@loci/db';
 import { createEmptyPostgresDatabase, createTestEnvironment, TestEnvironment } from '@loci/testing';
@@ -212,7 +213,8 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(tenantOwned.filter((row) => row.first_pk_column !== 'tenant_id')).toEqual([]);
     });
 
-    it('makes every vector column halfvec at a stored width (1024, or 256 beside its 1024 twin) with an HNSW cosine index and an embedding_model beside it', async () => {
+    it("makes every vector column the store's type (halfvec; vector on PGlite) at a stored width (1024, or 256 beside its 1024 twin) with an HNSW cosine index and an embedding_model beside it", async () => {
+      const type = storedVectorType(database.kind);
       const vectorColumns = await queryRows<{ table_name: string; column_name: string; type: string }>(
         database.db,
         sql`SELECT c.relname AS table_name, a.attname AS column_name, format_type(a.atttypid, a.atttypmod) AS type
@@ -225,16 +227,17 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       );
       // Guards against a vacuous pass: chunks (text + summary), entities and edges hold vectors.
       expect(vectorColumns.length).toBeGreaterThanOrEqual(4);
-      // Half precision: three 1024-d HNSW elements share an index page (docs/DECISIONS.md).
+      // Half precision on PostgreSQL: three 1024-d HNSW elements share an index page; single on
+      // PGlite, where half precision is converted in software (docs/DECISIONS.md).
       // A narrow column is named for its width and has a full-width twin (vector-width.ts).
-      const misfits = vectorColumns.filter(({ table_name, column_name, type }) => {
-        if (type === `halfvec(${EMBEDDING_DIMENSIONS})`) return false;
-        if (type !== `halfvec(${NARROW_EMBEDDING_DIMENSIONS})` || !column_name.endsWith(`_${NARROW_EMBEDDING_DIMENSIONS}`)) return true;
+      const misfits = vectorColumns.filter(({ table_name, column_name, type: columnType }) => {
+        if (columnType === `${type}(${EMBEDDING_DIMENSIONS})`) return false;
+        if (columnType !== `${type}(${NARROW_EMBEDDING_DIMENSIONS})` || !column_name.endsWith(`_${NARROW_EMBEDDING_DIMENSIONS}`)) return true;
         const twin = column_name.slice(0, -`_${NARROW_EMBEDDING_DIMENSIONS}`.length);
         return !vectorColumns.some((other) => other.table_name === table_name && other.column_name === twin);
       });
       expect(misfits).toEqual([]);
-      expect(vectorColumns.filter(({ type }) => type === `halfvec(${NARROW_EMBEDDING_DIMENSIONS})`).length).toBe(5);
+      expect(vectorColumns.filter((column) => column.type === `${type}(${NARROW_EMBEDDING_DIMENSIONS})`).length).toBe(5);
 
       const indexes = await queryRows<{ tablename: string; indexdef: string }>(
         database.db,
@@ -245,7 +248,7 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
           !indexes.some(
             (index) =>
               index.tablename === table_name &&
-              index.indexdef.includes(`USING hnsw (${column_name} halfvec_cosine_ops)`),
+              index.indexdef.includes(`USING hnsw (${column_name} ${type}_cosine_ops)`),
           ),
       );
       expect(withoutHnsw).toEqual([]);
@@ -289,10 +292,10 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
       const rows = await queryRows<{ id: number | string; distance: number }>(
         database.db,
-        sql`SELECT id, embedding <=> ${vectorLiteral(query)}::halfvec AS distance
+        sql`SELECT id, embedding <=> ${vectorLiteral(query)}::loci_vector AS distance
               FROM entities
              WHERE tenant_id = ${tenantId}
-             ORDER BY embedding <=> ${vectorLiteral(query)}::halfvec
+             ORDER BY embedding <=> ${vectorLiteral(query)}::loci_vector
              LIMIT 3`,
       );
       expect(rows.map((row) => Number(row.id))).toEqual([near, middle, far]);
@@ -310,7 +313,7 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         await tx.execute(sql`SET LOCAL enable_seqscan = off`);
         return queryRows<Record<string, string>>(
           tx,
-          sql`EXPLAIN SELECT id FROM entities ORDER BY embedding <=> ${sql.raw(`'${vectorLiteral(query)}'`)}::halfvec LIMIT 3`,
+          sql`EXPLAIN SELECT id FROM entities ORDER BY embedding <=> ${sql.raw(`'${vectorLiteral(query)}'`)}::loci_vector LIMIT 3`,
         );
       });
       expect(plan.map((row) => Object.values(row).join(' ')).join('\n')).toContain('entities_embedding_hnsw');

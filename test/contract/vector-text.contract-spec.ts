@@ -80,19 +80,20 @@ describe(`halfvecText on the store (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (
     expect(Number(distances.short)).toBe(Number(distances.full));
   });
 
-  it('reads a query vector parameter as the same halfvec as its text, and measures the same distances', async () => {
+  // Read as the store's vector type (halfvec; vector on PGlite, where it is sent as its text).
+  it("reads a query vector parameter as the same vector as its text, and measures the same distances", async () => {
     const all = vectors();
     for (const vector of all) {
       const [row] = await queryRows<{ same: boolean }>(
         database.db,
-        sql`SELECT (${vectorLiteral(vector)})::text = (${halfvecText(vector)}::halfvec)::text AS same`,
+        sql`SELECT (${vectorLiteral(vector)})::text = (${halfvecText(vector)}::loci_vector)::text AS same`,
       );
       expect(row.same).toBe(true);
     }
     const [a, b] = all;
     const [distances] = await queryRows<{ param: number; text: number }>(
       database.db,
-      sql`SELECT ${vectorLiteral(a)} <=> ${vectorLiteral(b)} AS param, ${halfvecText(a)}::halfvec <=> ${halfvecText(b)}::halfvec AS text`,
+      sql`SELECT ${vectorLiteral(a)} <=> ${vectorLiteral(b)} AS param, ${halfvecText(a)}::loci_vector <=> ${halfvecText(b)}::loci_vector AS text`,
     );
     expect(Number(distances.param)).toBe(Number(distances.text));
   });

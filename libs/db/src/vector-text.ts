@@ -94,7 +94,7 @@ export function halfvecText(vector: readonly number[]): string {
  * 2 KB into the Bind message instead of encoding the text. PGlite sends every parameter of a
  * type it has no serializer for (halfvec is an extension's) as `String(value)`: the text, so
  * both stores receive the same bits as from halfvecText. The statement must cast the
- * parameter (`$n::halfvec`): an untyped binary parameter would be read as text.
+ * parameter (`$n::loci_vector`, vector-width.ts): an untyped binary parameter would be read as text.
  */
 export class HalfvecParam extends Uint8Array {
   constructor(private readonly vector: readonly number[]) {

@@ -1,5 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 import { EMBEDDING_DIMENSIONS, NARROW_EMBEDDING_DIMENSIONS } from './schema/columns';
+import type { DatabaseKind } from './database';
 import { halfvecParam } from './vector-text';
 
 /**
@@ -33,9 +34,18 @@ export function atStoredWidth(vector: number[]): number[] {
   return vector.length === width ? vector : [...vector, ...new Array<number>(width - vector.length).fill(0)];
 }
 
-/** The SQL types of the two widths' columns, to type a vector written to one (`$n::halfvec(1024)`). */
-export const WIDE_HALFVEC = sql.raw(`halfvec(${EMBEDDING_DIMENSIONS})`);
-export const NARROW_HALFVEC = sql.raw(`halfvec(${NARROW_EMBEDDING_DIMENSIONS})`);
+/**
+ * The SQL types a statement casts the vectors it sends to: domains over the store's vector type
+ * (migration 0020), `halfvec` on PostgreSQL and `vector` on the embedded store (docs/DECISIONS.md,
+ * "The embedded store keeps vectors in single precision"), so that the same SQL is each store's
+ * index operator. `QUERY_VECTOR` is any width (a search's operand); the other two are the two
+ * widths' columns, to type a vector written to one (`$n::loci_vector_1024`).
+ */
+export const QUERY_VECTOR = sql.raw('loci_vector');
+/** The type of the store's vector columns and of the domains above (migration 0020). */
+export const storedVectorType = (kind: DatabaseKind): 'halfvec' | 'vector' => (kind === 'pglite' ? 'vector' : 'halfvec');
+export const WIDE_VECTOR = sql.raw(`loci_vector_${EMBEDDING_DIMENSIONS}`);
+export const NARROW_VECTOR = sql.raw(`loci_vector_${NARROW_EMBEDDING_DIMENSIONS}`);
 
 /** The SQL names of the graph's vector columns at the full width. */
 export type VectorColumn = 'embedding' | 'summary_embedding' | 'name_embedding';
@@ -54,7 +64,7 @@ export function nearestBy(alias: string, column: VectorColumn, vector: number[])
   const width = storedWidth(vector.length);
   if (vector.length !== width) throw new RangeError(`a search vector of ${vector.length} dimensions is not at a stored width`);
   const stored = sql.raw(`${alias}.${vectorColumnAt(column, width)}`);
-  return { column: stored, distance: sql`${stored} <=> ${halfvecParam(vector)}::halfvec` };
+  return { column: stored, distance: sql`${stored} <=> ${halfvecParam(vector)}::${QUERY_VECTOR}` };
 }
 
 /** Vectors of a row as written: each logical vector goes to the column of its width, the other gets null. */

@@ -1,5 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 import { halfvecParam } from '../vector-text';
+import { QUERY_VECTOR } from '../vector-width';
 import { storedWidth, vectorColumnAt } from '../vector-width';
 
 /**
@@ -37,7 +38,7 @@ function nameColumn(vectors: number[][]): SQL {
 
 const wantedRows = (vectors: number[][]) =>
   sql.join(
-    vectors.map((vector, i) => sql`(${i}::int, ${halfvecParam(vector)}::halfvec)`),
+    vectors.map((vector, i) => sql`(${i}::int, ${halfvecParam(vector)}::${QUERY_VECTOR})`),
     sql`, `,
   );
 

@@ -4,7 +4,7 @@ import { Database, DATABASE, Db, queryRows } from '../database';
 import { lexemesOf } from '../lexical';
 import { halfvecParam } from '../vector-text';
 import { vectorRowsAStatement } from '../vector-rows-a-statement';
-import { NARROW_HALFVEC, placeByWidth, WIDE_HALFVEC } from '../vector-width';
+import { NARROW_VECTOR, placeByWidth, QUERY_VECTOR, WIDE_VECTOR } from '../vector-width';
 import {
   EXACT_NAME_SEARCH_MAX,
   graphEntityCountSql,
@@ -64,10 +64,11 @@ export type EntityPatch = { id: number; description: string | null; type: string
 export type EdgeState = Pick<EdgeRow, 'id' | 'weight' | 'description' | 'validAt' | 'invalidAt' | 'expiredAt'>;
 
 /**
- * A query vector typed like the columns (halfvec), so `col <=> literal` is the HNSW index's
- * operator; sent as a binary parameter on PostgreSQL (halfvecParam).
+ * A query vector typed like the columns (the store's vector type, QUERY_VECTOR), so
+ * `col <=> literal` is the HNSW index's operator; sent as a binary parameter on PostgreSQL
+ * (halfvecParam).
  */
-export const vectorLiteral = (vector: number[]) => sql`${halfvecParam(vector)}::halfvec`;
+export const vectorLiteral = (vector: number[]) => sql`${halfvecParam(vector)}::${QUERY_VECTOR}`;
 
 /** `ids` as one bigint[] parameter (ids are numbers, so the literal is safe and driver-neutral). */
 const bigintArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(',')}}`}::bigint[]`;
@@ -217,31 +218,42 @@ export class GraphWritesRepository {
   }
 
   /**
-   * Writes merged descriptions and types, and `embedding` only for the patches that carry one:
-   * a row whose vectors stay is given its own values back, which PostgreSQL sees as unchanged,
-   * so with no indexed column changed the update can be HOT (no new index entries, no HNSW
-   * insertions). `name_embedding` is never rewritten: a name's vector is written once, at insert.
+   * Writes merged descriptions and types, and `embedding` only for the patches that carry one.
+   * The rows whose vectors stay get a statement that does not name the vector columns, so with
+   * no indexed column changed the update can be HOT (no new index entries, no HNSW insertions);
+   * the rows with a new vector get one that sets it, in both widths (the other becomes null).
+   * One statement, assigning each row's own vector back through a CASE, was not HOT: the vector
+   * sent is typed by a domain (vector-width.ts), a domain's expression has no typmod, and the
+   * CASE's result was coerced to the column's width, which detoasts the kept vector into a new
+   * value (measured: 0 of 1 050 merges when that happened with a bare `halfvec`).
+   * `name_embedding` is never rewritten: a name's vector is written once, at insert.
    */
   async updateEntities(db: Db, tenantId: string, patches: EntityPatch[]): Promise<void> {
-    if (patches.length === 0) return;
-    const values = sql.join(
-      patches.map((p) => {
-        const { wide, narrow } = placeByWidth(p.embedding);
-        return sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text, ${p.embedding !== undefined}::boolean,
-          ${wide ? halfvecParam(wide) : null}::${WIDE_HALFVEC}, ${narrow ? halfvecParam(narrow) : null}::${NARROW_HALFVEC})`;
-      }),
-      sql`, `,
-    );
-    // A new vector replaces the row's in both widths (the other becomes null). Each branch is
-    // typed as its column: with a bare `halfvec` PostgreSQL coerces the result to the column's
-    // width, which detoasts the kept vector into a new value, and the update is no longer HOT
-    // (measured: 0 of 1 050 merges).
-    await db.execute(sql`UPDATE entities AS e SET description = v.description, type = v.type,
-        embedding = CASE WHEN v.replace THEN v.wide ELSE e.embedding END,
-        embedding_256 = CASE WHEN v.replace THEN v.narrow ELSE e.embedding_256 END,
-        updated_at = now()
-      FROM (VALUES ${values}) AS v(id, description, type, replace, wide, narrow)
-      WHERE e.tenant_id = ${tenantId} AND e.id = v.id`);
+    const kept = patches.filter((p) => p.embedding === undefined);
+    const replaced = patches.filter((p) => p.embedding !== undefined);
+    if (kept.length > 0) {
+      const values = sql.join(
+        kept.map((p) => sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text)`),
+        sql`, `,
+      );
+      await db.execute(sql`UPDATE entities AS e SET description = v.description, type = v.type, updated_at = now()
+        FROM (VALUES ${values}) AS v(id, description, type)
+        WHERE e.tenant_id = ${tenantId} AND e.id = v.id`);
+    }
+    if (replaced.length > 0) {
+      const values = sql.join(
+        replaced.map((p) => {
+          const { wide, narrow } = placeByWidth(p.embedding);
+          return sql`(${p.id}::bigint, ${p.description}::text, ${p.type}::text,
+            ${wide ? halfvecParam(wide) : null}::${WIDE_VECTOR}, ${narrow ? halfvecParam(narrow) : null}::${NARROW_VECTOR})`;
+        }),
+        sql`, `,
+      );
+      await db.execute(sql`UPDATE entities AS e SET description = v.description, type = v.type,
+          embedding = v.wide, embedding_256 = v.narrow, updated_at = now()
+        FROM (VALUES ${values}) AS v(id, description, type, wide, narrow)
+        WHERE e.tenant_id = ${tenantId} AND e.id = v.id`);
+    }
   }
 
   /**

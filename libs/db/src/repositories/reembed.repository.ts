@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { sql, SQL } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
 import { halfvecText } from '../vector-text';
-import { NARROW_HALFVEC, placeByWidth, WIDE_HALFVEC } from '../vector-width';
+import { NARROW_VECTOR, placeByWidth, WIDE_VECTOR } from '../vector-width';
 
 /** `vector`'s text in the column of its width (`wide`: 1024, `narrow`: 256), null in the other. */
 function textsByWidth(vector: number[] | null): { wide: string | null; narrow: string | null } {
@@ -138,8 +138,8 @@ export class ReembedRepository {
       return { tenant_id: r.tenantId, id: r.id, e: text.wide, e256: text.narrow, s: summary.wide, s256: summary.narrow };
     });
     await db.execute(sql`
-      UPDATE chunks t SET embedding = v.e::${WIDE_HALFVEC}, embedding_256 = v.e256::${NARROW_HALFVEC},
-        summary_embedding = v.s::${WIDE_HALFVEC}, summary_embedding_256 = v.s256::${NARROW_HALFVEC}, embedding_model = ${model}
+      UPDATE chunks t SET embedding = v.e::${WIDE_VECTOR}, embedding_256 = v.e256::${NARROW_VECTOR},
+        summary_embedding = v.s::${WIDE_VECTOR}, summary_embedding_256 = v.s256::${NARROW_VECTOR}, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, s text, s256 text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}`);
   }
@@ -152,8 +152,8 @@ export class ReembedRepository {
       return { tenant_id: r.tenantId, id: r.id, e: text.wide, e256: text.narrow, n: name.wide, n256: name.narrow };
     });
     await db.execute(sql`
-      UPDATE entities t SET embedding = v.e::${WIDE_HALFVEC}, embedding_256 = v.e256::${NARROW_HALFVEC},
-        name_embedding = v.n::${WIDE_HALFVEC}, name_embedding_256 = v.n256::${NARROW_HALFVEC}, embedding_model = ${model}
+      UPDATE entities t SET embedding = v.e::${WIDE_VECTOR}, embedding_256 = v.e256::${NARROW_VECTOR},
+        name_embedding = v.n::${WIDE_VECTOR}, name_embedding_256 = v.n256::${NARROW_VECTOR}, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, n text, n256 text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}`);
   }
@@ -165,7 +165,7 @@ export class ReembedRepository {
       return { tenant_id: r.tenantId, id: r.id, e: fact.wide, e256: fact.narrow };
     });
     await db.execute(sql`
-      UPDATE edges t SET embedding = v.e::${WIDE_HALFVEC}, embedding_256 = v.e256::${NARROW_HALFVEC}, embedding_model = ${model}
+      UPDATE edges t SET embedding = v.e::${WIDE_VECTOR}, embedding_256 = v.e256::${NARROW_VECTOR}, embedding_model = ${model}
       FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text)
       WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}`);
   }

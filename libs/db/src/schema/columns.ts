@@ -25,8 +25,11 @@ export const updatedAt = () => timestamp('updated_at', { withTimezone: true, mod
  * an HNSW element of 1024 dimensions is then 2 KB, so three share an 8 KB index page where a
  * `vector` element took a page of its own; the indexes are a third the size and stay in cache.
  * Cosine rankings are the same to the precision embeddings carry (docs/DECISIONS.md).
- * Every search casts its query vector to `halfvec` (nearestBy, vector-width.ts) so the HNSW opclass applies:
- * a `vector` operand would compare through a cast of each row and miss the index.
+ * The embedded store (PGlite) keeps the same values as `vector` instead (migration 0020): in
+ * WebAssembly half precision is converted in software, and its HNSW upkeep cost several times
+ * more. The schema here is PostgreSQL's; every statement casts the vectors it sends to the store's
+ * type through the domains of vector-width.ts (`loci_vector`, …), so the HNSW opclass applies on
+ * both: an operand of the other type would compare through a cast of each row and miss the index.
  */
 export const embeddingColumn = (name: string) => halfvecColumn(EMBEDDING_DIMENSIONS)(name);
 
