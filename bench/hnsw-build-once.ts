@@ -14,25 +14,15 @@
  * One connection; CPU is the backend's (/proc), so the client's encoding is not counted.
  * Usage: DATABASE_URL=… node dist/bench/hnsw-build-once.js [prefill] [tenantRows] [widths]
  */
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { backendCpuMs } from './backend-cpu';
+import { passageWindows } from './hotpot-passages';
 import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
 import { halfvecText } from '../libs/db/src/vector-text';
 
 const CHUNK_VECTORS = 33; // vectors a chunk writes (docs/BENCHMARKS.md, "CPU a chunk")
 const TENANT = 7;
-
-function windows(count: number): string[] {
-  const corpus = JSON.parse(readFileSync(join(process.cwd(), '..', 'shared', 'eval', 'hotpotqa-100', 'corpus.json'), 'utf8')) as Array<{ text: string }>;
-  const words = corpus.flatMap((passage) => passage.text.split(/\s+/).filter(Boolean));
-  const texts: string[] = [];
-  // Step 1 gives as many distinct windows as the corpus has words; a larger count wraps round.
-  for (let i = 0; texts.length < count; i = (i + 1) % Math.max(1, words.length - 12)) texts.push(words.slice(i, i + 12).join(' '));
-  return texts;
-}
 
 async function insertAll(client: Client, table: string, width: number, tenant: number, vectors: string[], rowsAStatement: number) {
   for (let i = 0; i < vectors.length; i += rowsAStatement) {
@@ -48,7 +38,7 @@ async function main() {
   const prefill = Number(prefillArg ?? 50_000);
   const tenantRows = Number(tenantArg ?? 10_000);
   const widths = (widthsArg ?? '256,1024').split(',').map(Number);
-  const texts = windows(prefill + tenantRows);
+  const texts = passageWindows(prefill + tenantRows, 1);
 
   const client = new Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();

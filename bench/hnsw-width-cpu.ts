@@ -10,10 +10,9 @@
  * (/proc), widths interleaved in rounds. One connection.
  * Usage (from the checkout, beside ../shared): DATABASE_URL=… node dist/bench/hnsw-width-cpu.js [prefill] [inserts] [rounds] [widths]
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { backendCpuMs } from './backend-cpu';
+import { passageWindows } from './hotpot-passages';
 import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
 import { halfvecText } from '../libs/db/src/vector-text';
 
@@ -25,10 +24,7 @@ async function main() {
   const inserts = Number(insertsArg ?? 500);
   const rounds = Number(roundsArg ?? 2);
   const widths = (widthsArg ?? '1024,256').split(',').map(Number);
-  const corpus = JSON.parse(readFileSync(join(process.cwd(), '..', 'shared', 'eval', 'hotpotqa-100', 'corpus.json'), 'utf8')) as Array<{ text: string }>;
-  const words = corpus.flatMap((passage) => passage.text.split(/\s+/).filter(Boolean));
-  const texts: string[] = [];
-  for (let i = 0; texts.length < prefill + inserts * rounds + 200; i = (i + 5) % Math.max(1, words.length - 12)) texts.push(words.slice(i, i + 12).join(' '));
+  const texts = passageWindows(prefill + inserts * rounds + 200, 5);
 
   const client = new Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();

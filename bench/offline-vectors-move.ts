@@ -18,31 +18,17 @@
  * Usage: npm run build && node dist/bench/offline-vectors-move.js [passages] [from] [to]
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { NestFactory } from '@nestjs/core';
-import { loadSettings } from '@loci/config';
 import { Database, DATABASE, TenantsRepository } from '@loci/db';
 import { DocumentsService, IngestWorker, OfflineVectorsMover } from '@loci/ingest';
-import { WorkerModule } from '../apps/worker/src/worker.module';
+import { hotpotPassages } from './hotpot-passages';
+import { pgliteWorker } from './pglite-worker';
 
-async function worker(dataDir: string, dimensions: number) {
-  const settings = loadSettings({
-    NODE_ENV: 'production',
-    JWT_SECRET: randomBytes(48).toString('base64url'),
-    LOCI_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: undefined,
-    LOCI_DATA_DIR: dataDir,
-    LOCI_RUN_WORKER: 'false',
-    LOCI_EMBED_MODEL: 'local:local-hash-v1',
-    LOCI_LOCAL_EMBEDDING_DIM: String(dimensions),
-  });
-  return NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger: ['error', 'warn'], abortOnError: false });
-}
+const worker = (dataDir: string, dimensions: number) =>
+  pgliteWorker(dataDir, { LOCI_EMBED_MODEL: 'local:local-hash-v1', LOCI_LOCAL_EMBEDDING_DIM: String(dimensions) });
 
 /** Times a `SELECT 1` every 100 ms until stopped: how long a read of the store waits meanwhile. */
 function sampleStoreWaits(database: Database): { stop: () => Promise<{ p50: number; p99: number; max: number; reads: number }> } {
@@ -72,10 +58,7 @@ async function main() {
   const passages = Number(passagesArg ?? 200);
   const from = Number(fromArg ?? 1024);
   const to = Number(toArg ?? 256);
-  const corpus = JSON.parse(readFileSync(join(process.cwd(), '..', 'shared', 'eval', 'hotpotqa-100', 'corpus.json'), 'utf8')) as Array<{
-    title: string;
-    text: string;
-  }>;
+  const corpus = hotpotPassages();
   const dataDir = mkdtempSync(join(tmpdir(), 'loci-bench-move-'));
   try {
     const ms = (ns: number) => Math.round(ns / 1e5) / 10;

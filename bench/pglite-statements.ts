@@ -15,18 +15,16 @@
  * Usage: npm run build && node dist/bench/pglite-statements.js [options]
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
-import { NestFactory } from '@nestjs/core';
-import { loadSettings } from '@loci/config';
 import { DATABASE, queryRows, TenantsRepository } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { sql } from 'drizzle-orm';
-import { WorkerModule } from '../apps/worker/src/worker.module';
+import { hotpotPassages } from './hotpot-passages';
+import { pgliteWorker } from './pglite-worker';
 import { integer, parse, UsageError } from './args';
 
 type Timed = { ms: number; text: string };
@@ -67,24 +65,13 @@ async function main() {
   const dropped = values.drop ? values.drop.split(',').map((name) => name.trim()) : [];
   if (dropped.some((name) => !/^[a-z0-9_]+$/.test(name))) throw new UsageError('--drop takes index names');
 
-  const corpus = JSON.parse(readFileSync(join(process.cwd(), '..', 'shared', 'eval', 'hotpotqa-100', 'corpus.json'), 'utf8')) as Array<{
-    title: string;
-    text: string;
-  }>;
+  const corpus = hotpotPassages();
   const dataDir = mkdtempSync(join(tmpdir(), 'loci-bench-statements-'));
-  const settings = loadSettings({
-    NODE_ENV: 'production',
-    JWT_SECRET: randomBytes(48).toString('base64url'),
-    LOCI_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: undefined,
-    LOCI_DATA_DIR: dataDir,
-    LOCI_RUN_WORKER: 'false',
+  const app = await pgliteWorker(dataDir, {
     LOCI_LOCAL_EMBEDDING_DIM: String(dimensions),
     LOCI_WORKER_CONCURRENCY: '1',
     LOCI_MOVE_LOCAL_VECTORS: 'false',
   });
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger: ['error', 'warn'], abortOnError: false });
   try {
     const database = app.get(DATABASE);
     for (const name of dropped) await database.db.execute(sql.raw(`DROP INDEX ${name}`));

@@ -11,21 +11,12 @@
  * texts like these). The same vectors, in the same order, for every type.
  * Usage: npm run build && node dist/bench/pglite-vector-types.js [rows=1200] [queries=100] [widths=1024,256]
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { passageWindows } from './hotpot-passages';
 import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
 
 const TYPES = ['halfvec', 'vector'] as const;
-
-function windows(count: number): string[] {
-  const corpus = JSON.parse(readFileSync(join(process.cwd(), '..', 'shared', 'eval', 'hotpotqa-100', 'corpus.json'), 'utf8')) as Array<{ text: string }>;
-  const words = corpus.flatMap((passage) => passage.text.split(/\s+/).filter(Boolean));
-  const texts: string[] = [];
-  for (let i = 0; texts.length < count; i = (i + 7) % Math.max(1, words.length - 12)) texts.push(words.slice(i, i + 12).join(' '));
-  return texts;
-}
 
 async function measure(type: (typeof TYPES)[number], width: number, vectors: string[], queries: string[]) {
   const db = await PGlite.create({ extensions: { vector } });
@@ -67,7 +58,7 @@ async function main() {
   const rows = Number(rowsArg ?? 1200);
   const queryCount = Number(queriesArg ?? 100);
   const widths = (widthsArg ?? '1024,256').split(',').map(Number);
-  const texts = windows(rows + queryCount);
+  const texts = passageWindows(rows + queryCount, 7);
   for (const width of widths) {
     const embedder = new LocalHashingEmbedder(width);
     const text = (t: string) => `[${embedder.embedText(t).join(',')}]`;
