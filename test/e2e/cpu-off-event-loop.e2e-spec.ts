@@ -92,6 +92,8 @@ describe('CPU-heavy work runs off the request event loop', () => {
           const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(60_000) });
           probes.push({ at: Math.round(at - started), ms: Math.round(performance.now() - at) });
           expect(response.status).toBe(200);
+          // Read to the end: an unread body keeps its socket open (and the jest worker alive) until garbage-collected.
+          await response.arrayBuffer();
           await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
         }
       })();
@@ -102,11 +104,13 @@ describe('CPU-heavy work runs off the request event loop', () => {
       // Remember runs inline (its names resolved, and its reply built, in the request); the questions ask its dataset.
       const remembered = await fetch(`${base}/v1/gb/remember`, { method: 'POST', headers: json, body: remember });
       expect(remembered.status).toBe(200);
+      await remembered.arrayBuffer();
       const answers = await Promise.all([
         fetch(`${base}/v1/gb/query`, { method: 'POST', headers: json, body: gbQuery }),
         fetch(`${base}/v1/query`, { method: 'POST', headers: json, body: v1Query }),
       ]);
       expect(answers.map((r) => r.status)).toEqual([200, 200]);
+      await Promise.all(answers.map((r) => r.arrayBuffer()));
 
       let statuses: string[] = [];
       for (;;) {
