@@ -42,10 +42,11 @@ export function atStoredWidth(vector: number[]): number[] {
  * widths' columns, to type a vector written to one (`$n::loci_vector_1024`).
  */
 export const QUERY_VECTOR = sql.raw('loci_vector');
-/** The type of the store's vector columns and of the domains above (migration 0020). */
-export const storedVectorType = (kind: DatabaseKind): 'halfvec' | 'vector' => (kind === 'pglite' ? 'vector' : 'halfvec');
 export const WIDE_VECTOR = sql.raw(`loci_vector_${EMBEDDING_DIMENSIONS}`);
 export const NARROW_VECTOR = sql.raw(`loci_vector_${NARROW_EMBEDDING_DIMENSIONS}`);
+
+/** The type of the store's vector columns and of the domains above (migration 0020). */
+export const storedVectorType = (kind: DatabaseKind): 'halfvec' | 'vector' => (kind === 'pglite' ? 'vector' : 'halfvec');
 
 /** The SQL names of the graph's vector columns at the full width. */
 export type VectorColumn = 'embedding' | 'summary_embedding' | 'name_embedding';
