@@ -4,6 +4,7 @@ import { Pool } from 'pg';
 import * as schema from './schema';
 import { Database, Db, MIGRATIONS_LOCK_SQL, PoolStats, SESSION_SETTINGS } from './database';
 import { markStoreFault } from './postgres-errors';
+import { releaseConnectionsOfFailedTransactions } from './pooled-transactions';
 
 /** PostgreSQL (with pgvector) through a node-postgres pool: the production store. */
 export class PostgresDatabase implements Database {
@@ -12,6 +13,7 @@ export class PostgresDatabase implements Database {
 
   constructor(private readonly pool: Pool) {
     this.db = drizzle(pool, { schema }) as unknown as Db;
+    releaseConnectionsOfFailedTransactions(this.db, pool);
   }
 
   static connect(url: string, poolMax: number): PostgresDatabase {
