@@ -15,6 +15,19 @@ if (!onPostgres) {
   console.warn('store-unavailable e2e: the PostgreSQL part is skipped, DATABASE_URL is not set (PGlite has no connection to lose).');
 }
 
+/**
+ * Waits until one of the app's connections waits for `admin`'s lock on `table`. By pg_locks, not
+ * the statement's text: a prepared statement waits in Bind, before pg_stat_activity shows it.
+ */
+async function blockedOn(admin: Client, table: string): Promise<void> {
+  for (let poll = 0; poll < 500; poll++) {
+    const { rows } = await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND relation = $1::regclass AND pid <> pg_backend_pid()`, [table]);
+    if (rows.length > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no statement of the app waited on ${table}`);
+}
+
 (onPostgres ? describe : describe.skip)('the store unavailable (PostgreSQL)', () => {
   let t: TestApp;
   let people: Awaited<ReturnType<typeof createTenantWithPeople>>;
@@ -53,19 +66,6 @@ if (!onPostgres) {
       [database],
     );
 
-  /**
-   * Waits until one of the app's connections waits for the admin's lock on `table`. By pg_locks,
-   * not the statement's text: a prepared statement waits in Bind, before pg_stat_activity shows it.
-   */
-  async function blockedOn(table: string): Promise<void> {
-    for (let poll = 0; poll < 500; poll++) {
-      const { rows } = await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND relation = $1::regclass AND pid <> pg_backend_pid()`, [table]);
-      if (rows.length > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`no statement of the app waited on ${table}`);
-  }
-
   /** Sends a request whose statement on `table` waits on a lock, ends the app's connections meanwhile. */
   async function cutMidRequest(table: string, send: () => Promise<Response>): Promise<Response> {
     await admin.query('BEGIN');
@@ -73,7 +73,7 @@ if (!onPostgres) {
       await admin.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
       // supertest sends when awaited: start it now.
       const pending = send().then((response) => response);
-      await blockedOn(table);
+      await blockedOn(admin, table);
       await terminateAppBackends();
       return await pending;
     } finally {
@@ -143,6 +143,60 @@ if (!onPostgres) {
       await outside.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
       for (const send of [apiKeyQuestion, dashboardQuestion, jwtDocuments, remember]) await recovers(send);
     });
+  });
+});
+
+/**
+ * Every connection of the pool busy (here its only one, held by a statement waiting on a lock):
+ * another request waits LOCI_DB_ACQUIRE_TIMEOUT_MS for one, then answers 503 store_unavailable,
+ * where it used to wait for as long as the pool stayed full. The request holding the connection
+ * is not disturbed and finishes once the lock goes.
+ */
+(onPostgres ? describe : describe.skip)('every pooled connection busy (PostgreSQL)', () => {
+  let t: TestApp;
+  let people: Awaited<ReturnType<typeof createTenantWithPeople>>;
+  let admin: Client;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      ANTHROPIC_API_KEY: undefined,
+      OPENAI_API_KEY: undefined,
+      LOCI_DB_POOL_MAX: '1',
+      LOCI_DB_ACQUIRE_TIMEOUT_MS: '300',
+      LOCI_RUN_WORKER: 'false',
+    });
+    people = await createTenantWithPeople(t.app);
+    admin = new Client({ connectionString: t.settings.database.url, application_name: 'store-unavailable-e2e' });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await t?.close();
+  });
+
+  it('answers a request that found no free connection with 503 store_unavailable, and lets the holder finish', async () => {
+    await admin.query('BEGIN');
+    let holder: Promise<{ status: number }>;
+    try {
+      await admin.query('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
+      holder = t.http
+        .post('/v1/query')
+        .set('Authorization', `Bearer ${people.apiKey.key}`)
+        .send({ query: 'Where does Alice work?', context_only: true })
+        .then((response) => response);
+      await blockedOn(admin, 'api_keys');
+      const waiting = await t.http.get('/v1/documents').set('Authorization', `Bearer ${people.member.token}`);
+      expect({ status: waiting.status, code: waiting.body?.error?.code, retryAfter: waiting.headers['retry-after'] }).toEqual({
+        status: 503,
+        code: 'store_unavailable',
+        retryAfter: '5',
+      });
+    } finally {
+      await admin.query('ROLLBACK');
+    }
+    expect((await holder).status).toBe(200);
+    const after = await t.http.get('/v1/documents').set('Authorization', `Bearer ${people.member.token}`);
+    expect(after.status).toBe(200);
   });
 });
 

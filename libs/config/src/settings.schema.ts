@@ -159,6 +159,7 @@ export const settingsSchema = z.object({
   ),
   DATABASE_URL: postgresUrl,
   LOCI_DB_POOL_MAX: integerFromEnv(10, 1, 500),
+  LOCI_DB_ACQUIRE_TIMEOUT_MS: integerFromEnv(10_000, 100, 600_000),
   LOCI_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./data')),
   LOCI_MIGRATE_ON_START: booleanFromEnv(true),
   REDIS_URL: redisUrl,

@@ -10,7 +10,8 @@ export interface Settings {
   host: string;
   logLevel: RawSettings['LOG_LEVEL'];
   dataDir: string;
-  database: { url?: string; poolMax: number; migrateOnStart: boolean };
+  /** acquireTimeoutMs: how long a statement waits for a pooled connection (PostgreSQL) before failing as a store fault. */
+  database: { url?: string; poolMax: number; acquireTimeoutMs: number; migrateOnStart: boolean };
   /** At most one of the two: one Redis (`url`) or the seed nodes of a Redis Cluster. */
   redis: { url?: string; clusterNodes?: string[] };
   jwt: { secret: string; secretSource: 'env' | 'data-dir'; ttlSeconds: number };
@@ -205,7 +206,12 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       sampleRatio: raw.LOCI_TRACE_SAMPLE_RATIO,
     },
     dataDir,
-    database: { url: raw.DATABASE_URL, poolMax: raw.LOCI_DB_POOL_MAX, migrateOnStart: raw.LOCI_MIGRATE_ON_START },
+    database: {
+      url: raw.DATABASE_URL,
+      poolMax: raw.LOCI_DB_POOL_MAX,
+      acquireTimeoutMs: raw.LOCI_DB_ACQUIRE_TIMEOUT_MS,
+      migrateOnStart: raw.LOCI_MIGRATE_ON_START,
+    },
     redis: { url: raw.REDIS_URL, clusterNodes: raw.REDIS_CLUSTER_NODES },
     jwt: {
       secret: raw.JWT_SECRET ?? readOrCreateDataDirSecret(dataDir, 'jwt_secret', 48, 'JWT_SECRET'),

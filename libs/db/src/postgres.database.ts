@@ -16,8 +16,14 @@ export class PostgresDatabase implements Database {
     releaseConnectionsOfFailedTransactions(this.db, pool);
   }
 
-  static connect(url: string, poolMax: number): PostgresDatabase {
-    const pool = new Pool({ connectionString: withSessionSettings(url), max: poolMax });
+  /**
+   * `acquireTimeoutMs` bounds how long a statement waits for a connection: a free one of the
+   * pool, or a new one opening. Past it the checkout fails ("timeout exceeded when trying to
+   * connect"), a store fault: the request answers 503 and a job retries, where it used to wait
+   * for as long as the pool stayed full. 0 waits without end (tools and benches).
+   */
+  static connect(url: string, poolMax: number, acquireTimeoutMs = 0): PostgresDatabase {
+    const pool = new Pool({ connectionString: withSessionSettings(url), max: poolMax, connectionTimeoutMillis: acquireTimeoutMs });
     // An idle client that loses its connection emits 'error'; without a listener that would
     // crash the process. The pool replaces the client on the next checkout.
     pool.on('error', () => undefined);
