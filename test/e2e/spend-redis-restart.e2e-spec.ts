@@ -1,52 +1,25 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
 import { SpendLedgerRepository, UsageRepository } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { LIMIT_STORE, LimitStore, limitKeys, utcDay, utcMonth } from '@loci/quota';
-import { createApiKey, createTenant, createUser, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import {
+  createApiKey,
+  createTenant,
+  createUser,
+  freePort,
+  hasRedisServer,
+  killRedis,
+  LlmDouble,
+  llmDoubleEnv,
+  setTenantLimits,
+  startLlmDouble,
+  startRedis,
+  startTestApp,
+  TestApp,
+} from '@loci/testing';
 
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A private, memory-only Redis this test may kill and restart (the shared one is left alone). */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  probe.on('error', () => undefined);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      return child;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(50);
-    }
-  }
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  await new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGKILL');
-  });
-}
 
 /**
  * The issue's "Redis flushed and restarted mid-run": a real Redis process killed (SIGKILL, it
@@ -80,7 +53,7 @@ async function kill(child: ChildProcess): Promise<void> {
   afterAll(async () => {
     await t?.close();
     await double?.close();
-    if (redis) await kill(redis);
+    if (redis) await killRedis(redis);
   });
 
   it('fails closed while Redis is down, then rebuilds the counters from the ledger and enforces the cap', async () => {
@@ -106,7 +79,7 @@ async function kill(child: ChildProcess): Promise<void> {
     const before = await ledgerToday();
     expect(before).toBeGreaterThan(0);
 
-    await kill(redis);
+    await killRedis(redis);
     const down = await ask();
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ detail: { error: 'limits_unavailable' } });

@@ -164,6 +164,7 @@ export const settingsSchema = z.object({
   LOCI_MIGRATE_ON_START: booleanFromEnv(true),
   REDIS_URL: redisUrl,
   REDIS_CLUSTER_NODES: redisClusterNodes,
+  LOCI_REDIS_COMMAND_TIMEOUT_MS: integerFromEnv(5_000, 50, 60_000),
   JWT_SECRET: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, { message: 'must be at least 32 characters' }).optional(),

@@ -13,7 +13,7 @@ export interface Settings {
   /** acquireTimeoutMs: how long a statement waits for a pooled connection (PostgreSQL) before failing as a store fault. */
   database: { url?: string; poolMax: number; acquireTimeoutMs: number; migrateOnStart: boolean };
   /** At most one of the two: one Redis (`url`) or the seed nodes of a Redis Cluster. */
-  redis: { url?: string; clusterNodes?: string[] };
+  redis: { url?: string; clusterNodes?: string[]; commandTimeoutMs: number };
   jwt: { secret: string; secretSource: 'env' | 'data-dir'; ttlSeconds: number };
   bootstrapOperator?: { email: string; password: string };
   llm: LlmSettings;
@@ -212,7 +212,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       acquireTimeoutMs: raw.LOCI_DB_ACQUIRE_TIMEOUT_MS,
       migrateOnStart: raw.LOCI_MIGRATE_ON_START,
     },
-    redis: { url: raw.REDIS_URL, clusterNodes: raw.REDIS_CLUSTER_NODES },
+    redis: { url: raw.REDIS_URL, clusterNodes: raw.REDIS_CLUSTER_NODES, commandTimeoutMs: raw.LOCI_REDIS_COMMAND_TIMEOUT_MS },
     jwt: {
       secret: raw.JWT_SECRET ?? readOrCreateDataDirSecret(dataDir, 'jwt_secret', 48, 'JWT_SECRET'),
       secretSource: raw.JWT_SECRET ? 'env' : 'data-dir',

@@ -6,7 +6,7 @@ import { describeRedisTarget, redisTargetOf } from './redis-connection';
 import { RedisKvStore } from './redis.kv-store';
 
 /** REDIS_URL or REDIS_CLUSTER_NODES set → Redis; otherwise the in-process store. */
-export function openKvStore(settings: Pick<Settings, 'redis'>): KvStore {
+export function openKvStore(settings: { redis: Parameters<typeof redisTargetOf>[0] }): KvStore {
   const target = redisTargetOf(settings.redis);
   return target ? RedisKvStore.connect(target) : new MemoryKvStore();
 }

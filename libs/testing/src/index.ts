@@ -13,3 +13,4 @@ export * from './server-sent-events';
 export * from './statements';
 export * from './otlp-receiver';
 export * from './embedding-models';
+export * from './private-redis';
