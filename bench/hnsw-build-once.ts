@@ -42,6 +42,8 @@ async function main() {
 
   const client = new Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();
+  // Its own tables need pgvector's types; a database Loci never migrated has no extension yet.
+  await client.query('CREATE EXTENSION IF NOT EXISTS vector');
   const pid = Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
   await client.query(`SET maintenance_work_mem = '1GB'`);
   for (const width of widths) {

@@ -28,6 +28,8 @@ async function main() {
 
   const client = new Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();
+  // Its own tables need pgvector's types; a database Loci never migrated has no extension yet.
+  await client.query('CREATE EXTENSION IF NOT EXISTS vector');
   const pid = Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
   const vectors = new Map<number, string[]>();
   for (const width of widths) {
