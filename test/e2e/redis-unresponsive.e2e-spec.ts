@@ -8,7 +8,7 @@ import { createTenantWithPeople, freePort, hasRedisServer, killRedis, startRedis
  * limits_unavailable instead of waiting on it, and requests that spend nothing keep working.
  * Once Redis answers again, so does Loci.
  */
-(hasRedisServer ? describe : describe.skip)('an unresponsive Redis (private redis-server, paused)', () => {
+(hasRedisServer() ? describe : describe.skip)('an unresponsive Redis (private redis-server, paused)', () => {
   let redis: ChildProcess;
   let t: TestApp;
   let people: Awaited<ReturnType<typeof createTenantWithPeople>>;

@@ -28,7 +28,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * are rebuilt from the ledger (nothing forgotten, nothing doubled), the Lua scripts are loaded
  * again (NOSCRIPT), and the caps hold at the ledger's spend.
  */
-(hasRedisServer ? describe : describe.skip)('spend control across a Redis restart (private redis-server)', () => {
+(hasRedisServer() ? describe : describe.skip)('spend control across a Redis restart (private redis-server)', () => {
   let double: LlmDouble;
   let t: TestApp;
   let store: LimitStore;

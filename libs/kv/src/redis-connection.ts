@@ -14,9 +14,8 @@ export type RedisTarget = ({ url: string } | { clusterNodes: string[] }) & { com
 
 /** The configured target, or undefined for the in-process stores. */
 export function redisTargetOf(redis: { url?: string; clusterNodes?: string[]; commandTimeoutMs?: number }): RedisTarget | undefined {
-  const timeout = redis.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: redis.commandTimeoutMs };
-  if (redis.url) return { url: redis.url, ...timeout };
-  if (redis.clusterNodes?.length) return { clusterNodes: redis.clusterNodes, ...timeout };
+  if (redis.url) return { url: redis.url, commandTimeoutMs: redis.commandTimeoutMs };
+  if (redis.clusterNodes?.length) return { clusterNodes: redis.clusterNodes, commandTimeoutMs: redis.commandTimeoutMs };
   return undefined;
 }
 

@@ -1,8 +1,13 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import Redis from 'ioredis';
 
-/** Whether a redis-server binary is on the PATH (tests that need their own Redis skip without one). */
-export const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
+/**
+ * Whether a redis-server binary is on the PATH (tests that need their own Redis skip without one).
+ * A function, so that loading @loci/testing spawns nothing in the files that never ask.
+ */
+export function hasRedisServer(): boolean {
+  return spawnSync('redis-server', ['--version']).status === 0;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -28,7 +33,7 @@ export async function startRedis(port: number): Promise<ChildProcess> {
   }
 }
 
-/** Ends a private Redis for good (SIGKILL: it keeps nothing on disk). A stopped one is woken first so it can die. */
+/** Ends a private Redis for good (SIGKILL: it keeps nothing on disk; a stopped one dies too). */
 export async function killRedis(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise((resolve) => {
