@@ -238,6 +238,7 @@ export async function runIngestCommand(
     documents: number;
     documentChunks: number;
     seed: number;
+    bulk: boolean;
   },
   out: Out,
 ): Promise<Report> {
@@ -258,6 +259,7 @@ export async function runIngestCommand(
     documents: config.documents,
     documentChunks: config.documentChunks,
     seed: config.seed,
+    bulk: config.bulk,
     logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel,
     log: (line) => out(line),
   });
@@ -279,6 +281,7 @@ export async function runIngestCommand(
       double_model: DOUBLE_MODEL,
       pipeline: 'in this process: WorkerModule (apps/worker), DocumentsService.submit + IngestWorker',
       seed: config.seed,
+      bulk: config.bulk ? 'each cell as usual, then in bulk mode (BulkLoadService.begin before, finish after)' : false,
     },
     ...outcome,
   };

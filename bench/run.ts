@@ -76,6 +76,7 @@ Options:
   --model-delay <ms>   ingest: the double's latency per model call (default 300)
   --documents <n>      ingest: documents submitted per cell; query-ingested: documents uploaded (default 40)
   --document-chunks <n> ingest, query-ingested: chunks per document, about (default 3)
+  --bulk               ingest: each cell as usual and then in bulk mode (issue 16.3), side by side
   --then-analyze       query-ingested: then ANALYZE the graph tables by hand and run the plans
                        and the cells again (what the statistics Loci left cost)
   --out <dir>          results folder (default bench/results)
@@ -101,6 +102,7 @@ const OPTIONS = {
   documents: { type: 'string' },
   'document-chunks': { type: 'string' },
   'then-analyze': { type: 'boolean' },
+  bulk: { type: 'boolean' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -169,6 +171,7 @@ async function dispatch(scenario: string, values: Values, out: (line: string) =>
       documents: integer('documents', values.documents, 40, 1, 100_000),
       documentChunks: integer('document-chunks', values['document-chunks'], 3, 1, 100),
       seed: integer('seed', values.seed, 1, 0, 2 ** 31 - 1),
+      bulk: values.bulk === true,
     },
     out,
   );

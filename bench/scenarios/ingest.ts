@@ -7,7 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
 import { loadSettings, Settings } from '@loci/config';
 import { TenantsRepository } from '@loci/db';
-import { chunkText, DocumentsService, IngestWorker } from '@loci/ingest';
+import { BulkLoadService, chunkText, DocumentsService, IngestWorker } from '@loci/ingest';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { countTokens } from '../../libs/llm/src/metering/token-counter';
 import { summarizeLocally } from '../../libs/llm/src/local/summarizer';
@@ -65,6 +65,12 @@ export interface IngestCell {
   model_calls: number | null;
   /** What the pipeline wrote for the run's tenant. */
   graph: { entities: number; edges: number };
+  /**
+   * Bulk mode (`--bulk`): the tenant's bulk load began before the first submit and finished
+   * after the last document; `index_build_s` is from the finish until the graph's own indexes
+   * were built, and `chunks_per_s_with_build` counts that time too. Null: loaded as usual.
+   */
+  bulk: { index_build_s: number; chunks_per_s_with_build: number } | null;
 }
 
 export interface IngestBenchOptions {
@@ -81,6 +87,8 @@ export interface IngestBenchOptions {
   logLevel?: string;
   /** Keep the run's tenants (default: deleted with everything they hold). */
   keepTenants?: boolean;
+  /** Run each cell twice, as usual and then in bulk mode (issue 16.3), side by side. */
+  bulk?: boolean;
   log?: (line: string) => void;
 }
 
@@ -96,15 +104,17 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<{ cel
   const cells: IngestCell[] = [];
   for (const provider of options.providers) {
     for (const workerConcurrency of options.workerConcurrencies) {
-      const cell = await runIngestCell(options, provider, workerConcurrency);
-      cells.push(cell);
-      log(ingestLine(cell));
+      for (const bulk of options.bulk ? [false, true] : [false]) {
+        const cell = await runIngestCell(options, provider, workerConcurrency, bulk);
+        cells.push(cell);
+        log(ingestLine(cell));
+      }
     }
   }
   return { cells };
 }
 
-async function runIngestCell(options: IngestBenchOptions, provider: IngestProvider, workerConcurrency: number): Promise<IngestCell> {
+async function runIngestCell(options: IngestBenchOptions, provider: IngestProvider, workerConcurrency: number, bulk: boolean): Promise<IngestCell> {
   const dataDir = mkdtempSync(join(tmpdir(), 'loci-bench-ingest-'));
   let double: ModelDouble | undefined;
   try {
@@ -118,7 +128,7 @@ async function runIngestCell(options: IngestBenchOptions, provider: IngestProvid
       Object.assign(env, double.env, { LOCI_EXTRACT_MODEL: DOUBLE_MODEL, LOCI_SUMMARIZE_MODEL: DOUBLE_MODEL });
     }
     const settings = loadSettings(env);
-    return await ingestWith(settings, options, documents, provider, double);
+    return await ingestWith(settings, options, documents, provider, double, bulk);
   } finally {
     await double?.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -147,7 +157,14 @@ function ingestEnv(options: IngestBenchOptions, workerConcurrency: number, dataD
   };
 }
 
-async function ingestWith(settings: Settings, options: IngestBenchOptions, documents: BenchDocument[], provider: IngestProvider, double?: ModelDouble): Promise<IngestCell> {
+async function ingestWith(
+  settings: Settings,
+  options: IngestBenchOptions,
+  documents: BenchDocument[],
+  provider: IngestProvider,
+  double: ModelDouble | undefined,
+  bulk: boolean,
+): Promise<IngestCell> {
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger: ['error'], abortOnError: false });
   const db = new Client({ connectionString: options.databaseUrl });
   await db.connect();
@@ -161,6 +178,7 @@ async function ingestWith(settings: Settings, options: IngestBenchOptions, docum
     const started = Date.now();
     const cpuAtStart = process.cpuUsage();
     statements.reset();
+    if (bulk) await app.get(BulkLoadService).begin(tenant.id);
     for (const document of documents) {
       await submitter.submit(tenant.id, { name: document.name, text: document.text, mimeType: 'text/plain', documentDate: document.documentDate });
     }
@@ -177,6 +195,14 @@ async function ingestWith(settings: Settings, options: IngestBenchOptions, docum
     const finished = Math.max(...processed.map((r) => r.processed_at!.getTime()), started);
     const elapsedS = Math.max(0.001, (finished - started) / 1000);
     const chunks = rows.reduce((n, r) => n + Number(r.chunks_done), 0);
+    let bulkResult: IngestCell['bulk'] = null;
+    if (bulk) {
+      const finishing = Date.now();
+      await app.get(BulkLoadService).finish(tenant.id);
+      await waitUntilIndexed(app.get(BulkLoadService), tenant.id);
+      const built = Date.now();
+      bulkResult = { index_build_s: round((built - finishing) / 1000), chunks_per_s_with_build: round(chunks / Math.max(0.001, (built - started) / 1000)) };
+    }
     const count = async (table: string) => Number((await db.query(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = $1`, [tenant.id])).rows[0].n);
     return {
       scenario: 'ingest',
@@ -196,6 +222,7 @@ async function ingestWith(settings: Settings, options: IngestBenchOptions, docum
       job_retries: Number((await db.query(`SELECT coalesce(sum(attempts - 1), 0) AS n FROM jobs WHERE tenant_id = $1`, [tenant.id])).rows[0].n),
       model_calls: double ? double.answered() : null,
       graph: { entities: await count('entities'), edges: await count('edges') },
+      bulk: bulkResult,
     };
   } finally {
     statements.restore();
@@ -221,6 +248,17 @@ function countStatements(own: Client) {
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
   return counter;
+}
+
+/** Polls until the tenant graph's own indexes are built (the worker in this process builds them). */
+async function waitUntilIndexed(bulkLoads: BulkLoadService, tenantId: string, timeoutMs = 30 * 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { state } = await bulkLoads.status(tenantId);
+    if (state === 'indexed') return;
+    if (Date.now() > deadline) throw new Error(`ingest: the bulk load is still ${state} after ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Polls until every document of the tenant is processed or failed (another worker may share the queue). */
@@ -308,10 +346,11 @@ function doubleReplies(documents: BenchDocument[], chunking: { chunkTokens: numb
 export function ingestLine(cell: IngestCell): string {
   const l = cell.document_latency_ms;
   return (
-    `ingest ${cell.provider.padEnd(6)}${cell.model_delay_ms !== null ? ` +${cell.model_delay_ms} ms` : ''} workers=${cell.worker_concurrency} models=${cell.model_concurrency}: ` +
+    `ingest ${cell.provider.padEnd(6)}${cell.model_delay_ms !== null ? ` +${cell.model_delay_ms} ms` : ''} workers=${cell.worker_concurrency} models=${cell.model_concurrency}${cell.bulk ? ' BULK' : ''}: ` +
     `${cell.chunks_per_s} chunks/s, ${cell.documents_per_s} documents/s (${cell.chunks} chunks, ${cell.documents} documents, ${cell.failed_documents} failed, ${cell.elapsed_s} s); ` +
     `document p50 ${l.p50} p99 ${l.p99} ms; ${cell.sql_statements_per_chunk} SQL/chunk; ${cell.node_cpu_ms_per_chunk} ms Node CPU/chunk; ${cell.job_retries} job retries; wrote ${cell.graph.entities} entities, ${cell.graph.edges} edges` +
-    (cell.model_calls !== null ? `; ${cell.model_calls} model calls` : '')
+    (cell.model_calls !== null ? `; ${cell.model_calls} model calls` : '') +
+    (cell.bulk ? `; own indexes built in ${cell.bulk.index_build_s} s, ${cell.bulk.chunks_per_s_with_build} chunks/s with the build` : '')
   );
 }
 

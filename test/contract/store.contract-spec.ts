@@ -237,13 +237,31 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         return !vectorColumns.some((other) => other.table_name === table_name && other.column_name === twin);
       });
       expect(misfits).toEqual([]);
-      expect(vectorColumns.filter((column) => column.type === `${type}(${NARROW_EMBEDDING_DIMENSIONS})`).length).toBe(5);
+      // A graph's own columns (bulk mode, `own_*`) are the twins of the searched shared ones.
+      const own = vectorColumns.filter(({ column_name }) => column_name.startsWith('own_'));
+      const shared = vectorColumns.filter(({ column_name }) => !column_name.startsWith('own_'));
+      expect(shared.filter((column) => column.type === `${type}(${NARROW_EMBEDDING_DIMENSIONS})`).length).toBe(5);
+      expect(own.map(({ table_name, column_name }) => `${table_name}.${column_name}`).sort()).toEqual([
+        'chunks.own_embedding',
+        'chunks.own_embedding_256',
+        'chunks.own_summary_embedding',
+        'chunks.own_summary_embedding_256',
+        'edges.own_embedding',
+        'edges.own_embedding_256',
+        'entities.own_embedding',
+        'entities.own_embedding_256',
+      ]);
+      for (const column of own) {
+        expect(shared).toContainEqual({ ...column, column_name: column.column_name.slice('own_'.length) });
+      }
 
       const indexes = await queryRows<{ tablename: string; indexdef: string }>(
         database.db,
         sql`SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = 'public'`,
       );
-      const withoutHnsw = vectorColumns.filter(
+      // No index every tenant shares covers a graph's own columns: a graph's own are partial on its id.
+      expect(indexes.filter((index) => / \(own_/.test(index.indexdef) && !/WHERE \(graph_id = \d+\)$/.test(index.indexdef))).toEqual([]);
+      const withoutHnsw = shared.filter(
         ({ table_name, column_name }) =>
           !indexes.some(
             (index) =>

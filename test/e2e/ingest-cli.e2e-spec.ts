@@ -174,6 +174,33 @@ describe('ingest CLI', () => {
     expect(stderr).toMatch(/Cannot reach http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/);
   });
 
+  it(
+    process.env.DATABASE_URL
+      ? "--bulk begins the tenant graph's bulk load, uploads, finishes it and waits until the graph's own indexes are built"
+      : '--bulk on the embedded store says why it cannot, uploading nothing (exit 1)',
+    async () => {
+      const tenant = await createTenant(t.app);
+      const bulkKey = (await createApiKey(t.app, tenant.id)).key;
+      const { code, stdout, stderr } = await run([dir, '--tenant-key', bulkKey, '--url', url, '--poll-ms', '50', '--bulk']);
+      const state = (await t.http.get('/v1/bulk-load').set('X-API-Key', bulkKey).expect(200)).body.state;
+      const documents = (await t.http.get('/v1/documents').set('X-API-Key', bulkKey).expect(200)).body.items;
+      if (!process.env.DATABASE_URL) {
+        expect(code).toBe(1);
+        expect(stderr).toMatch(/ingest: bulk mode could not begin: HTTP 409: Bulk mode needs the PostgreSQL store/);
+        expect(state).toBe('none');
+        expect(documents).toEqual([]);
+        return;
+      }
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^bulk mode: the graph loads without upkeep of shared indexes/);
+      expect(stdout).toMatch(/processed\s+2\n/);
+      expect(stdout).toMatch(/bulk mode: the graph's own indexes are built\n$/);
+      expect(state).toBe('indexed');
+      expect(documents.map((d: { status: string }) => d.status)).toEqual(['processed', 'processed']);
+    },
+  );
+
   it('answers usage errors with exit 2 and the usage text', async () => {
     expect((await run([])).code).toBe(2);
     const noKey = await run([dir]);

@@ -15,7 +15,13 @@ type Operation = {
 };
 
 /** POST/PUT/PATCH routes that read no body (their path says everything). */
-const BODYLESS = new Set(['POST /v1/admin/tenants/{tenantId}/suspend', 'POST /v1/admin/tenants/{tenantId}/resume', 'POST /v1/documents/{documentId}/retry']);
+const BODYLESS = new Set([
+  'POST /v1/admin/tenants/{tenantId}/suspend',
+  'POST /v1/admin/tenants/{tenantId}/resume',
+  'POST /v1/documents/{documentId}/retry',
+  'POST /v1/bulk-load',
+  'POST /v1/bulk-load/finish',
+]);
 
 /**
  * The error body each path answers with, written out here rather than taken from the code

@@ -18,6 +18,7 @@ import { TenantLifecycleService } from './admin/tenant-lifecycle.service';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { AuthController } from './auth/auth.controller';
 import { PasswordController } from './auth/password.controller';
+import { BulkLoadController } from './bulk-load/bulk-load.controller';
 import { DocumentsController } from './documents/documents.controller';
 import { TenantExportController } from './export/tenant-export.controller';
 import { TenantExportService } from './export/tenant-export.service';
@@ -76,6 +77,7 @@ export class AppModule {
         TenantUsersAdminController,
         HealthController,
         DocumentsController,
+        BulkLoadController,
         RememberController,
         GbQueryController,
         GbTrajectoriesController,

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { bulkMode, BulkModeError } from './bulk-mode';
 import { exitCodeOf, summarize, uploadAll } from './bulk-uploader';
 import { collectFiles, UsageError } from './collect-files';
 import { createProgressView, formatSummary, Output } from './progress-view';
@@ -17,6 +18,9 @@ Options:
   --concurrency <n>    documents in flight at once (default 4)
   --poll-ms <ms>       how often to ask for a document's status (default 500)
   --timeout-s <s>      longest wait for one document after its upload (default 600)
+  --bulk               a first load of a large corpus: the server keeps the tenant graph's
+                       vectors out of the indexes all tenants share while the files load,
+                       then builds the graph's own indexes once (PostgreSQL store only)
   -h, --help           this text
 
 Signing in: an API key of the tenant (--tenant-key or $LOCI_API_KEY) with the write scope;
@@ -42,6 +46,8 @@ export interface CliOptions {
   concurrency: number;
   pollMs: number;
   timeoutMs: number;
+  /** Begin the tenant graph's bulk load before the uploads and finish it after them. */
+  bulk: boolean;
 }
 
 /** Reads the command line; throws UsageError with a message fit for the user. */
@@ -57,6 +63,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
         concurrency: { type: 'string', default: '4' },
         'poll-ms': { type: 'string', default: '500' },
         'timeout-s': { type: 'string', default: '600' },
+        bulk: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -86,6 +93,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     concurrency: integerOption('--concurrency', values.concurrency, 1, 64),
     pollMs: integerOption('--poll-ms', values['poll-ms'], 50, 60_000),
     timeoutMs: integerOption('--timeout-s', values['timeout-s'], 1, 86_400) * 1000,
+    bulk: values.bulk === true,
   };
 }
 
@@ -120,6 +128,18 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
+  const bulk = options.bulk ? bulkMode({ url: options.url, apiKey: options.apiKey, pollMs: options.pollMs, signal: io.signal }) : undefined;
+  if (bulk) {
+    try {
+      await bulk.begin();
+      io.stdout.write('bulk mode: the graph loads without upkeep of shared indexes; its own are built at the end\n');
+    } catch (error) {
+      if (!(error instanceof BulkModeError)) throw error;
+      io.stderr.write(`ingest: ${error.message}\n`);
+      return 1;
+    }
+  }
+
   const view = createProgressView(io.stdout, collected.files.length);
   view.skipped(collected.skipped);
   const result = await uploadAll(collected.files, collected.skipped, {
@@ -134,6 +154,24 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 
   io.stdout.write(formatSummary(result, summarize(result)));
   if (result.aborted) io.stderr.write(`ingest: ${result.aborted.message}\n`);
+  // Finished even when files failed or the run was stopped: a graph left loading searches its
+  // vectors exactly until someone finishes it. Not with a refused key, which would be refused again.
+  if (bulk && result.aborted?.reason !== 'auth') {
+    try {
+      await bulk.finish();
+      io.stdout.write("bulk mode: building the graph's own indexes...\n");
+      const state = await bulk.indexed(options.timeoutMs);
+      io.stdout.write(
+        state === 'indexed'
+          ? "bulk mode: the graph's own indexes are built\n"
+          : `bulk mode: still ${state}; the server goes on (GET /v1/bulk-load shows when it is done)\n`,
+      );
+    } catch (error) {
+      if (!(error instanceof BulkModeError) && !io.signal?.aborted) throw error;
+      io.stderr.write(`ingest: ${error instanceof Error ? error.message : String(error)}; finish it with POST /v1/bulk-load/finish\n`);
+      return 1;
+    }
+  }
   return exitCodeOf(result);
 }
 

@@ -115,6 +115,15 @@ export interface IngestSettings {
    * (LOCI_MOVE_LOCAL_VECTORS; docs/DECISIONS.md, "Vectors of another offline embedder move by themselves").
    */
   moveLocalVectors: boolean;
+  /**
+   * How many graphs of the store may keep their own vectors and HNSW indexes (bulk mode,
+   * LOCI_BULK_LOAD_GRAPHS_MAX; 0 turns bulk mode off): every own index is a predicate each
+   * insert into its table checks and each plan of that table considers, so they are for a
+   * store's large graphs, not for all (docs/DECISIONS.md, "Bulk mode").
+   */
+  bulkLoadGraphsMax: number;
+  /** A bulk load with nothing uploaded or ingested for this long is finished by the worker (LOCI_BULK_LOAD_IDLE_MS). */
+  bulkLoadIdleMs: number;
   /** Documents one process ingests at once: LOCI_WORKER_CONCURRENCY, else `defaultWorkerConcurrency`. */
   workerConcurrency: number;
   /**
@@ -286,6 +295,8 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       entityMatchThreshold: raw.LOCI_ENTITY_MATCH_THRESHOLD,
       runWorkerInProcess: raw.LOCI_RUN_WORKER,
       moveLocalVectors: raw.LOCI_MOVE_LOCAL_VECTORS,
+      bulkLoadGraphsMax: raw.LOCI_BULK_LOAD_GRAPHS_MAX,
+      bulkLoadIdleMs: raw.LOCI_BULK_LOAD_IDLE_MS,
       workerConcurrency:
         raw.LOCI_WORKER_CONCURRENCY ??
         defaultWorkerConcurrency({

@@ -4,6 +4,7 @@ import { Database, DATABASE } from './database';
 import { findMigrationsFolder } from './migrations-folder';
 import { openDatabase } from './open-database';
 import { ApiKeysRepository } from './repositories/api-keys.repository';
+import { BulkLoadRepository } from './repositories/bulk-load.repository';
 import { DocumentsRepository } from './repositories/documents.repository';
 import { GraphBrowseRepository } from './repositories/graph-browse.repository';
 import { GraphReadsRepository } from './repositories/graph-reads.repository';
@@ -41,6 +42,7 @@ const repositories = [
   ApiKeysRepository,
   InferencesRepository,
   GraphsRepository,
+  BulkLoadRepository,
   DocumentsRepository,
   GraphWritesRepository,
   GraphReadsRepository,

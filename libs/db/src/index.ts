@@ -14,6 +14,7 @@ export * from './postgres.database';
 export * from './postgres-errors';
 export * from './transactions';
 export * from './repositories/api-keys.repository';
+export * from './repositories/bulk-load.repository';
 export * from './repositories/documents.repository';
 export * from './repositories/graph-reads.repository';
 export * from './repositories/graph-browse.repository';

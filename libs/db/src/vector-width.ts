@@ -51,20 +51,43 @@ export const storedVectorType = (kind: DatabaseKind): 'halfvec' | 'vector' => (k
 /** The SQL names of the graph's vector columns at the full width. */
 export type VectorColumn = 'embedding' | 'summary_embedding' | 'name_embedding';
 
+/**
+ * Where a graph keeps the vectors retrieval searches (`embedding`, `summary_embedding`): in the
+ * shared columns, which every tenant's HNSW indexes cover, or in its own (`own_embedding`, …:
+ * no shared index covers them) since a bulk load began; its own HNSW indexes, partial on its
+ * id, are built once when the load ends (docs/DECISIONS.md, "Bulk mode"). Entity names stay in
+ * the shared columns in either tier. A graph is wholly in one tier, so a search never reads both.
+ */
+export type VectorTier = 'shared' | 'own';
+
+/** The vectors a graph's tier decides the place of (the searched ones, not names). */
+export type SearchVectorColumn = Exclude<VectorColumn, 'name_embedding'>;
+
+/** The column of `column` in `tier`, at the full width: `embedding` or `own_embedding`. */
+export function tierColumn(column: SearchVectorColumn, tier: VectorTier): SearchVectorColumn | `own_${SearchVectorColumn}` {
+  return tier === 'own' ? `own_${column}` : column;
+}
+
 /** The column holding `column`'s vectors of `width`: `embedding` at 1024, `embedding_256` at 256. */
-export function vectorColumnAt(column: VectorColumn, width: StoredVectorWidth): string {
+export function vectorColumnAt(column: VectorColumn | `own_${SearchVectorColumn}`, width: StoredVectorWidth): string {
   return width === EMBEDDING_DIMENSIONS ? column : `${column}_${width}`;
 }
 
 /**
- * How a search by `vector` reads `alias.column`: the column of the vector's width (`column`, to
- * name in `IS NOT NULL`) and the cosine distance to the vector (`distance`, to ORDER BY: that
+ * How a search by `vector` reads `alias.column` of a graph in `tier`: the column of the vector's
+ * width and of the tier (`column`, to name in `IS NOT NULL`) and the cosine distance to the vector (`distance`, to ORDER BY: that
  * column's HNSW operator). The vector must be at a stored width (atStoredWidth).
  */
-export function nearestBy(alias: string, column: VectorColumn, vector: number[]): { column: SQL; distance: SQL } {
+export function nearestBy(
+  alias: string,
+  column: VectorColumn,
+  vector: number[],
+  tier: VectorTier = 'shared',
+): { column: SQL; distance: SQL } {
   const width = storedWidth(vector.length);
   if (vector.length !== width) throw new RangeError(`a search vector of ${vector.length} dimensions is not at a stored width`);
-  const stored = sql.raw(`${alias}.${vectorColumnAt(column, width)}`);
+  const placed = column === 'name_embedding' ? column : tierColumn(column, tier);
+  const stored = sql.raw(`${alias}.${vectorColumnAt(placed, width)}`);
   return { column: stored, distance: sql`${stored} <=> ${halfvecParam(vector)}::${QUERY_VECTOR}` };
 }
 

@@ -1,3 +1,4 @@
+export * from './bulk/bulk-load.service';
 export * from './chunking';
 export * from './cpu';
 export * from './documents/documents.service';

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { LOCAL_TEXT_WORK } from '@loci/llm';
+import { BulkLoadService } from './bulk/bulk-load.service';
 import { CpuPool } from './cpu/cpu-pool';
 import { DocumentsService } from './documents/documents.service';
 import { RememberService } from './gb/remember.service';
@@ -27,7 +28,8 @@ import { OfflineVectorsMover } from './reembed/offline-vectors-mover';
     RememberService,
     GraphReembedder,
     OfflineVectorsMover,
+    BulkLoadService,
   ],
-  exports: [CpuPool, LOCAL_TEXT_WORK, JobQueue, DocumentIngester, IngestWorker, DocumentsService, RememberService, OfflineVectorsMover],
+  exports: [CpuPool, LOCAL_TEXT_WORK, JobQueue, DocumentIngester, IngestWorker, DocumentsService, RememberService, OfflineVectorsMover, BulkLoadService],
 })
 export class IngestModule {}

@@ -71,7 +71,7 @@ export async function searchTransaction<T>(db: Db, work: (tx: Db) => Promise<T>)
 // ---- vector searches ---------------------------------------------------------------------
 
 export function entitySearchSql(scope: Scope, vector: number[], k: number): SQL {
-  const by = nearestBy('e', 'embedding', vector);
+  const by = nearestBy('e', 'embedding', vector, scope.vectorTier);
   return sql`WITH nearest AS MATERIALIZED (
       SELECT e.id, e.name, e.type, ${entityDescription(scope, 'e')}, ${by.distance} AS distance
       FROM entities e
@@ -83,7 +83,7 @@ export function entitySearchSql(scope: Scope, vector: number[], k: number): SQL 
 }
 
 export function edgeSearchSql(scope: Scope, vector: number[], k: number): SQL {
-  const by = nearestBy('x', 'embedding', vector);
+  const by = nearestBy('x', 'embedding', vector, scope.vectorTier);
   return sql`WITH nearest AS MATERIALIZED (
       SELECT x.id, x.source_id, x.target_id, x.relation, x.description, x.keywords, x.weight, x.valid_at,
              x.invalid_at, ${by.distance} AS distance
@@ -104,7 +104,7 @@ export function edgeSearchSql(scope: Scope, vector: number[], k: number): SQL {
  */
 export function chunkSearchSql(scope: Scope, vector: number[], k: number): SQL {
   const nearestIn = (column: 'embedding' | 'summary_embedding') => {
-    const by = nearestBy('c', column, vector);
+    const by = nearestBy('c', column, vector, scope.vectorTier);
     return sql`
       SELECT c.id, c.document_id, c.text, c.token_count, ${by.distance} AS distance
       FROM chunks c

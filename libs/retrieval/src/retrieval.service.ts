@@ -98,6 +98,7 @@ export class RetrievalService {
       graphId: request.graphId,
       embeddingModel: request.embeddingModel,
       ...(request.asOf ? { asOf: request.asOf } : {}),
+      ...(request.vectorTier ? { vectorTier: request.vectorTier } : {}),
     };
     const topK = checkTopK(request.topK ?? DEFAULT_TOP_K);
     const budgets = checkBudgets({ ...DEFAULT_RETRIEVAL_BUDGETS, ...definedOnly(request.budgets ?? {}) });

@@ -1,3 +1,4 @@
+import type { VectorTier } from '@loci/db';
 /** The search modes of `/v1/query` (LightRAG's names). */
 export type RetrievalMode = 'local' | 'global' | 'hybrid' | 'naive' | 'mix';
 
@@ -22,6 +23,8 @@ export const DEFAULT_TOP_K = 20;
 export interface RetrievalRequest {
   tenantId: string;
   graphId: number;
+  /** Where the graph keeps its searched vectors (vectorTierOf its row); shared when unset. */
+  vectorTier?: VectorTier;
   mode: RetrievalMode;
   /** naive and mix: the vector of the question itself. */
   questionVector?: number[];

@@ -1,4 +1,5 @@
 import { SQL, sql } from 'drizzle-orm';
+import type { VectorTier } from '@loci/db';
 
 /** The graph a search runs in: one tenant's one graph, in every statement. */
 export interface Scope {
@@ -15,6 +16,8 @@ export interface Scope {
    * below renders exactly its old text without it, so plans and latency stay as they were).
    */
   asOf?: Date;
+  /** Where the graph keeps its searched vectors (VectorTier in @loci/db); shared when unset. */
+  vectorTier?: VectorTier;
 }
 
 /** `AND <alias>.embedding_model = …` when the scope names the embedder, else nothing. */

@@ -524,6 +524,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bulk-load": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant graph's bulk load
+         * @description Where the bulk load of the tenant graph is: none, loading, indexing or indexed.
+         */
+        get: operations["BulkLoadController_status"];
+        put?: never;
+        /**
+         * Begin a bulk load
+         * @description Documents uploaded from now on are written without upkeep of the HNSW indexes every tenant shares; the graph's questions keep working (its vectors are searched exactly until its own indexes are built). Answered at once; again while loading, the same answer. Needs the PostgreSQL store.
+         */
+        post: operations["BulkLoadController_begin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bulk-load/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a bulk load
+         * @description Ends the load: the graph's own HNSW indexes are built in the background (state indexing, then indexed); poll GET /v1/bulk-load. Again after that, the same answer.
+         */
+        post: operations["BulkLoadController_finish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/gb/remember": {
         parameters: {
             query?: never;
@@ -1013,6 +1057,15 @@ export interface components {
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
+        };
+        BulkLoad: {
+            /**
+             * @description none: no bulk load; loading: documents uploaded now are loaded without upkeep of shared indexes; indexing: the load ended and the graph's own indexes are being built; indexed: they are built
+             * @enum {string}
+             */
+            state: "none" | "loading" | "indexing" | "indexed";
+            /** @description When the bulk load began (ISO-8601), null if there never was one. */
+            started_at: string | null;
         };
         CreateDocumentRequest: {
             name: string;
@@ -4438,6 +4491,243 @@ export interface operations {
                 };
             };
             /** @description The document is not failed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BulkLoadController_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkLoad"];
+                };
+            };
+            /** @description The request cannot be read: a body that is not JSON or cannot be decoded (every route parses a JSON body it is sent), or a path value that is not valid percent-encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BulkLoadController_begin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkLoad"];
+                };
+            };
+            /** @description The request cannot be read: a body that is not JSON or cannot be decoded (every route parses a JSON body it is sent), or a path value that is not valid percent-encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The graph's bulk load has already ended, the server holds its maximum of graphs with their own indexes, or the store is the embedded one. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BulkLoadController_finish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkLoad"];
+                };
+            };
+            /** @description The request cannot be read: a body that is not JSON or cannot be decoded (every route parses a JSON body it is sent), or a path value that is not valid percent-encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The graph has no bulk load. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
 import { TenantStatus } from '@loci/auth';
 import { Database, DATABASE, TenantLifecycleRepository, TenantRow } from '@loci/db';
-import { IngestWorker, JobQueue } from '@loci/ingest';
+import { BulkLoadService, IngestWorker, JobQueue } from '@loci/ingest';
 import { LIMIT_STORE, LimitStore, SpendControl } from '@loci/quota';
 
 /**
@@ -21,6 +21,7 @@ export class TenantLifecycleService {
     private readonly status: TenantStatus,
     @Inject(LIMIT_STORE) private readonly limits: LimitStore,
     private readonly spend: SpendControl,
+    private readonly bulkLoads: BulkLoadService,
   ) {}
 
   /**
@@ -61,6 +62,10 @@ export class TenantLifecycleService {
     if (!(await this.lifecycle.delete(tenantId))) throw new NotFoundError('No such tenant.');
     this.status.remember(tenantId, 'gone');
     await this.spend.limitsChanged();
+    // A bulk-loaded graph's own indexes are not rows: they go after the rows (DECISIONS, "Bulk mode").
+    await this.bulkLoads.dropIndexesOfDeletedGraphs().catch((error: unknown) =>
+      this.logger.warn(`tenant ${tenantId} deleted, but its graphs' own indexes could not be dropped yet: ${error instanceof Error ? error.message : error}`),
+    );
     try {
       const removed = await this.limits.forgetTenant(tenantId);
       this.logger.log(`tenant ${tenantId} deleted; ${removed} limit keys removed`);

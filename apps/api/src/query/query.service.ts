@@ -102,7 +102,9 @@ export class QueryService {
     const checkFirst = askedModel || this.gateway.router.choose('embed').provider !== 'local';
     const asOf = body.as_of ?? undefined;
     const hasContent = () => timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graphId, asOf));
-    const [ctx, emptyGraph] = await Promise.all([
+    // A graph's tier changes when a bulk load begins, on whichever instance it was asked, so it
+    // is read for every question (one primary-key read, beside the others; the id is kept).
+    const [ctx, emptyGraph, vectorTier] = await Promise.all([
       // An API-key question is never limited (its only model call is the question's embedding).
       this.ownKeys.callContext(tenantId, requestId, 'query', undefined, {
         spendLimited: viaModel,
@@ -110,6 +112,7 @@ export class QueryService {
         signal: sink?.signal,
       }),
       checkFirst ? hasContent().then((has) => !has) : false,
+      this.graphs.vectorTier(tenantId, graphId),
     ]);
 
     let response: QueryResponse;
@@ -125,6 +128,7 @@ export class QueryService {
         this.retrieval.retrieve({
           tenantId,
           graphId,
+          vectorTier,
           mode,
           questionText: body.query,
           highLevelKeywords: keywords.high_level,

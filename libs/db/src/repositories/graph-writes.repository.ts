@@ -4,7 +4,7 @@ import { Database, DATABASE, Db, queryRows } from '../database';
 import { lexemesOf } from '../lexical';
 import { halfvecParam } from '../vector-text';
 import { vectorRowsAStatement } from '../vector-rows-a-statement';
-import { NARROW_VECTOR, placeByWidth, QUERY_VECTOR, WIDE_VECTOR } from '../vector-width';
+import { NARROW_VECTOR, placeByWidth, QUERY_VECTOR, tierColumn, vectorColumnAt, VectorTier, WIDE_VECTOR } from '../vector-width';
 import {
   EXACT_NAME_SEARCH_MAX,
   graphEntityCountSql,
@@ -29,32 +29,61 @@ import {
 } from '../schema';
 
 /**
- * New rows as ingestion builds them: each vector under its full-width name (`embedding`, …), at
- * whatever stored width its model gives; the writes put it in the column of its width
- * (vector-width.ts), so callers never name the narrow columns.
+ * New rows as ingestion builds them: each vector under its full-width shared name (`embedding`,
+ * …), at whatever stored width its model gives; the writes put it in the column of its width
+ * and of the graph's tier (vector-width.ts), so callers never name the other columns.
  */
-export type NewChunk = Omit<typeof chunks.$inferInsert, 'id' | 'createdAt' | 'termCount' | 'embedding256' | 'summaryEmbedding256'>;
-export type NewEntity = Omit<typeof entities.$inferInsert, 'id' | 'createdAt' | 'updatedAt' | 'embedding256' | 'nameEmbedding256'>;
-export type NewEdge = Omit<typeof edges.$inferInsert, 'id' | 'createdAt' | 'updatedAt' | 'embedding256'>;
+type PlacedColumns = 'embedding256' | 'summaryEmbedding256' | 'nameEmbedding256' | 'ownEmbedding' | 'ownEmbedding256' | 'ownSummaryEmbedding' | 'ownSummaryEmbedding256';
+export type NewChunk = Omit<typeof chunks.$inferInsert, 'id' | 'createdAt' | 'termCount' | PlacedColumns>;
+export type NewEntity = Omit<typeof entities.$inferInsert, 'id' | 'createdAt' | 'updatedAt' | PlacedColumns>;
+export type NewEdge = Omit<typeof edges.$inferInsert, 'id' | 'createdAt' | 'updatedAt' | PlacedColumns>;
 
-/** A new chunk's vectors in the columns of their widths. */
-export function chunkVectorsByWidth(chunk: NewChunk): typeof chunks.$inferInsert {
-  const text = placeByWidth(chunk.embedding);
-  const summary = placeByWidth(chunk.summaryEmbedding);
-  return { ...chunk, embedding: text.wide, embedding256: text.narrow, summaryEmbedding: summary.wide, summaryEmbedding256: summary.narrow };
+/**
+ * A searched vector's four columns (two widths, two tiers), as drizzle names them: the vector in
+ * the one of its width and the graph's tier, null in the others.
+ */
+function searchVectorColumns(vector: number[] | null | undefined, tier: VectorTier) {
+  const { wide, narrow } = placeByWidth(vector);
+  const own = tier === 'own';
+  return { shared: { wide: own ? null : wide, narrow: own ? null : narrow }, own: { wide: own ? wide : null, narrow: own ? narrow : null } };
 }
 
-/** A new entity's vectors in the columns of their widths. */
-export function entityVectorsByWidth(entity: NewEntity): typeof entities.$inferInsert {
-  const text = placeByWidth(entity.embedding);
+/** A new chunk's vectors in the columns of their widths and of the graph's tier. */
+export function chunkVectorsByWidth(chunk: NewChunk, tier: VectorTier = 'shared'): typeof chunks.$inferInsert {
+  const text = searchVectorColumns(chunk.embedding, tier);
+  const summary = searchVectorColumns(chunk.summaryEmbedding, tier);
+  return {
+    ...chunk,
+    embedding: text.shared.wide,
+    embedding256: text.shared.narrow,
+    ownEmbedding: text.own.wide,
+    ownEmbedding256: text.own.narrow,
+    summaryEmbedding: summary.shared.wide,
+    summaryEmbedding256: summary.shared.narrow,
+    ownSummaryEmbedding: summary.own.wide,
+    ownSummaryEmbedding256: summary.own.narrow,
+  };
+}
+
+/** A new entity's vectors in the columns of their widths (its text vector's also of the graph's tier). */
+export function entityVectorsByWidth(entity: NewEntity, tier: VectorTier = 'shared'): typeof entities.$inferInsert {
+  const text = searchVectorColumns(entity.embedding, tier);
   const name = placeByWidth(entity.nameEmbedding);
-  return { ...entity, embedding: text.wide, embedding256: text.narrow, nameEmbedding: name.wide, nameEmbedding256: name.narrow };
+  return {
+    ...entity,
+    embedding: text.shared.wide,
+    embedding256: text.shared.narrow,
+    ownEmbedding: text.own.wide,
+    ownEmbedding256: text.own.narrow,
+    nameEmbedding: name.wide,
+    nameEmbedding256: name.narrow,
+  };
 }
 
-/** A new edge's vector in the column of its width. */
-export function edgeVectorsByWidth(edge: NewEdge): typeof edges.$inferInsert {
-  const fact = placeByWidth(edge.embedding);
-  return { ...edge, embedding: fact.wide, embedding256: fact.narrow };
+/** A new edge's vector in the column of its width and of the graph's tier. */
+export function edgeVectorsByWidth(edge: NewEdge, tier: VectorTier = 'shared'): typeof edges.$inferInsert {
+  const fact = searchVectorColumns(edge.embedding, tier);
+  return { ...edge, embedding: fact.shared.wide, embedding256: fact.shared.narrow, ownEmbedding: fact.own.wide, ownEmbedding256: fact.own.narrow };
 }
 /** What merging needs of an existing entity. */
 export type LockedEntity = Pick<EntityRow, 'id' | 'description' | 'type' | 'embeddingModel'>;
@@ -94,6 +123,20 @@ export class GraphWritesRepository {
     this.rowsAStatement = vectorRowsAStatement(database?.kind);
   }
 
+  /**
+   * Where the graph's searched vectors go (VectorTier), read as a chunk's transaction begins and
+   * held until it ends (FOR SHARE): a bulk load that begins meanwhile waits for the chunk to
+   * commit and then moves its vectors with the rest, and a chunk that begins after it writes to
+   * the graph's own columns. No chunk's vectors can land in the tier the graph just left.
+   */
+  async vectorTierForWrite(db: Db, tenantId: string, graphId: number): Promise<VectorTier> {
+    const [row] = await queryRows<{ own_vectors: string | null }>(
+      db,
+      sql`SELECT own_vectors FROM graphs WHERE tenant_id = ${tenantId} AND id = ${graphId} FOR SHARE`,
+    );
+    return row?.own_vectors ? 'own' : 'shared';
+  }
+
   /** Indexes of the document's chunks already written (a resumed job skips them). */
   async writtenChunkIndexes(db: Db, tenantId: string, documentId: number): Promise<Set<number>> {
     const rows = await db
@@ -108,9 +151,12 @@ export class GraphWritesRepository {
    * under (chunkLexicalText). Two statements; the lexemes are PostgreSQL's, so what is indexed
    * and what a question asks are analysed alike on both stores.
    */
-  async insertChunk(db: Db, chunk: NewChunk, lexicalText: string): Promise<ChunkRow> {
+  async insertChunk(db: Db, chunk: NewChunk, lexicalText: string, tier: VectorTier = 'shared'): Promise<Pick<ChunkRow, 'id' | 'tenantId' | 'graphId' | 'termCount'>> {
     const termCount = sql<number>`(SELECT coalesce(sum(frequency), 0)::integer FROM ${lexemesOf(lexicalText)} AS l)`;
-    const [row] = await db.insert(chunks).values({ ...chunkVectorsByWidth(chunk), termCount }).returning();
+    const [row] = await db
+      .insert(chunks)
+      .values({ ...chunkVectorsByWidth(chunk, tier), termCount })
+      .returning({ id: chunks.id, tenantId: chunks.tenantId, graphId: chunks.graphId, termCount: chunks.termCount });
     await db.execute(sql`INSERT INTO ${chunkTerms} (tenant_id, graph_id, lexeme, chunk_id, frequency, chunk_length)
       SELECT ${row.tenantId}::uuid, ${row.graphId}::bigint, l.lexeme, ${row.id}::bigint, l.frequency, ${row.termCount}::integer
       FROM ${lexemesOf(lexicalText)} AS l`);
@@ -192,13 +238,13 @@ export class GraphWritesRepository {
   }
 
   /** Inserts entities in the order given (ids ascend with it). */
-  async insertEntities(db: Db, rows: NewEntity[]): Promise<Array<{ id: number; normalizedName: string }>> {
+  async insertEntities(db: Db, rows: NewEntity[], tier: VectorTier = 'shared'): Promise<Array<{ id: number; normalizedName: string }>> {
     const inserted: Array<{ id: number; normalizedName: string }> = [];
     for (const batch of batchesOf(rows, this.rowsAStatement)) {
       inserted.push(
         ...(await db
           .insert(entities)
-          .values(batch.map(entityVectorsByWidth))
+          .values(batch.map((row) => entityVectorsByWidth(row, tier)))
           .returning({ id: entities.id, normalizedName: entities.normalizedName })),
       );
     }
@@ -228,7 +274,7 @@ export class GraphWritesRepository {
    * value (measured: 0 of 1 050 merges when that happened with a bare `halfvec`).
    * `name_embedding` is never rewritten: a name's vector is written once, at insert.
    */
-  async updateEntities(db: Db, tenantId: string, patches: EntityPatch[]): Promise<void> {
+  async updateEntities(db: Db, tenantId: string, patches: EntityPatch[], tier: VectorTier = 'shared'): Promise<void> {
     const kept = patches.filter((p) => p.embedding === undefined);
     const replaced = patches.filter((p) => p.embedding !== undefined);
     if (kept.length > 0) {
@@ -249,8 +295,9 @@ export class GraphWritesRepository {
         }),
         sql`, `,
       );
+      const column = tierColumn('embedding', tier);
       await db.execute(sql`UPDATE entities AS e SET description = v.description, type = v.type,
-          embedding = v.wide, embedding_256 = v.narrow, updated_at = now()
+          ${sql.raw(vectorColumnAt(column, 1024))} = v.wide, ${sql.raw(vectorColumnAt(column, 256))} = v.narrow, updated_at = now()
         FROM (VALUES ${values}) AS v(id, description, type, wide, narrow)
         WHERE e.tenant_id = ${tenantId} AND e.id = v.id`);
     }
@@ -279,13 +326,13 @@ export class GraphWritesRepository {
   }
 
   /** Inserts edges in the order given (ids ascend with it). */
-  async insertEdges(db: Db, rows: NewEdge[]): Promise<Array<{ id: number; sourceId: number; relation: string; targetId: number }>> {
+  async insertEdges(db: Db, rows: NewEdge[], tier: VectorTier = 'shared'): Promise<Array<{ id: number; sourceId: number; relation: string; targetId: number }>> {
     const inserted: Array<{ id: number; sourceId: number; relation: string; targetId: number }> = [];
     for (const batch of batchesOf(rows, this.rowsAStatement)) {
       inserted.push(
         ...(await db
           .insert(edges)
-          .values(batch.map(edgeVectorsByWidth))
+          .values(batch.map((row) => edgeVectorsByWidth(row, tier)))
           .returning({ id: edges.id, sourceId: edges.sourceId, relation: edges.relation, targetId: edges.targetId })),
       );
     }

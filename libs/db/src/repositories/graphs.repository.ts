@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Database, DATABASE, Db, queryRows } from '../database';
 import { GraphRow, graphs, jobs } from '../schema';
+import type { VectorTier } from '../vector-width';
 
 export const DEFAULT_GRAPH_NAME = 'default';
 export const DEFAULT_GB_DATASET = 'main';
@@ -24,6 +25,11 @@ export interface GbDatasetSummary extends GbDatasetContents {
   lastRememberedAt: Date | null;
 }
 
+/** Where a graph keeps its searched vectors: its own columns once a bulk load began (graphs.own_vectors). */
+export function vectorTierOf(graph: Pick<GraphRow, 'ownVectors'>): VectorTier {
+  return graph.ownVectors ? 'own' : 'shared';
+}
+
 /** A tenant's graphs: its default graph (documents, /v1/query) and one per gb user and dataset. */
 @Injectable()
 export class GraphsRepository {
@@ -32,6 +38,15 @@ export class GraphsRepository {
   /** The tenant's default graph, created on first use. */
   async defaultGraph(tenantId: string, db: Db = this.database.db): Promise<GraphRow> {
     return this.getOrCreate(db, tenantId, 'default', null, DEFAULT_GRAPH_NAME);
+  }
+
+  /** Where a graph of the tenant keeps its searched vectors now (shared if there is no such graph). */
+  async vectorTier(tenantId: string, graphId: number): Promise<VectorTier> {
+    const [row] = await this.database.db
+      .select({ ownVectors: graphs.ownVectors })
+      .from(graphs)
+      .where(and(eq(graphs.tenantId, tenantId), eq(graphs.id, graphId)));
+    return row ? vectorTierOf(row) : 'shared';
   }
 
   /** A gb user's dataset graph, created on first use (remember). */

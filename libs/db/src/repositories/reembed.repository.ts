@@ -2,12 +2,25 @@ import { Injectable } from '@nestjs/common';
 import { sql, SQL } from 'drizzle-orm';
 import { Db, queryRows } from '../database';
 import { halfvecText } from '../vector-text';
-import { NARROW_VECTOR, placeByWidth, WIDE_VECTOR } from '../vector-width';
+import { NARROW_VECTOR, placeByWidth, SearchVectorColumn, StoredVectorWidth, tierColumn, vectorColumnAt, VectorTier, WIDE_VECTOR } from '../vector-width';
 
 /** `vector`'s text in the column of its width (`wide`: 1024, `narrow`: 256), null in the other. */
 function textsByWidth(vector: number[] | null): { wide: string | null; narrow: string | null } {
   const { wide, narrow } = placeByWidth(vector);
   return { wide: wide && halfvecText(wide), narrow: narrow && halfvecText(narrow) };
+}
+
+/**
+ * The assignments of a searched vector (`wide` at 1024, `narrow` at 256) to the columns of the
+ * row's graph's tier (`g`, joined by the statement), nulling the other tier's: a graph in its own
+ * tier (bulk mode, graphs.own_vectors) keeps its searched vectors in `own_*` (vector-width.ts).
+ */
+function inTier(column: SearchVectorColumn, wide: SQL, narrow: SQL): SQL {
+  const shared = sql`g.own_vectors IS NULL`;
+  const own = sql`g.own_vectors IS NOT NULL`;
+  const at = (tier: VectorTier, width: StoredVectorWidth) => sql.raw(vectorColumnAt(tierColumn(column, tier), width));
+  return sql`${at('shared', 1024)} = CASE WHEN ${shared} THEN ${wide} END, ${at('shared', 256)} = CASE WHEN ${shared} THEN ${narrow} END,
+    ${at('own', 1024)} = CASE WHEN ${own} THEN ${wide} END, ${at('own', 256)} = CASE WHEN ${own} THEN ${narrow} END`;
 }
 
 /** Which rows a re-embedding covers: every tenant, one tenant, or one graph of a tenant. */
@@ -138,10 +151,12 @@ export class ReembedRepository {
       return { tenant_id: r.tenantId, id: r.id, e: text.wide, e256: text.narrow, s: summary.wide, s256: summary.narrow };
     });
     await db.execute(sql`
-      UPDATE chunks t SET embedding = v.e::${WIDE_VECTOR}, embedding_256 = v.e256::${NARROW_VECTOR},
-        summary_embedding = v.s::${WIDE_VECTOR}, summary_embedding_256 = v.s256::${NARROW_VECTOR}, embedding_model = ${model}
-      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, s text, s256 text)
-      WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}`);
+      UPDATE chunks t SET ${inTier('embedding', sql`v.e::${WIDE_VECTOR}`, sql`v.e256::${NARROW_VECTOR}`)},
+        ${inTier('summary_embedding', sql`v.s::${WIDE_VECTOR}`, sql`v.s256::${NARROW_VECTOR}`)}, embedding_model = ${model}
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, s text, s256 text),
+        graphs g
+      WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}
+        AND g.tenant_id = t.tenant_id AND g.id = t.graph_id`);
   }
 
   async setEntityVectors(db: Db, model: string, rows: EntityVectors[]): Promise<void> {
@@ -152,10 +167,12 @@ export class ReembedRepository {
       return { tenant_id: r.tenantId, id: r.id, e: text.wide, e256: text.narrow, n: name.wide, n256: name.narrow };
     });
     await db.execute(sql`
-      UPDATE entities t SET embedding = v.e::${WIDE_VECTOR}, embedding_256 = v.e256::${NARROW_VECTOR},
+      UPDATE entities t SET ${inTier('embedding', sql`v.e::${WIDE_VECTOR}`, sql`v.e256::${NARROW_VECTOR}`)},
         name_embedding = v.n::${WIDE_VECTOR}, name_embedding_256 = v.n256::${NARROW_VECTOR}, embedding_model = ${model}
-      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, n text, n256 text)
-      WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}`);
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text, n text, n256 text),
+        graphs g
+      WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}
+        AND g.tenant_id = t.tenant_id AND g.id = t.graph_id`);
   }
 
   async setEdgeVectors(db: Db, model: string, rows: EdgeVectors[]): Promise<void> {
@@ -165,9 +182,11 @@ export class ReembedRepository {
       return { tenant_id: r.tenantId, id: r.id, e: fact.wide, e256: fact.narrow };
     });
     await db.execute(sql`
-      UPDATE edges t SET embedding = v.e::${WIDE_VECTOR}, embedding_256 = v.e256::${NARROW_VECTOR}, embedding_model = ${model}
-      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text)
-      WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}`);
+      UPDATE edges t SET ${inTier('embedding', sql`v.e::${WIDE_VECTOR}`, sql`v.e256::${NARROW_VECTOR}`)}, embedding_model = ${model}
+      FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(tenant_id uuid, id bigint, e text, e256 text),
+        graphs g
+      WHERE t.tenant_id = v.tenant_id AND t.id = v.id AND t.embedding_model IS DISTINCT FROM ${model}
+        AND g.tenant_id = t.tenant_id AND g.id = t.graph_id`);
   }
 
   /**

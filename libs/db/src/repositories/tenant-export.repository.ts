@@ -40,10 +40,18 @@ export interface ExportPage {
 
 // Who is ingesting a text right now says nothing about the tenant's data: never exported.
 const { leaseHolder: _d1, leaseExpiresAt: _d2, ...documentColumns } = getTableColumns(documents);
-const { embedding: _c1, summaryEmbedding: _c2, embedding256: _c3, summaryEmbedding256: _c4, ...chunkColumns } = getTableColumns(chunks);
-const { embedding: _e1, nameEmbedding: _e2, embedding256: _e3, nameEmbedding256: _e4, ...entityColumns } = getTableColumns(entities);
+// Without `vectors=true`, no vector column of either tier (a bulk-loaded graph's are in `own_*`).
+const {
+  embedding: _c1, summaryEmbedding: _c2, embedding256: _c3, summaryEmbedding256: _c4,
+  ownEmbedding: _c5, ownSummaryEmbedding: _c6, ownEmbedding256: _c7, ownSummaryEmbedding256: _c8,
+  ...chunkColumns
+} = getTableColumns(chunks);
+const {
+  embedding: _e1, nameEmbedding: _e2, embedding256: _e3, nameEmbedding256: _e4, ownEmbedding: _e5, ownEmbedding256: _e6,
+  ...entityColumns
+} = getTableColumns(entities);
 // edges.lexemes is derived from the fact's words (a trigger keeps it): never exported.
-const { embedding: _g1, embedding256: _g4, lexemes: _g2, ...edgeColumns } = getTableColumns(edges);
+const { embedding: _g1, embedding256: _g4, ownEmbedding: _g5, ownEmbedding256: _g6, lexemes: _g2, ...edgeColumns } = getTableColumns(edges);
 const { lexemes: _g3, ...edgeColumnsWithVectors } = getTableColumns(edges);
 
 const LINKS = {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  check,
   doublePrecision,
   foreignKey,
   index,
@@ -15,6 +16,10 @@ import {
 } from 'drizzle-orm/pg-core';
 import { createdAt, embeddingColumn, narrowEmbeddingColumn, serialIdColumn, tenantIdColumn, tsvector, updatedAt, VECTOR_COSINE_OPS } from './columns';
 import { tenants } from './tenancy';
+
+/** A graph's own search vectors: being loaded, their indexes being built, built (see `graphs.own_vectors`). */
+export const OWN_VECTORS_STATES = ['loading', 'indexing', 'indexed'] as const;
+export type OwnVectorsState = (typeof OWN_VECTORS_STATES)[number];
 
 export const graphKind = pgEnum('graph_kind', ['default', 'gb']);
 export const documentKind = pgEnum('document_kind', ['document', 'gb_text']);
@@ -38,10 +43,21 @@ export const graphs = pgTable(
     gbUserId: text('gb_user_id'),
     /** The gb dataset name (`main` unless asked); `default` for the default graph. */
     name: text('name').notNull(),
+    /**
+     * Where the graph keeps its search vectors (vector-width.ts, `VectorTier`): null in the shared
+     * columns every tenant's HNSW indexes cover; otherwise in its own columns (`own_embedding`, …)
+     * since a bulk load began (docs/DECISIONS.md, "Bulk mode"): `loading` while the load runs (its
+     * searches read its rows exactly), `indexing` once it ended and its own HNSW indexes are being
+     * built, `indexed` when they are.
+     */
+    ownVectors: text('own_vectors').$type<OwnVectorsState>(),
+    /** When the graph's bulk load began (null if it never had one). */
+    bulkLoadStartedAt: timestamptz('bulk_load_started_at'),
     createdAt: createdAt(),
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
+    check('graphs_own_vectors_check', sql`${t.ownVectors} IN ('loading', 'indexing', 'indexed')`),
     unique('graphs_identity_key').on(t.tenantId, t.kind, t.gbUserId, t.name).nullsNotDistinct(),
     foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
   ],
@@ -113,6 +129,11 @@ export const chunks = pgTable(
     /** The same vectors at the narrow width (the offline embedder's); a row has one width or the other. */
     embedding256: narrowEmbeddingColumn('embedding_256'),
     summaryEmbedding256: narrowEmbeddingColumn('summary_embedding_256'),
+    /** The same vectors of a graph that keeps its own (graphs.own_vectors): no shared index covers these. */
+    ownEmbedding: embeddingColumn('own_embedding'),
+    ownSummaryEmbedding: embeddingColumn('own_summary_embedding'),
+    ownEmbedding256: narrowEmbeddingColumn('own_embedding_256'),
+    ownSummaryEmbedding256: narrowEmbeddingColumn('own_summary_embedding_256'),
     embeddingModel: text('embedding_model'),
     /** Lexemes (with repeats) of the chunk's lexical text: its length for BM25 (see chunk_terms). */
     termCount: integer('term_count').notNull().default(0),
@@ -186,6 +207,12 @@ export const entities = pgTable(
     /** The same vectors at the narrow width (the offline embedder's); a row has one width or the other. */
     embedding256: narrowEmbeddingColumn('embedding_256'),
     nameEmbedding256: narrowEmbeddingColumn('name_embedding_256'),
+    /**
+     * `embedding` of a graph that keeps its own (graphs.own_vectors); the name vector stays in the
+     * shared columns: entity resolution searches names on every chunk of a load.
+     */
+    ownEmbedding: embeddingColumn('own_embedding'),
+    ownEmbedding256: narrowEmbeddingColumn('own_embedding_256'),
     embeddingModel: text('embedding_model'),
     latitude: doublePrecision('latitude'),
     longitude: doublePrecision('longitude'),
@@ -236,6 +263,9 @@ export const edges = pgTable(
     embedding: embeddingColumn('embedding'),
     /** The same vector at the narrow width (the offline embedder's); a row has one width or the other. */
     embedding256: narrowEmbeddingColumn('embedding_256'),
+    /** `embedding` of a graph that keeps its own (graphs.own_vectors). */
+    ownEmbedding: embeddingColumn('own_embedding'),
+    ownEmbedding256: narrowEmbeddingColumn('own_embedding_256'),
     embeddingModel: text('embedding_model'),
     validAt: timestamptz('valid_at'),
     invalidAt: timestamptz('invalid_at'),

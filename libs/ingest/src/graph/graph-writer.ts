@@ -78,6 +78,7 @@ export class GraphWriter {
         nameEmbedding: node.insert!.nameVector,
         embeddingModel: input.embeddingModel,
       })),
+      input.vectorTier,
     );
     const insertedIds = new Map(inserted.map((row) => [row.normalizedName, row.id]));
     for (const node of entities.created) node.id = insertedIds.get(node.insert!.normalizedName);
@@ -85,6 +86,7 @@ export class GraphWriter {
       db,
       tenantId,
       [...new Set(entities.byKey.values())].filter((node) => node.changed).map(entityPatch),
+      input.vectorTier,
     );
     for (const { kind, node } of entities.changes) {
       if (kind === 'created') changes.entities.created.push(node.id!);
@@ -126,6 +128,7 @@ export class GraphWriter {
         expiredAt: node.expiredAt,
         artifactId: input.documentId,
       })),
+      input.vectorTier,
     );
     const edgeIds = new Map(insertedEdges.map((row) => [factKey(row.sourceId, row.relation, row.targetId), row.id]));
     for (const node of edges.created) node.id = edgeIds.get(factKey(node.sourceId, node.relation, node.targetId));

@@ -1,3 +1,4 @@
+import type { VectorTier } from '@loci/db';
 import type { ExtractedEntity, ExtractedRelation } from '@loci/llm';
 
 export interface EntityToWrite extends ExtractedEntity {
@@ -22,6 +23,8 @@ export interface ExtractionWrite {
   embeddingModel: string;
   /** Cosine similarity of two name vectors from which they name the same entity. */
   resolutionThreshold: number;
+  /** Where the graph keeps its searched vectors (GraphWritesRepository.vectorTierForWrite); shared if unset. */
+  vectorTier?: VectorTier;
 }
 
 /** What a write did to the graph (the gb remember response reports it). */

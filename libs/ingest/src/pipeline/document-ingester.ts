@@ -214,6 +214,7 @@ export class DocumentIngester {
     // Writers of the same names wait for each other; one that still loses a lock conflict
     // (a deadlock with a document being deleted, say) runs its chunk again.
     return transactionRetryingConflicts(this.database.db, async (tx) => {
+      const vectorTier = await this.writes.vectorTierForWrite(tx, document.tenantId, document.graphId);
       const chunk =
         piece.index === null
           ? undefined
@@ -228,7 +229,7 @@ export class DocumentIngester {
               embedding: chunkVector,
               summaryEmbedding: summaryVector ?? null,
               embeddingModel,
-            }, chunkLexicalText(document, piece.text));
+            }, chunkLexicalText(document, piece.text), vectorTier);
       const changes = await this.writer.write(tx, {
         tenantId: document.tenantId,
         graphId: document.graphId,
@@ -239,6 +240,7 @@ export class DocumentIngester {
         relations: relations.map<RelationToWrite>((r, i) => ({ ...r, vector: relationVectors[i] })),
         embeddingModel,
         resolutionThreshold: this.settings.ingest.entityMatchThreshold,
+        vectorTier,
       });
       if (chunk) await this.documents.chunkDone(document.tenantId, document.id, tx);
       return changes;

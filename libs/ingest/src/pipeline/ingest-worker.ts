@@ -3,8 +3,9 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { inSpan } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import { errorSummary } from '@loci/db';
-import { JobQueue, JobRunner } from '../queue';
+import { Job, JobQueue, JobRunner } from '../queue';
 import { OfflineVectorsMover } from '../reembed/offline-vectors-mover';
+import { BUILD_OWN_INDEXES_JOB, BulkLoadService } from '../bulk/bulk-load.service';
 import { INGEST_DOCUMENT_JOB, IngestJobHandler } from './ingest-job';
 
 const DEFERRED_RETRY_MS = 60_000;
@@ -26,17 +27,19 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
     handler: IngestJobHandler,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly offlineVectors: OfflineVectorsMover,
+    private readonly bulkLoads: BulkLoadService,
   ) {
     this.runner = new JobRunner(queue, { logger: this.logger });
     // With tracing on, a job is a trace of its own: its statements and model calls are its children.
-    this.runner.register(INGEST_DOCUMENT_JOB, (job, context) =>
+    const traced = (job: Job, work: () => Promise<void>) =>
       inSpan(
         `job ${job.kind}`,
         { 'loci.job.kind': job.kind, 'loci.job.id': String(job.id), 'loci.job.attempt': job.attempts },
-        () => handler.handle(job, context),
+        work,
         { kind: 'consumer' },
-      ),
-    );
+      );
+    this.runner.register(INGEST_DOCUMENT_JOB, (job, context) => traced(job, () => handler.handle(job, context)));
+    this.runner.register(BUILD_OWN_INDEXES_JOB, (job) => traced(job, () => this.bulkLoads.buildOwnIndexes(job)));
   }
 
   onApplicationBootstrap(): void {
@@ -52,10 +55,16 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
     });
     // Deferred documents (cost cap reached) are tried again every minute; one still over its
     // cap defers again before any model call, so this costs a query, not money.
-    this.resumeTimer = setInterval(() => void this.resumeDeferred(), DEFERRED_RETRY_MS);
+    // Bulk loads whose client died are finished on the same beat.
+    this.resumeTimer = setInterval(() => {
+      void this.resumeDeferred();
+      void this.bulkLoads.finishIdleLoads().catch((error: unknown) => this.logger.warn(`could not finish idle bulk loads: ${errorSummary(error)}`));
+    }, DEFERRED_RETRY_MS);
     this.resumeTimer.unref();
     // Rows another offline embedder wrote are invisible to this one's questions until moved.
     this.offlineVectors.start();
+    // Own indexes a tenant deletion could not drop before its process died.
+    void this.bulkLoads.dropIndexesOfDeletedGraphs().catch((error: unknown) => this.logger.warn(`own indexes of deleted graphs: ${errorSummary(error)}`));
   }
 
   /** Puts deferred jobs (of one tenant, or all) back in the queue, e.g. after a cap was raised. */

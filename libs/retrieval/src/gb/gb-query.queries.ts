@@ -133,7 +133,7 @@ export function vectorSearchSql(scope: Scope, index: VectorIndex, vector: number
     chunks: { table: 'chunks', alias: 'c', column: 'embedding' as const, extra: chunkVisible(scope, 'c') },
     summaries: { table: 'chunks', alias: 'c', column: 'summary_embedding' as const, extra: chunkVisible(scope, 'c') },
   }[index];
-  const by = nearestBy(alias, column, vector);
+  const by = nearestBy(alias, column, vector, scope.vectorTier);
   return sql`WITH nearest AS MATERIALIZED (
       SELECT ${sql.raw(alias)}.id, ${by.distance} AS distance
       FROM ${sql.raw(table)} ${sql.raw(alias)}

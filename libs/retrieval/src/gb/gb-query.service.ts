@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { z } from 'zod';
 import { Settings, SETTINGS } from '@loci/config';
 import { DomainError, NotFoundError, ValidationError } from '@loci/common';
-import { Database, DATABASE, GraphsRepository, GraphWritesRepository, isStoreUnavailable } from '@loci/db';
+import { Database, DATABASE, GraphsRepository, GraphWritesRepository, isStoreUnavailable, vectorTierOf } from '@loci/db';
 import { gazetteer } from '@loci/geo';
 import {
   CallContext,
@@ -104,7 +104,7 @@ export class GbQueryService {
     this.checkModels(input.models);
     const graph = await this.graphs.findGbGraph(tenantId, input.userId, input.dataset);
     if (!graph) throw new NotFoundError(`dataset "${input.dataset}" does not exist for user_id "${input.userId}"`);
-    const scope: Scope = { tenantId, graphId: graph.id, ...(input.asOf ? { asOf: input.asOf } : {}) };
+    const scope: Scope = { tenantId, graphId: graph.id, vectorTier: vectorTierOf(graph), ...(input.asOf ? { asOf: input.asOf } : {}) };
     const ctx = await this.ownKeys.callContext(tenantId, requestId, 'query');
     const timed = async <T>(name: GbQueryStep['name'], work: () => Promise<T>, counts: (value: T) => GbQueryStep['counts']) => {
       const started = performance.now();
