@@ -14,6 +14,7 @@ import {
   Row,
   runQuestionStatements,
 } from './query-floor';
+import { graphTier } from './graph-tier';
 
 /**
  * "Look at EXPLAIN before you guess": every statement a `mix` question issues, as the floor
@@ -77,7 +78,8 @@ export async function runExplainBench(options: ExplainBenchOptions): Promise<Exp
   const client = new Client({ connectionString: withSessionSettings(options.databaseUrl) });
   await client.connect();
   try {
-    const explainer = new Explainer(client, scope, await hnswIndexNames(client));
+    const tiered = { ...scope, vectorTier: await graphTier(client, scope.tenantId, scope.graphId) };
+    const explainer = new Explainer(client, tiered, await hnswIndexNames(client));
     for (const q of prepared) await explainer.explainMix(q);
     return summarizeSamples(prepared.length, explainer.samples);
   } finally {

@@ -6,6 +6,7 @@ import { cpuMs, RssSampler, RssSummary } from './api-process';
 import { checkContext, HttpTarget, runContextCell } from './query-context';
 import { checkFloor, FloorClient, prepareQuestions, runFloorCell } from './query-floor';
 import { CellResult, CheckResult, QueryScenario } from './types';
+import { graphTier } from './graph-tier';
 
 /** The memory target for the API process under the query-context load. */
 export const API_RSS_LIMIT_MB = 300;
@@ -53,10 +54,11 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<QueryBe
   const wantsContext = options.scenarios.includes('query-context');
   if (wantsContext && !options.target) throw new Error('query-context needs an API to talk to');
   const questions = options.file.questions;
-  const scope = { tenantId: options.file.large_tenant.tenant_id, graphId: options.file.large_tenant.graph_id };
+  const graph = { tenantId: options.file.large_tenant.tenant_id, graphId: options.file.large_tenant.graph_id };
 
   const pool = wantsFloor ? new Pool({ connectionString: withSessionSettings(options.databaseUrl), max: options.poolMax }) : undefined;
   pool?.on('error', () => undefined);
+  const scope = pool ? { ...graph, vectorTier: await graphTier(pool, graph.tenantId, graph.graphId) } : graph;
   const floor = pool ? new FloorClient(pool, scope) : undefined;
   const prepared = wantsFloor ? prepareQuestions(questions) : [];
   const rss = wantsContext && options.target?.pid ? new RssSampler(options.target.pid).start() : undefined;

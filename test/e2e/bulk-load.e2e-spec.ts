@@ -145,9 +145,23 @@ async function placement(db: Database['db'], tenantId: string) {
   });
 
   it("builds the graph's own HNSW indexes when the load finishes, and searches plan on them", async () => {
-    const finished = await t.http.post('/v1/bulk-load/finish').set('X-API-Key', a.apiKey.key).expect(202);
-    expect(finished.body.state).toMatch(/^(indexing|indexed)$/);
-    await t.app.get(IngestWorker).drain();
+    const recorder = recordStatements(t.app);
+    try {
+      const finished = await t.http.post('/v1/bulk-load/finish').set('X-API-Key', a.apiKey.key).expect(202);
+      expect(finished.body.state).toMatch(/^(indexing|indexed)$/);
+      await t.app.get(IngestWorker).drain();
+    } finally {
+      recorder.stop();
+    }
+    // Each build on a session of its own with LOCI_BULK_INDEX_MEMORY_MB (512) of memory, reset after.
+    const session = recorder.texts.filter((text) => /maintenance_work_mem|CREATE INDEX/.test(text));
+    expect(session).toEqual(
+      Array.from({ length: 4 }, () => [
+        "SET maintenance_work_mem = '512MB'",
+        expect.stringMatching(new RegExp(`^CREATE INDEX CONCURRENTLY IF NOT EXISTS graph_${graphA}_\\w+ ON \\w+ USING hnsw`)),
+        'RESET maintenance_work_mem',
+      ]).flat(),
+    );
     expect((await bulkLoad(a.apiKey.key)).body.state).toBe('indexed');
     expect((await t.http.post('/v1/bulk-load/finish').set('X-API-Key', a.apiKey.key).expect(202)).body.state).toBe('indexed');
 

@@ -228,6 +228,7 @@ export const settingsSchema = z.object({
   LOCI_RUN_WORKER: booleanFromEnv(true),
   LOCI_MOVE_LOCAL_VECTORS: booleanFromEnv(true),
   LOCI_BULK_LOAD_GRAPHS_MAX: integerFromEnv(50, 0, 10_000),
+  LOCI_BULK_INDEX_MEMORY_MB: integerFromEnv(512, 16, 65_536),
   LOCI_BULK_LOAD_IDLE_MS: integerFromEnv(900_000, 1_000, 7 * 86_400_000),
   LOCI_SHUTDOWN_GRACE_MS: integerFromEnv(30_000, 0, 3_600_000),
   // Unset: derived from the cores and the model slots (settings.ts, defaultWorkerConcurrency).

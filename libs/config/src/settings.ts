@@ -124,6 +124,11 @@ export interface IngestSettings {
   bulkLoadGraphsMax: number;
   /** A bulk load with nothing uploaded or ingested for this long is finished by the worker (LOCI_BULK_LOAD_IDLE_MS). */
   bulkLoadIdleMs: number;
+  /**
+   * maintenance_work_mem of the session that builds a graph's own HNSW index, in MB
+   * (LOCI_BULK_INDEX_MEMORY_MB): a build that outgrows it goes on several times slower.
+   */
+  bulkIndexMemoryMb: number;
   /** Documents one process ingests at once: LOCI_WORKER_CONCURRENCY, else `defaultWorkerConcurrency`. */
   workerConcurrency: number;
   /**
@@ -297,6 +302,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       moveLocalVectors: raw.LOCI_MOVE_LOCAL_VECTORS,
       bulkLoadGraphsMax: raw.LOCI_BULK_LOAD_GRAPHS_MAX,
       bulkLoadIdleMs: raw.LOCI_BULK_LOAD_IDLE_MS,
+      bulkIndexMemoryMb: raw.LOCI_BULK_INDEX_MEMORY_MB,
       workerConcurrency:
         raw.LOCI_WORKER_CONCURRENCY ??
         defaultWorkerConcurrency({

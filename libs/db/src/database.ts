@@ -17,6 +17,13 @@ export interface Database {
   ping(): Promise<void>;
   /** The connection pool's state (PostgreSQL); PGlite has one in-process session and none. */
   poolStats?(): PoolStats;
+  /**
+   * Runs `work` on one pooled connection, outside any transaction (PostgreSQL): for session
+   * settings a statement that cannot run in a transaction needs (CREATE INDEX CONCURRENTLY's
+   * memory). `work` must leave the session as it found it; a connection that failed is
+   * discarded rather than returned to the pool.
+   */
+  onOneSession?<T>(work: (session: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

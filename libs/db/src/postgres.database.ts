@@ -49,6 +49,21 @@ export class PostgresDatabase implements Database {
     }
   }
 
+  async onOneSession<T>(work: (session: Db) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let failure: Error | undefined;
+    try {
+      return await work(drizzle(client, { schema }) as unknown as Db);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      // Released with the error, pg-pool closes it: a session whose work failed half-way may
+      // keep a setting it was to reset.
+      client.release(failure);
+    }
+  }
+
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
   }

@@ -140,7 +140,7 @@ export class BulkLoadService {
     if (state !== 'indexing') return; // deleted with its tenant, or built by an earlier attempt
     const started = performance.now();
     const indexes = await this.bulk.ownColumnsInUse(job.tenantId, graphId);
-    for (const index of indexes) await this.bulk.buildOwnIndex(graphId, index);
+    for (const index of indexes) await this.bulk.buildOwnIndex(graphId, index, this.settings.ingest.bulkIndexMemoryMb);
     await this.database.db.transaction(async (tx) => {
       if ((await this.bulk.lockState(tx, job.tenantId, graphId)) === 'indexing') {
         await this.bulk.setState(tx, job.tenantId, graphId, 'indexed');
