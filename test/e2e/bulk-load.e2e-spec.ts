@@ -250,6 +250,10 @@ async function placement(db: Database['db'], tenantId: string) {
     const owned = sql`SELECT count(*)::int AS n FROM pg_class WHERE relkind = 'i' AND relname LIKE ${`graph_${graphA}_%`}`;
     expect((await queryRows<{ n: number }>(db, owned))[0].n).toBe(4);
     await t.app.get(TenantLifecycleService).delete(a.tenant.id);
+    // Dropped after the deletion's answer, in the background.
+    for (let waited = 0; (await queryRows<{ n: number }>(db, owned))[0].n > 0 && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect((await queryRows<{ n: number }>(db, owned))[0].n).toBe(0);
     expect(await t.app.get(BulkLoadRepository).ownIndexesOfDeletedGraphs()).toEqual([]);
   });
@@ -275,6 +279,25 @@ async function placement(db: Database['db'], tenantId: string) {
     await t.app.get(IngestWorker).drain();
     expect((await bulkLoad(b.apiKey.key)).body.state).toBe('indexed');
     expect(await foundByVector(b.tenant.id, 'Who keeps the Windmere observatory telescope?')).toEqual([DOCS.other.text]);
+  });
+});
+
+(onPostgres ? describe : describe.skip)('bulk mode: the store maximum under concurrent begins (PostgreSQL)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, LOCI_BULK_LOAD_GRAPHS_MAX: '1' });
+  });
+  afterAll(() => t.close());
+
+  it('lets exactly one of several tenants beginning at once past a maximum of one', async () => {
+    const casts = await Promise.all(Array.from({ length: 4 }, () => createTenantWithPeople(t.app)));
+    const answers = await Promise.all(casts.map((cast) => t.http.post('/v1/bulk-load').set('X-API-Key', cast.apiKey.key)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409]);
+    const [{ n }] = await queryRows<{ n: number }>(
+      t.app.get<Database>(DATABASE).db,
+      sql`SELECT count(*)::int AS n FROM graphs WHERE own_vectors IS NOT NULL`,
+    );
+    expect(n).toBe(1);
   });
 });
 

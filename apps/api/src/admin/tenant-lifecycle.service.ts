@@ -62,8 +62,9 @@ export class TenantLifecycleService {
     if (!(await this.lifecycle.delete(tenantId))) throw new NotFoundError('No such tenant.');
     this.status.remember(tenantId, 'gone');
     await this.spend.limitsChanged();
-    // A bulk-loaded graph's own indexes are not rows: they go after the rows (DECISIONS, "Bulk mode").
-    await this.bulkLoads.dropIndexesOfDeletedGraphs().catch((error: unknown) =>
+    // A bulk-loaded graph's own indexes are not rows: they go after the rows (DECISIONS, "Bulk
+    // mode"), without the operator waiting (a drop waits for a build of the same table to end).
+    void this.bulkLoads.dropIndexesOfDeletedGraphs().catch((error: unknown) =>
       this.logger.warn(`tenant ${tenantId} deleted, but its graphs' own indexes could not be dropped yet: ${error instanceof Error ? error.message : error}`),
     );
     try {

@@ -98,6 +98,11 @@ export class BulkLoadRepository {
     return rows.map((row) => ({ tenantId: row.tenant_id, graphId: Number(row.id) }));
   }
 
+  /** Waits for other bulk loads beginning (until the transaction ends): their count is checked against a maximum. */
+  async serializeBegins(tx: Db): Promise<void> {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('loci.bulk-load.begin'))`);
+  }
+
   /** Graphs of the whole store that keep their own vectors (each has its own indexes, or will). */
   async graphsWithOwnVectors(db: Db = this.database.db): Promise<number> {
     const [row] = await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM graphs WHERE own_vectors IS NOT NULL`);

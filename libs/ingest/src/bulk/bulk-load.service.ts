@@ -66,6 +66,8 @@ export class BulkLoadService {
         );
       }
       const max = this.settings.ingest.bulkLoadGraphsMax;
+      // Begins of different graphs count the same graphs: one at a time, so the maximum holds.
+      await this.bulk.serializeBegins(tx);
       if ((await this.bulk.graphsWithOwnVectors(tx)) >= max) {
         throw new ConflictError(
           max === 0 ? 'Bulk mode is turned off on this server.' : `This server holds its maximum of ${max} graphs with indexes of their own; upload without bulk mode.`,
