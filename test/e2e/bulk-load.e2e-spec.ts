@@ -11,7 +11,8 @@ import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder'
  * graph whose load begins keeps its searched vectors in its own columns, which no shared HNSW
  * index covers; its questions find them all the while; when the load ends the worker builds the
  * graph's own HNSW indexes, and searches plan on them. Other tenants' graphs are untouched.
- * On PostgreSQL; the embedded store refuses bulk mode (its build would hold the API's thread).
+ * On PostgreSQL; the embedded store refuses bulk mode (its build would hold the API's thread):
+ * test/contract/bulk-mode.contract-spec.ts, which runs on both stores.
  */
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const MODEL = 'local:local-hash-v1';
@@ -298,20 +299,5 @@ async function placement(db: Database['db'], tenantId: string) {
       sql`SELECT count(*)::int AS n FROM graphs WHERE own_vectors IS NOT NULL`,
     );
     expect(n).toBe(1);
-  });
-});
-
-(onPostgres ? describe.skip : describe)('bulk mode (PGlite)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined });
-  });
-  afterAll(() => t.close());
-
-  it('refuses to begin a bulk load on the embedded store, and the graph stays as it was', async () => {
-    const cast = await createTenantWithPeople(t.app);
-    const refused = await t.http.post('/v1/bulk-load').set('X-API-Key', cast.apiKey.key).expect(409);
-    expect(JSON.stringify(refused.body)).toContain('PostgreSQL');
-    expect((await t.http.get('/v1/bulk-load').set('X-API-Key', cast.apiKey.key).expect(200)).body).toEqual({ state: 'none', started_at: null });
   });
 });
