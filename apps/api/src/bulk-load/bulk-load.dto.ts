@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { OWN_VECTORS_STATES } from '@loci/db';
 import { named } from '@loci/http';
 import type { BulkLoadStatus } from '@loci/ingest';
 
 /** The tenant graph's bulk load (docs/DECISIONS.md, "Bulk mode: a graph's own HNSW tier"). */
 export const bulkLoadResponse = z.object({
   state: z
-    .enum(['none', 'loading', 'indexing', 'indexed'])
+    .enum(['none', ...OWN_VECTORS_STATES])
     .describe(
       'none: no bulk load; loading: documents uploaded now are loaded without upkeep of shared indexes; indexing: the load ended and the graph\'s own indexes are being built; indexed: they are built',
     ),

@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { and, eq, inArray, isNull, SQL, sql } from 'drizzle-orm';
 import { Database, DATABASE, Db, queryRows } from '../database';
 import { lexemesOf } from '../lexical';
+import { EMBEDDING_DIMENSIONS, NARROW_EMBEDDING_DIMENSIONS } from '../schema/columns';
 import { halfvecParam } from '../vector-text';
 import { vectorRowsAStatement } from '../vector-rows-a-statement';
 import { NARROW_VECTOR, placeByWidth, QUERY_VECTOR, tierColumn, vectorColumnAt, VectorTier, WIDE_VECTOR } from '../vector-width';
@@ -297,7 +298,7 @@ export class GraphWritesRepository {
       );
       const column = tierColumn('embedding', tier);
       await db.execute(sql`UPDATE entities AS e SET description = v.description, type = v.type,
-          ${sql.raw(vectorColumnAt(column, 1024))} = v.wide, ${sql.raw(vectorColumnAt(column, 256))} = v.narrow, updated_at = now()
+          ${sql.raw(vectorColumnAt(column, EMBEDDING_DIMENSIONS))} = v.wide, ${sql.raw(vectorColumnAt(column, NARROW_EMBEDDING_DIMENSIONS))} = v.narrow, updated_at = now()
         FROM (VALUES ${values}) AS v(id, description, type, wide, narrow)
         WHERE e.tenant_id = ${tenantId} AND e.id = v.id`);
     }
