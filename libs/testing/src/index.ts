@@ -14,3 +14,4 @@ export * from './statements';
 export * from './otlp-receiver';
 export * from './embedding-models';
 export * from './private-redis';
+export * from './health-probe';
