@@ -8,3 +8,4 @@ export * from './fastapi-validation';
 export * from './text-fields';
 export * from './openapi-schemas';
 export * from './openapi-errors';
+export * from './multipart-upload';

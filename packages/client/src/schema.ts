@@ -4203,7 +4203,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentSubmitted"];
                 };
             };
-            /** @description The request is not valid: each field problem is named. */
+            /** @description The request is not valid: each field problem is named; or the multipart body is malformed (a part's headers over 16 KiB, a field name with brackets, the file in a field other than `file`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4230,7 +4230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body or the file is larger than the route accepts (20 MiB for a file). */
+            /** @description The body is larger than the route accepts: a JSON body over 1 MiB; or a multipart file over 20 MiB, a second file, more than 8 text fields, a text field over 8 KiB, a field name over 100 bytes, or more than 10 parts. The message names the limit. */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,4 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
 import {
   ApiAcceptedResponse,
   ApiBearerAuth,
@@ -13,7 +12,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { NotFoundError, toStorableText, ValidationError } from '@loci/common';
-import { openApiSchemaOf, refTo, ValidQuery, ZodValidationPipe, ApiErrors } from '@loci/http';
+import { openApiSchemaOf, refTo, ValidQuery, ZodValidationPipe, ApiErrors, BoundedFileInterceptor, MultipartLimits } from '@loci/http';
 import { DocumentsService } from '@loci/ingest';
 import { tenantIdOf } from '../tenant-scope';
 import {
@@ -48,6 +47,18 @@ const UPLOAD_BODY: Record<string, any> = { 'x-loci-by-media-type': {
 /** Uploads larger than this are refused with 413 before they are read into memory whole. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
+/**
+ * A multipart upload is one file beside `name` (at most 500 characters, 2000 bytes in UTF-8)
+ * and `document_date`: room for a few more fields and parts, nothing like a body of fields.
+ */
+export const UPLOAD_LIMITS: MultipartLimits = {
+  fileBytes: MAX_UPLOAD_BYTES,
+  fields: 8,
+  fieldBytes: 8 * 1024,
+  fieldNameBytes: 100,
+  parts: 10,
+};
+
 interface UploadedDocumentFile {
   buffer: Buffer;
   originalname: string;
@@ -71,9 +82,14 @@ export class DocumentsController {
     description:
       'Adds a document to the tenant graph, as JSON (`name`, `text`) or as a multipart upload of a `file` (.txt, .md, .html, .pdf); answered at once (202) and ingested in the background. The same content uploaded again answers 200 with the earlier document.',
   })
-  @ApiErrors({ 413: 'The body or the file is larger than the route accepts (20 MiB for a file).', 415: 'The file is not .txt, .md, .html or .pdf, or the body is neither JSON nor multipart.', 422: 'The file could not be read (a broken PDF).' })
+  @ApiErrors({
+    400: 'The request is not valid: each field problem is named; or the multipart body is malformed (a part\'s headers over 16 KiB, a field name with brackets, the file in a field other than `file`).',
+    413: 'The body is larger than the route accepts: a JSON body over 1 MiB; or a multipart file over 20 MiB, a second file, more than 8 text fields, a text field over 8 KiB, a field name over 100 bytes, or more than 10 parts. The message names the limit.',
+    415: 'The file is not .txt, .md, .html or .pdf, or the body is neither JSON nor multipart.',
+    422: 'The file could not be read (a broken PDF).',
+  })
   @ApiKeyAllowed({ scope: 'write' })
-  @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
+  @UseInterceptors(BoundedFileInterceptor('file', UPLOAD_LIMITS))
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({ description: 'JSON, or a multipart upload of one `file`.', schema: UPLOAD_BODY })
   @ApiAcceptedResponse({ description: 'Queued for ingestion.', schema: openApiSchemaOf(submittedResponse, 'output') })
