@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { PlatformLimitsRepository, PostgresDatabase, SpendLedgerRepository, TenantsRepository } from '@loci/db';
+import { PlatformLimitsRepository, PostgresDatabase, QuestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { limitKeys, LimitStore, MemoryLimitStore, RedisLimitStore, SpendControl, SpendScope } from '@loci/quota';
 import { LatencySummary, summarize } from '../stats';
 
@@ -243,10 +243,14 @@ async function spendControlSubject(store: LimitStore, pg: StatementCounter): Pro
     dailyQueryQuota: 1_000_000_000,
     maxConcurrentQueries: 1000,
   });
-  const spend = new SpendControl(store, tenants, new PlatformLimitsRepository(pg.database), new SpendLedgerRepository(pg.database), {
-    slotLeaseMs: 60_000,
-    reservationLeaseMs: 600_000,
-  });
+  const spend = new SpendControl(
+    store,
+    tenants,
+    new PlatformLimitsRepository(pg.database),
+    new SpendLedgerRepository(pg.database),
+    { slotLeaseMs: 60_000, reservationLeaseMs: 600_000 },
+    new QuestionCountsRepository(pg.database),
+  );
   return {
     keyPatterns: [`loci:{t:${tenant.id}}:*`],
     async run() {

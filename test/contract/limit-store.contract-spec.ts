@@ -272,7 +272,7 @@ describe(`limit-store contract (${label})`, () => {
         window: await today(),
         slot: { key: slots, leaseId: 'a', limit: 2, leaseMs: 60_000 },
         scopes: [month, day],
-        quota: { key: quota, limit: 5, ttlMs: 60_000 },
+        quota: { key: quota, limit: 5, ttlMs: 60_000, seed: 0 },
       };
       await expect(store.admit(request)).resolves.toEqual({ ok: true, slotsActive: 1, quotaCount: 1 });
       await expect(other.admit({ ...request, slot: { ...request.slot, leaseId: 'b' } })).resolves.toEqual({ ok: true, slotsActive: 2, quotaCount: 2 });
@@ -306,7 +306,7 @@ describe(`limit-store contract (${label})`, () => {
       const [month, day] = await seeded(scope('month', 5_000), scope('day', 2_000));
       const slots = key('slots');
       const quota = key('quota');
-      const base = { window: await today(), scopes: [month, day], quota: { key: quota, limit: 5, ttlMs: 60_000 } };
+      const base = { window: await today(), scopes: [month, day], quota: { key: quota, limit: 5, ttlMs: 60_000, seed: 0 } };
       await store.acquireSlot(slots, 'holder', 1, 60_000);
       await expect(store.admit({ ...base, slot: { key: slots, leaseId: 'x', limit: 1, leaseMs: 60_000 } })).resolves.toEqual({ ok: false, reason: 'slot', active: 1 });
       await expect(store.quotaCount(quota)).resolves.toBe(0);
@@ -344,7 +344,7 @@ describe(`limit-store contract (${label})`, () => {
         window: { fromMs: 0, toMs: 8_640_000_000_000 },
         slot: { key: slots, leaseId, limit: 5, leaseMs: 60_000 },
         scopes: [day],
-        quota: { key: quota, limit: 1, ttlMs: 60_000 },
+        quota: { key: quota, limit: 1, ttlMs: 60_000, seed: 0 },
       });
       await expect(store.admit(request('a'))).resolves.toMatchObject({ ok: true, quotaCount: 1 });
       await expect(store.admit(request('b'))).resolves.toEqual({ ok: false, reason: 'quota', count: 1 });
@@ -381,6 +381,70 @@ describe(`limit-store contract (${label})`, () => {
       await expect(store.committed(lost.key)).resolves.toBe(800);
     });
 
+    it('a quota counter not seeded takes nothing; the seed is set if absent and counted in the same step', async () => {
+      const [day] = await seeded(scope('day', null));
+      const slots = key('slots');
+      const quota = key('quota');
+      const window = await today();
+      const request = (leaseId: string, seed?: number) => ({
+        window,
+        slot: { key: slots, leaseId, limit: 5, leaseMs: 60_000 },
+        scopes: [day],
+        quota: { key: quota, limit: 5, ttlMs: 60_000, ...(seed === undefined ? {} : { seed }) },
+      });
+      await expect(store.admit(request('a'))).resolves.toEqual({ ok: false, reason: 'unseeded', scopeIndexes: [], quota: true });
+      await expect(store.seeded([quota])).resolves.toEqual([false]);
+      await expect(store.quotaCount(quota)).resolves.toBe(0);
+      await expect(store.releaseSlot(slots, 'a')).resolves.toBe(false); // no slot was taken
+      // The count on record (3) is set and this question counted on it: 4.
+      await expect(store.admit(request('a', 3))).resolves.toEqual({ ok: true, slotsActive: 1, quotaCount: 4 });
+      await expect(store.seeded([quota])).resolves.toEqual([true]);
+      // A late seeder (it read the record before) changes nothing: set-if-absent, never additive.
+      await expect(other.admit(request('b', 0))).resolves.toMatchObject({ ok: true, quotaCount: 5 });
+      await expect(store.admit(request('c'))).resolves.toEqual({ ok: false, reason: 'quota', count: 5 });
+    });
+
+    it('names an unseeded quota beside unseeded scopes, in one answer', async () => {
+      const day = scope('day', null);
+      const quota = key('quota');
+      await expect(store.admit({ window: await today(), scopes: [day], quota: { key: quota, limit: 5, ttlMs: 60_000 } })).resolves.toEqual({
+        ok: false,
+        reason: 'unseeded',
+        scopeIndexes: [0],
+        quota: true,
+      });
+      // A seed given for the quota is set even when a scope still needs seeding (nothing is counted).
+      await expect(store.admit({ window: await today(), scopes: [day], quota: { key: quota, limit: 5, ttlMs: 60_000, seed: 2 } })).resolves.toEqual({
+        ok: false,
+        reason: 'unseeded',
+        scopeIndexes: [0],
+      });
+      await expect(store.quotaCount(quota)).resolves.toBe(2);
+    });
+
+    it('keeps a quota counter that exists without its seeded mark (counted before the record was kept)', async () => {
+      const [day] = await seeded(scope('day', null));
+      const quota = key('quota');
+      await store.consumeQuota(quota, 10, 60_000);
+      await store.consumeQuota(quota, 10, 60_000);
+      await expect(store.admit({ window: await today(), scopes: [day], quota: { key: quota, limit: 5, ttlMs: 60_000, seed: 0 } })).resolves.toMatchObject({
+        ok: true,
+        quotaCount: 3,
+      });
+    });
+
+    it('quota limit 5 on record 2, 10 concurrent seeding admissions from two instances: exactly 3 admitted', async () => {
+      const [day] = await seeded(scope('day', null));
+      const quota = key('quota');
+      const window = await today();
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store).admit({ window, scopes: [day], quota: { key: quota, limit: 5, ttlMs: 60_000, seed: 2 } })),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(3);
+      expect(results.filter((r) => !r.ok && r.reason === 'quota')).toHaveLength(7);
+      await expect(store.quotaCount(quota)).resolves.toBe(5);
+    });
+
     it('slot limit 2, 10 concurrent admissions from two instances: exactly 2 admitted, quota counted 2', async () => {
       const [day] = await seeded(scope('day', null));
       const slots = key('slots');
@@ -388,7 +452,7 @@ describe(`limit-store contract (${label})`, () => {
       const window = await today();
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          (i % 2 ? other : store).admit({ window, slot: { key: slots, leaseId: `l${i}`, limit: 2, leaseMs: 60_000 }, scopes: [day], quota: { key: quota, limit: 100, ttlMs: 60_000 } }),
+          (i % 2 ? other : store).admit({ window, slot: { key: slots, leaseId: `l${i}`, limit: 2, leaseMs: 60_000 }, scopes: [day], quota: { key: quota, limit: 100, ttlMs: 60_000, seed: 0 } }),
         ),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(2);
@@ -409,7 +473,7 @@ describe(`limit-store contract (${label})`, () => {
       await store.seedCommitted(day, 0);
       const slots = key('slots');
       const quota = key('quota');
-      const request = { window: await today(), slot: { key: slots, leaseId: 'a', limit: 1, leaseMs: 60_000 }, scopes: [day], quota: { key: quota, limit: 5, ttlMs: 60_000 } };
+      const request = { window: await today(), slot: { key: slots, leaseId: 'a', limit: 1, leaseMs: 60_000 }, scopes: [day], quota: { key: quota, limit: 5, ttlMs: 60_000, seed: 0 } };
       const stale = await store.admit({ ...request, limitsVersion: 'unknown' });
       expect(stale).toMatchObject({ ok: false, reason: 'limits', version: expect.stringMatching(/^\d+$/) });
       await expect(store.quotaCount(quota)).resolves.toBe(0);

@@ -17,6 +17,7 @@ import {
   openDatabase,
   PgliteDatabase,
   PostgresDatabase,
+  QuestionCountsRepository,
   queryRows,
   shippedMigrationCount,
   sqlState,
@@ -381,6 +382,25 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         return queryRows<Record<string, string>>(tx, sql`EXPLAIN ${nearestByNameThroughIndexSql(tenantId, graphId, asked)}`);
       });
       expect(plan.map((row) => Object.values(row).join(' ')).join('\n')).toContain('entities_name_embedding_hnsw');
+    });
+  });
+
+  describe('question counts (the daily quota on record)', () => {
+    it('counts concurrent additions each once, per tenant and day, and gives back never below 0', async () => {
+      const { tenantId } = await createTenantWithGraph();
+      const { tenantId: otherTenant } = await createTenantWithGraph();
+      const questions = new QuestionCountsRepository(database);
+      await expect(questions.count(tenantId, '2031-01-02')).resolves.toBe(0);
+      await Promise.all(Array.from({ length: 5 }, () => questions.add(tenantId, '2031-01-02')));
+      await questions.add(tenantId, '2031-01-03');
+      await questions.giveBack(tenantId, '2031-01-02');
+      await expect(questions.count(tenantId, '2031-01-02')).resolves.toBe(4);
+      await expect(questions.count(tenantId, '2031-01-03')).resolves.toBe(1);
+      await expect(questions.count(otherTenant, '2031-01-02')).resolves.toBe(0);
+      for (let i = 0; i < 3; i++) await questions.giveBack(tenantId, '2031-01-03');
+      await questions.giveBack(otherTenant, '2031-01-02'); // nothing on record: nothing to give back
+      await expect(questions.count(tenantId, '2031-01-03')).resolves.toBe(0);
+      await expect(questions.count(otherTenant, '2031-01-02')).resolves.toBe(0);
     });
   });
 

@@ -14,6 +14,7 @@ interface ComposeService {
   restart?: string;
   environment?: Record<string, string>;
   volumes?: string[];
+  command?: string[];
   healthcheck?: { test?: string[]; disable?: boolean };
   depends_on?: Record<string, { condition: string }>;
 }
@@ -60,6 +61,13 @@ describe('deployment: Dockerfile and docker-compose.yml', () => {
     expect(worker.environment?.LOCI_MIGRATE_ON_START).toBe('false');
     expect(api.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
     for (const [name, service] of Object.entries(compose.services)) expect({ name, restart: service.restart }).toEqual({ name, restart: 'unless-stopped' });
+  });
+
+  it('runs Redis with its append-only file on a named volume, so a restart keeps its counters', () => {
+    const command = redis.command ?? [];
+    expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
+    expect(redis.volumes).toContain('redisdata:/data');
+    expect(Object.keys(compose.volumes)).toContain('redisdata');
   });
 
   it('keeps .env, local data and bench data out of the build context', () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PlatformLimitsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
+import { PlatformLimitsRepository, QuestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { AdmissionRequest, LIMIT_ROWS_TTL_MS, LimitRows, MemoryLimitStore, RedisLimitStore, SpendControl } from '@loci/quota';
 import { createTenant, startTestApp, TestApp } from '@loci/testing';
 
@@ -135,10 +135,14 @@ describe('cached limit rows', () => {
       }
     }
     const store = new BurstyStore();
-    const control = new SpendControl(store, repo, t.app.get(PlatformLimitsRepository), t.app.get(SpendLedgerRepository), {
-      slotLeaseMs: 60_000,
-      reservationLeaseMs: 60_000,
-    });
+    const control = new SpendControl(
+      store,
+      repo,
+      t.app.get(PlatformLimitsRepository),
+      t.app.get(SpendLedgerRepository),
+      { slotLeaseMs: 60_000, reservationLeaseMs: 60_000 },
+      t.app.get(QuestionCountsRepository),
+    );
     try {
       for (let i = 0; i < 3; i++) {
         const quotaBefore = quota;

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import Redis from 'ioredis';
 import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { Database, DATABASE, inferences, InferencesRepository, PlatformLimitsRepository, queryRows, SpendLedgerRepository, TenantsRepository } from '@loci/db';
+import { Database, DATABASE, inferences, InferencesRepository, PlatformLimitsRepository, QuestionCountsRepository, queryRows, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
 import { LIMIT_STORE, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
 import { createLimitedTenant, createTenant, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
@@ -122,7 +122,7 @@ describe('spend control under faults', () => {
     const lastSeconds = today - 5_000; // yesterday 23:59:55 on the store's clock, today on this one
     const own = new MemoryLimitStore(() => lastSeconds);
     const leases = { slotLeaseMs: 60_000, reservationLeaseMs: 60_000 };
-    const control = new SpendControl(own, t.app.get(TenantsRepository), t.app.get(PlatformLimitsRepository), t.app.get(SpendLedgerRepository), leases);
+    const control = new SpendControl(own, t.app.get(TenantsRepository), t.app.get(PlatformLimitsRepository), t.app.get(SpendLedgerRepository), leases, t.app.get(QuestionCountsRepository));
     const tenant = await createTenant(t.app);
     const reservation = await control.reserve(tenant.id, randomUUID(), 1_000);
     expect(utcDay(reservation.at.getTime())).toBe(utcDay(lastSeconds));
@@ -201,6 +201,7 @@ describe('spend control under faults', () => {
       t.app.get(PlatformLimitsRepository),
       t.app.get(SpendLedgerRepository),
       t.settings.limits,
+      t.app.get(QuestionCountsRepository),
     );
     const { tenant } = await tenantWith({});
     const { now, day } = await windows();

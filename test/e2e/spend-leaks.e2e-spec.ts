@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LimitSettings } from '@loci/config';
-import { InferencesRepository, PlatformLimitsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
+import { InferencesRepository, PlatformLimitsRepository, QuestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { LIMIT_STORE, LimitedClient, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
 import { createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
 
@@ -160,7 +160,7 @@ describe('spend control leaks nothing', () => {
     }
 
     const controlOn = (own: LimitStore, leases: LimitSettings) =>
-      new SpendControl(own, t.app.get(TenantsRepository), t.app.get(PlatformLimitsRepository), t.app.get(SpendLedgerRepository), leases);
+      new SpendControl(own, t.app.get(TenantsRepository), t.app.get(PlatformLimitsRepository), t.app.get(SpendLedgerRepository), leases, t.app.get(QuestionCountsRepository));
 
     it('a double release or a release after expiry frees nothing else: not a slot, not a reservation', async () => {
       // Noon UTC today on the store's clock, so the window holds whatever the test advances.

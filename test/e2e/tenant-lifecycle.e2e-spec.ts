@@ -204,11 +204,13 @@ describe('tenant lifecycle (e2e)', () => {
       return found.sort();
     }
 
-    /** Something in every table: a processed document, gb memory, answered and refused questions. */
+    /** Something in every table: a processed document, gb memory, answered (and counted) and refused questions. */
     async function populate(cast: Cast): Promise<void> {
       await upload(cast, `Dana Scully works at the FBI in Washington ${randomUUID()}.`).expect(202);
       await worker().drain();
       await t.http.post('/v1/gb/remember').set('X-API-Key', cast.apiKey.key).send({ user_id: 'u1', text: 'Fox Mulder lives in Virginia.' }).expect(200);
+      // Under a quota, so the answered question is on record (question_counts).
+      await asOperator.patch(`/v1/admin/tenants/${cast.tenant.id}/limits`, { daily_query_quota: 10 }).expect(200);
       await t.http.post('/v1/query').set(bearer(cast.member.token)).send({ query: 'Where does Dana Scully work?' }).expect(200);
       await asOperator.patch(`/v1/admin/tenants/${cast.tenant.id}/limits`, { daily_query_quota: 0 }).expect(200);
       await t.http.post('/v1/query').set(bearer(cast.member.token)).send({ query: 'Where does Dana Scully work?' }).expect(429);

@@ -13,6 +13,7 @@ import { GraphsRepository } from './repositories/graphs.repository';
 import { InferencesRepository } from './repositories/inferences.repository';
 import { LimitRefusalsRepository } from './repositories/limit-refusals.repository';
 import { PlatformLimitsRepository } from './repositories/platform-limits.repository';
+import { QuestionCountsRepository } from './repositories/question-counts.repository';
 import { ReembedRepository } from './repositories/reembed.repository';
 import { RequestLogsRepository } from './repositories/request-logs.repository';
 import { SpendLedgerRepository } from './repositories/spend-ledger.repository';
@@ -52,6 +53,7 @@ const repositories = [
   UsageRepository,
   SpendLedgerRepository,
   LimitRefusalsRepository,
+  QuestionCountsRepository,
   TenantLifecycleRepository,
   TenantExportRepository,
   ReembedRepository,

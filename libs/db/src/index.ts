@@ -24,6 +24,7 @@ export * from './repositories/graphs.repository';
 export * from './repositories/inferences.repository';
 export * from './repositories/limit-refusals.repository';
 export * from './repositories/platform-limits.repository';
+export * from './repositories/question-counts.repository';
 export * from './repositories/reembed.repository';
 export * from './repositories/request-logs.repository';
 export * from './repositories/spend-ledger.repository';

@@ -240,15 +240,17 @@ return redis.call('DECR', KEYS[1])
 
 /**
  * A request's whole admission in one script (AdmissionRequest): window, seeded marks, slot,
- * caps, quota; nothing is taken unless all pass.
- * KEYS: slot zset, quota counter, then 5 per scope (S, exp, amt, sum, seeded marker), then
- *       the limits version key.
+ * caps, quota; nothing is taken unless all pass. A quota seed (the day's count on record) is
+ * set if the counter is absent (NX) and marked seeded here, before the quota is checked and
+ * counted: concurrent seeders cannot add to each other, and no count lands in an unseeded counter.
+ * KEYS: slot zset, quota counter, quota seeded marker, then 5 per scope (S, exp, amt, sum,
+ *       seeded marker), then the limits version key.
  * ARGV: leaseId, slot limit ('' = none), slot leaseMs, quota limit ('' = none), quota ttlMs,
  *       window from, window to, n, then per scope: cap ('' = unlimited); then the limits version
- *       the caller read its limits under ('' = not checked).
- * Reply: {'ok', active|-1, count|-1} | {'limits', version} | {'window', now} | {'unseeded', {i...}}
- *        | {'slot', active} | {'caps', {i, committed, i, committed...}} | {'quota', count}
- *        (scope indexes from 0).
+ *       the caller read its limits under ('' = not checked); then the quota seed ('' = none).
+ * Reply: {'ok', active|-1, count|-1} | {'limits', version} | {'window', now}
+ *        | {'unseeded', {i...}, quota unseeded 1|0} | {'slot', active}
+ *        | {'caps', {i, committed, i, committed...}} | {'quota', count} (scope indexes from 0).
  */
 export const ADMIT = script(`
 local expected = ARGV[9 + tonumber(ARGV[8])]
@@ -260,9 +262,19 @@ if now < tonumber(ARGV[6]) or now >= tonumber(ARGV[7]) then return {'window', st
 local n = tonumber(ARGV[8])
 local unseeded = {}
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[3 + (i - 1) * 5 + 4]) == 0 then table.insert(unseeded, i - 1) end
+  if redis.call('EXISTS', KEYS[4 + (i - 1) * 5 + 4]) == 0 then table.insert(unseeded, i - 1) end
 end
-if #unseeded > 0 then return {'unseeded', unseeded} end
+local quota_unseeded = 0
+if ARGV[4] ~= '' and redis.call('EXISTS', KEYS[3]) == 0 then
+  local seed = ARGV[10 + n]
+  if seed and seed ~= '' then
+    redis.call('SET', KEYS[2], seed, 'PX', ARGV[5], 'NX')
+    redis.call('SET', KEYS[3], '1', 'PX', ARGV[5])
+  else
+    quota_unseeded = 1
+  end
+end
+if #unseeded > 0 or quota_unseeded == 1 then return {'unseeded', unseeded, quota_unseeded} end
 local slotted = ARGV[2] ~= ''
 if slotted then
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -273,7 +285,7 @@ local full = {}
 for i = 1, n do
   local cap = ARGV[8 + i]
   if cap ~= '' then
-    local b = 3 + (i - 1) * 5
+    local b = 4 + (i - 1) * 5
     sweep(b)
     local c = committed(b)
     if c >= tonumber(cap) then

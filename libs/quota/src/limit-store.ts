@@ -48,7 +48,14 @@ export interface AdmissionRequest {
   window: { fromMs: number; toMs: number };
   slot?: { key: string; leaseId: string; limit: number; leaseMs: number };
   scopes: Array<{ key: string; capMicros: number | null }>;
-  quota?: { key: string; limit: number; ttlMs: number };
+  /**
+   * The daily question quota. Its counter is a cache of the count on record in PostgreSQL, like
+   * the spend counters of the ledger: until it is seeded in this store for its window the answer
+   * is `unseeded` with `quota: true`, nothing taken; the caller reads the day's count on record
+   * and asks again with it as `seed`, which the same atomic step sets if the counter is absent
+   * (never additive: concurrent seeders cannot add twice) and marks seeded for ttlMs.
+   */
+  quota?: { key: string; limit: number; ttlMs: number; seed?: number };
   /**
    * The limits version (LimitStore.bumpLimitsVersion) under which the caller read the limit rows
    * its caps, quota and slot limit come from; when the store's version is another, nothing is
@@ -61,8 +68,11 @@ export type AdmissionResult =
   | { ok: true; slotsActive: number | null; quotaCount: number | null }
   /** The server's clock is outside the window the keys were named for: name them again from nowMs. */
   | { ok: false; reason: 'window'; nowMs: number }
-  /** These scopes' counters are not seeded in this store (flushed, new): seed, then ask again. */
-  | { ok: false; reason: 'unseeded'; scopeIndexes: number[] }
+  /**
+   * These scopes' counters (and, `quota: true`, the quota's) are not seeded in this store
+   * (flushed, new): seed them, then ask again.
+   */
+  | { ok: false; reason: 'unseeded'; scopeIndexes: number[]; quota?: true }
   | { ok: false; reason: 'slot'; active: number }
   /** Every scope at or over its cap, with what it has committed. */
   | { ok: false; reason: 'caps'; full: Array<{ scopeIndex: number; committedMicros: number }> }
@@ -102,7 +112,8 @@ export interface LimitStore {
    */
   seedCommitted(scope: SpendScope, settledMicros: number): Promise<void>;
   /**
-   * Whether each scope's counter was seeded in this store for its window, in one round trip.
+   * Whether each scope's counter (a spend scope's, or a quota key's) was seeded in this store
+   * for its window, in one round trip.
    * false means the store never counted this window or lost it (flush, restart): its counter
    * must be rebuilt from the ledger before anything is added to it.
    */
@@ -113,7 +124,11 @@ export interface LimitStore {
   renewSlot(key: string, leaseId: string, leaseMs: number): Promise<boolean>;
   /** Removes only this lease; true if it was live. Double release frees nothing else. */
   releaseSlot(key: string, leaseId: string): Promise<boolean>;
-  /** Daily question quota: increments only if count < limit; returns the count after. The key expires ttlMs after its first count. */
+  /**
+   * Daily question quota: increments only if count < limit; returns the count after. The key
+   * expires ttlMs after its first count. Unseeded and unguarded: admission (`admit`) is how
+   * questions are counted.
+   */
   consumeQuota(key: string, limit: number, ttlMs: number): Promise<{ ok: boolean; count: number }>;
   quotaCount(key: string): Promise<number>;
   /** Gives one question back to the quota (never below 0): it was counted but not answered. */
@@ -193,6 +208,7 @@ export function assertAdmission(request: AdmissionRequest): void {
   if (request.quota) {
     assertLimit(request.quota.limit);
     assertPositiveMs('ttlMs', request.quota.ttlMs);
+    if (request.quota.seed !== undefined) assertLimit(request.quota.seed);
   }
 }
 

@@ -44,7 +44,7 @@ export class MemoryLimitStore implements LimitStore {
   private readonly records = new Map<string, ReservationRecord>();
   private readonly settledIds = new Map<string, number>(); // id → remembered until
   private readonly slots = new Map<string, Map<string, number>>(); // key → lease id → expiry
-  private readonly seededUntil = new Map<string, number>(); // scope key → seeded for its window until
+  private readonly seededUntil = new Map<string, number>(); // scope or quota key → seeded for its window until
 
   /** See LimitStore.bumpLimitsVersion; started from the clock, as Redis starts a lost one. */
   private limitsVersion: number;
@@ -215,8 +215,19 @@ export class MemoryLimitStore implements LimitStore {
     }
     if (now < request.window.fromMs || now >= request.window.toMs) return { ok: false, reason: 'window', nowMs: now };
     const unseeded = request.scopes.flatMap((scope, i) => ((this.seededUntil.get(scope.key) ?? 0) > now ? [] : [i]));
-    if (unseeded.length > 0) return { ok: false, reason: 'unseeded', scopeIndexes: unseeded };
     const { slot, quota } = request;
+    let quotaUnseeded = false;
+    if (quota && (this.seededUntil.get(quota.key) ?? 0) <= now) {
+      // As the script: the count on record set if the counter is absent, and marked seeded.
+      if (quota.seed === undefined) quotaUnseeded = true;
+      else {
+        if (!this.counter(quota.key, now)) this.counters.set(quota.key, { value: quota.seed, expiresAt: now + quota.ttlMs });
+        this.seededUntil.set(quota.key, now + quota.ttlMs);
+      }
+    }
+    if (unseeded.length > 0 || quotaUnseeded) {
+      return { ok: false, reason: 'unseeded', scopeIndexes: unseeded, ...(quotaUnseeded ? { quota: true as const } : {}) };
+    }
     const leases = slot ? this.liveSlots(slot.key, now) : undefined;
     if (slot && leases && !leases.has(slot.leaseId) && leases.size >= slot.limit) return { ok: false, reason: 'slot', active: leases.size };
     const full: Array<{ scopeIndex: number; committedMicros: number }> = [];

@@ -36,7 +36,7 @@ import {
   SpendScope,
 } from './limit-store';
 
-/** Same hash tag as the scope's counter (the suffix follows it). */
+/** Same hash tag as the scope's (or the quota's) counter (the suffix follows it). */
 const seededMarker = (scopeKey: string) => `${scopeKey}:seeded`;
 const scopeKeys = (key: string) => [key, `${key}:res:exp`, `${key}:res:amt`, `${key}:res:sum`];
 
@@ -209,6 +209,7 @@ export class RedisLimitStore implements LimitStore {
     const keys = [
       request.slot?.key ?? placeholder,
       request.quota?.key ?? placeholder,
+      request.quota ? seededMarker(request.quota.key) : placeholder,
       ...request.scopes.flatMap((scope) => [...scopeKeys(scope.key), seededMarker(scope.key)]),
       this.limitsVersionKey(),
     ];
@@ -223,6 +224,7 @@ export class RedisLimitStore implements LimitStore {
       String(request.scopes.length),
       ...request.scopes.map((scope) => (scope.capMicros === null ? '' : String(scope.capMicros))),
       request.limitsVersion ?? '',
+      request.quota?.seed === undefined ? '' : String(request.quota.seed),
     ];
     const [reason, first, second] = (await this.run(ADMIT, keys, args)) as [string, unknown, unknown];
     switch (reason) {
@@ -233,7 +235,7 @@ export class RedisLimitStore implements LimitStore {
       case 'window':
         return { ok: false, reason, nowMs: Number(first) };
       case 'unseeded':
-        return { ok: false, reason, scopeIndexes: (first as unknown[]).map(Number) };
+        return { ok: false, reason, scopeIndexes: (first as unknown[]).map(Number), ...(Number(second) === 1 ? { quota: true as const } : {}) };
       case 'slot':
         return { ok: false, reason, active: Number(first) };
       case 'caps': {

@@ -18,6 +18,7 @@ import {
   inferences,
   jobs,
   limitRefusals,
+  questionCounts,
   requestLogs,
   TenantRow,
   tenants,
@@ -46,6 +47,7 @@ const TENANT_TABLES_CHILDREN_FIRST: ReadonlyArray<PgTable & { tenantId: unknown 
   inferences,
   requestLogs,
   limitRefusals,
+  questionCounts,
   apiKeys,
   users,
 ];

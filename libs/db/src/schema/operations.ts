@@ -149,5 +149,25 @@ export const limitRefusals = pgTable(
   ],
 );
 
+/**
+ * The daily question quota on record: questions admitted against a tenant's quota, per UTC day
+ * of the limit store's clock (the day its counter is named for), less those given back (not
+ * answered by a model). Written at admission, right after the limit store counted the question;
+ * the limit store's counter is a cache of it, rebuilt from it when Redis lost its data. One
+ * upserted row per tenant and day, not a row per question.
+ */
+export const questionCounts = pgTable(
+  'question_counts',
+  {
+    tenantId: tenantIdColumn(),
+    day: date('day', { mode: 'string' }).notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.day] }),
+    foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
+  ],
+);
+
 export type InferenceRow = typeof inferences.$inferSelect;
 export type JobRow = typeof jobs.$inferSelect;

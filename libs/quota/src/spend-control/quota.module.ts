@@ -1,7 +1,7 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
 import { describeRedisTarget, redisTargetOf } from '@loci/kv';
-import { PlatformLimitsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
+import { PlatformLimitsRepository, QuestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { SPEND_GUARD } from '@loci/llm';
 import { LIMIT_STORE, LimitStore } from '../limit-store';
 import { openLimitStore } from '../open-limit-store';
@@ -46,14 +46,15 @@ class LimitStoreLifecycle implements OnApplicationShutdown {
     LimitStoreLifecycle,
     {
       provide: SpendControl,
-      inject: [LIMIT_STORE, TenantsRepository, PlatformLimitsRepository, SpendLedgerRepository, SETTINGS],
+      inject: [LIMIT_STORE, TenantsRepository, PlatformLimitsRepository, SpendLedgerRepository, SETTINGS, QuestionCountsRepository],
       useFactory: (
         store: LimitStore,
         tenants: TenantsRepository,
         platform: PlatformLimitsRepository,
         ledger: SpendLedgerRepository,
         settings: Settings,
-      ) => new SpendControl(store, tenants, platform, ledger, settings.limits),
+        questions: QuestionCountsRepository,
+      ) => new SpendControl(store, tenants, platform, ledger, settings.limits, questions),
     },
     { provide: SPEND_GUARD, useExisting: SpendControl },
   ],

@@ -1,11 +1,21 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LimitExceededError } from '@loci/common';
 import type { LimitSettings } from '@loci/config';
-import { errorSummary, isStoreUnavailable, loggableError, PlatformLimitsRepository, SpendLedgerRepository, TenantRow, TenantsRepository } from '@loci/db';
+import {
+  errorSummary,
+  isStoreUnavailable,
+  loggableError,
+  PlatformLimitsRepository,
+  QuestionCountsRepository,
+  SpendLedgerRepository,
+  TenantRow,
+  TenantsRepository,
+} from '@loci/db';
 import { limitKeys, nextMonthStartMs, nextUtcMidnightMs, secondsToNextMonthStart, secondsToNextUtcMidnight, utcDay, utcMonth } from '../limit-keys';
 import { LIMIT_STORE, LimitStore, SpendScope } from '../limit-store';
 import { LedgeredScope, LedgerMirror } from './ledger-mirror';
 import { LimitRows, LimitRowsRead } from './limit-rows';
+import { QuotaRecord } from './quota-record';
 import { ServerClock } from './server-clock';
 import {
   costCapExceeded,
@@ -70,6 +80,7 @@ export interface Reservation {
 export class SpendControl {
   private readonly logger = new Logger('SpendControl');
   private readonly mirror: LedgerMirror;
+  private readonly quotaRecord: QuotaRecord;
   private readonly clock: ServerClock;
   /** How to end each slot and reservation still held by a running request (see endOutstanding). */
   private readonly outstanding = new Set<() => Promise<void>>();
@@ -82,9 +93,11 @@ export class SpendControl {
     platform: PlatformLimitsRepository,
     ledger: SpendLedgerRepository,
     private readonly leases: SpendLeases,
+    questions: QuestionCountsRepository,
   ) {
     this.rows = new LimitRows(store, tenants, platform);
     this.mirror = new LedgerMirror(store, ledger);
+    this.quotaRecord = new QuotaRecord(store, questions);
     this.clock = new ServerClock(store);
   }
 
@@ -93,28 +106,48 @@ export class SpendControl {
     return this.guarded(async () => {
       const slotKey = limitKeys.clientSlots(client.tenantId, client.clientKind, client.clientId);
       const leaseMs = this.leases.slotLeaseMs;
+      // The day's count on record, once the store said its quota counter is not seeded.
+      let quotaSeed: { key: string; count: number } | undefined;
       for (let attempt = 1; ; attempt++) {
         const { tenant } = rows;
         const slotLimit = tenant.maxConcurrentQueries;
         const quotaLimit = options.countsQuota ? tenant.dailyQueryQuota : null;
         const now = await this.clock.now();
         const scopes = this.scopes(rows, now);
-        // max(counter, ledger): the counter's known shortfall is taken off each cap.
-        const shortfalls = await this.mirror.shortfalls(scopes);
-        const quotaKey = limitKeys.tenantQuotaDay(tenant.id, utcDay(now));
+        const quotaDay = utcDay(now);
+        const quotaKey = limitKeys.tenantQuotaDay(tenant.id, quotaDay);
+        // max(counter, ledger) and max(counter, record): each counter's known shortfall is taken
+        // off its limit.
+        const [shortfalls, quotaShortfall] = await Promise.all([
+          this.mirror.shortfalls(scopes),
+          quotaLimit === null ? 0 : this.quotaRecord.shortfall(tenant.id, quotaDay, quotaKey),
+        ]);
         // Slot, caps and quota in one atomic step: a request refused by the concurrency limit
         // never counts against the quota, one refused by a cap or the quota holds no slot.
         const result = await this.store.admit({
           window: dayWindow(now),
           slot: slotLimit === null ? undefined : { key: slotKey, leaseId: client.requestId, limit: slotLimit, leaseMs },
           scopes: scopes.map((s, i) => ({ key: s.scope.key, capMicros: lessShortfall(s.scope.capMicros, shortfalls[i]) })),
-          quota: quotaLimit === null ? undefined : { key: quotaKey, limit: quotaLimit, ttlMs: nextUtcMidnightMs(now) - now + WINDOW_MARGIN_MS },
+          quota:
+            quotaLimit === null
+              ? undefined
+              : {
+                  key: quotaKey,
+                  limit: Math.max(0, quotaLimit - quotaShortfall),
+                  ttlMs: nextUtcMidnightMs(now) - now + WINDOW_MARGIN_MS,
+                  seed: quotaSeed?.key === quotaKey ? quotaSeed.count : undefined,
+                },
           limitsVersion: rows.version,
         });
         if (result.ok) {
+          const counted = quotaLimit === null ? null : { tenantId: tenant.id, day: quotaDay, key: quotaKey };
+          // On record before anything is answered: a Redis that loses its data is rebuilt from it.
+          if (counted) await this.recordQuestion(counted, slotLimit === null ? null : slotKey, client.requestId);
           const quota =
-            quotaLimit === null ? undefined : { limit: quotaLimit, used: result.quotaCount ?? 0, resetSeconds: secondsToNextUtcMidnight(now) };
-          return this.permit(slotLimit === null ? null : slotKey, client.requestId, quota === undefined ? null : quotaKey, quota);
+            quotaLimit === null
+              ? undefined
+              : { limit: quotaLimit, used: (result.quotaCount ?? 0) + quotaShortfall, resetSeconds: secondsToNextUtcMidnight(now) };
+          return this.permit(slotLimit === null ? null : slotKey, client.requestId, counted, quota);
         }
         if (result.reason === 'slot') throw tooManyConcurrentQueries(slotLimit!);
         if (result.reason === 'quota') throw dailyQuotaExceeded(quotaLimit!, secondsToNextUtcMidnight(now));
@@ -127,9 +160,32 @@ export class SpendControl {
         if (attempt >= MAX_ATTEMPTS) throw new Error(`admission kept answering ${result.reason}`);
         if (result.reason === 'window') this.clock.correct(result.nowMs);
         else if (result.reason === 'limits') rows = await this.rowsAfterMove(result.version, client.tenantId, client.tenant);
-        else await this.mirror.seed(result.scopeIndexes.map((i) => scopes[i]));
+        else {
+          await Promise.all([
+            this.mirror.seed(result.scopeIndexes.map((i) => scopes[i])),
+            result.quota ? this.quotaRecord.count(tenant.id, quotaDay).then((count) => (quotaSeed = { key: quotaKey, count })) : undefined,
+          ]);
+          if (result.quota) this.quotaRecord.rebuilt(quotaKey);
+        }
       }
     });
+  }
+
+  /**
+   * Puts an admitted question on record. If that fails the question is not answered: the store's
+   * count and the slot are given back (best effort; a count left behind refuses early, never
+   * late) and the failure is the request's.
+   */
+  private async recordQuestion(counted: CountedQuestion, slotKey: string | null, leaseId: string): Promise<void> {
+    try {
+      await this.quotaRecord.add(counted.tenantId, counted.day);
+    } catch (error) {
+      await Promise.all([
+        this.store.refundQuota(counted.key).catch(() => undefined),
+        slotKey === null ? undefined : this.store.releaseSlot(slotKey, leaseId).catch(() => undefined),
+      ]);
+      throw error;
+    }
   }
 
   /**
@@ -164,7 +220,7 @@ export class SpendControl {
   }
 
   /** An admitted request's permit: its slot renewed while it runs, released once. */
-  private permit(slotKey: string | null, leaseId: string, quotaKey: string | null, quota: Permit['quota']): Permit {
+  private permit(slotKey: string | null, leaseId: string, counted: CountedQuestion | null, quota: Permit['quota']): Permit {
     const leaseMs = this.leases.slotLeaseMs;
     // A request longer than the lease keeps its slot by renewing it.
     const renew =
@@ -186,11 +242,16 @@ export class SpendControl {
       quota,
       release,
       refundQuota: async () => {
-        if (refunded || quotaKey === null) return;
+        if (refunded || counted === null) return;
         refunded = true;
         if (quota) quota.used = Math.max(0, quota.used - 1);
-        await this.store.refundQuota(quotaKey).catch((error: unknown) => {
-          this.logger.warn(`quota refund on ${quotaKey} failed: ${errorSummary(error)}`);
+        // The record first: if the store's refund is then lost, the store counts one more than
+        // the record (refuses early), never fewer.
+        await this.quotaRecord.giveBack(counted.tenantId, counted.day).catch((error: unknown) => {
+          this.logger.warn(`quota give-back on record for ${counted.key} failed: ${errorSummary(error)}`);
+        });
+        await this.store.refundQuota(counted.key).catch((error: unknown) => {
+          this.logger.warn(`quota refund on ${counted.key} failed: ${errorSummary(error)}`);
         });
       },
     };
@@ -347,11 +408,18 @@ export class SpendControl {
 }
 
 type ScopeKind = 'day' | 'month' | 'platform';
+/** A question counted against the daily quota: its tenant, the store's day it was counted in, and its counter. */
+interface CountedQuestion {
+  tenantId: string;
+  day: string;
+  key: string;
+}
 type SpendControlScope = LedgeredScope & { kind: ScopeKind };
 
 const DAY_MS = 86_400_000;
 // A limits-version, window or seeded-mark retry happens at most once each in practice (a limit
-// change or a cold cache, midnight, a flush); more is a fault.
+// change or a cold cache, midnight, a flush: spend scopes and the quota are seeded in one retry);
+// more is a fault.
 const MAX_ATTEMPTS = 4;
 
 /** The UTC day containing `now`, the window the day's and month's keys are named for. */
