@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   const { createApp } = await import('./create-app');
   const { OperatorBootstrapService } = await import('./operator-bootstrap.service');
   const { shutDownGracefullyOnSignals } = await import('./graceful-shutdown');
+  // A store another process holds is refused before the modules are built (see ensureStoreIsFree).
+  await (await import('@loci/db')).ensureStoreIsFree(settings);
   const app = await createApp(settings);
   shutDownGracefullyOnSignals(app, settings.shutdownGraceMs);
   await app.listen(settings.port, settings.host);
@@ -38,7 +40,12 @@ async function main(): Promise<void> {
 main().catch(async (error: unknown) => {
   // The record, not the error: a failed statement's message (the operator bootstrap's, say)
   // carries its parameters.
-  const { loggableError } = await import('@loci/db');
+  const { DataDirectoryInUseError, loggableError } = await import('@loci/db');
+  if (error instanceof DataDirectoryInUseError) {
+    // Not a failure of this process: say who holds the store and what to do, in plain words.
+    console.error(error.message);
+    process.exit(75); // EX_TEMPFAIL: try again once the other process has stopped
+  }
   console.error(JSON.stringify({ msg: 'failed to start', err: loggableError(error) }));
   process.exit(1);
 });

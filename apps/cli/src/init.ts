@@ -2,11 +2,11 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { DynamicModule, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { z } from 'zod';
 import { hashPassword } from '@loci/auth';
 import { ConfigModule, loadSettings, Settings, SettingsError } from '@loci/config';
 import { DbModule, UsersRepository } from '@loci/db';
+import { openStoreContext } from './store-context';
 
 export const INIT_USAGE = `  init [--email <email>]
                  creates the first platform operator on the store itself (DATABASE_URL or
@@ -70,10 +70,8 @@ export async function init(args: { email?: string }, io: Io): Promise<number> {
     return 2;
   }
   const password = io.env.LOCI_BOOTSTRAP_OPERATOR_PASSWORD ?? randomBytes(18).toString('base64url');
-  const app = await NestFactory.createApplicationContext(InitModule.forRoot({ ...settings, bootstrapOperator: undefined }), {
-    logger: ['error', 'warn'],
-    abortOnError: false,
-  });
+  const app = await openStoreContext(InitModule.forRoot({ ...settings, bootstrapOperator: undefined }), settings, io, 'init');
+  if (!app) return 1;
   try {
     const users = app.get(UsersRepository);
     if (await users.exists('operator')) {

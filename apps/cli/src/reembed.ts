@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { DynamicModule, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { ConfigModule, loadSettings, Settings, SettingsError } from '@loci/config';
 import { DbModule } from '@loci/db';
 import { GraphReembedder, ReembedProgress } from '@loci/ingest';
 import { KvModule } from '@loci/kv';
 import { LlmModule } from '@loci/llm';
 import { QuotaModule } from '@loci/quota';
+import { openStoreContext } from './store-context';
 
 export const REEMBED_USAGE = `  reembed [--tenant <tenant id> [--graph <graph id>]] [--page-size <n>]
                  moves every vector of the store (or of a tenant, or one graph) to the
@@ -78,7 +78,8 @@ export async function reembed(args: ReembedArgs, io: Io): Promise<number> {
     }
     throw error;
   }
-  const app = await NestFactory.createApplicationContext(ReembedModule.forRoot(settings), { logger: ['error', 'warn'], abortOnError: false });
+  const app = await openStoreContext(ReembedModule.forRoot(settings), settings, io, 're-embedding');
+  if (!app) return 1;
   try {
     const reembedder = app.get(GraphReembedder);
     io.stderr.write(`re-embedding with ${reembedder.targetModel()}\n`);

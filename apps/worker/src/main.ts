@@ -74,6 +74,8 @@ async function main(): Promise<void> {
   const { BootLogger } = await import('@loci/common');
   const { IngestWorker } = await import('@loci/ingest');
   const { WorkerModule } = await import('./worker.module');
+  // A store another process holds is refused before the modules are built (see ensureStoreIsFree).
+  await (await import('@loci/db')).ensureStoreIsFree(settings);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), {
     logger: new BootLogger(settings.logLevel),
     abortOnError: false,
@@ -85,7 +87,12 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  const { loggableError } = await import('@loci/db');
+  const { DataDirectoryInUseError, loggableError } = await import('@loci/db');
+  if (error instanceof DataDirectoryInUseError) {
+    // Not a failure of this process: say who holds the store and what to do, in plain words.
+    console.error(error.message);
+    process.exit(75); // EX_TEMPFAIL: try again once the other process has stopped
+  }
   // The record, not the error: a failed statement's message (the operator bootstrap's, say)
   // carries its parameters.
   console.error(JSON.stringify({ msg: 'failed to start', err: loggableError(error) }));

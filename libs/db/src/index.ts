@@ -35,3 +35,4 @@ export * from './repositories/tenant-export.repository';
 export * from './repositories/users.repository';
 export * from './schema';
 export * from './loggable-error';
+export * from './data-directory-lock';

@@ -1,5 +1,6 @@
 import { loadSettings } from '@loci/config';
 import { findMigrationsFolder } from './migrations-folder';
+import { DataDirectoryInUseError } from './data-directory-lock';
 import { openDatabase } from './open-database';
 
 /** `npm run migrate`: applies pending migrations to the configured store and exits. */
@@ -16,5 +17,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+  process.exit(error instanceof DataDirectoryInUseError ? 75 : 1);
 });

@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Settings } from '@loci/config';
 import { Database } from './database';
+import { lockDataDirectory } from './data-directory-lock';
 import { PgliteDatabase } from './pglite.database';
 import { PostgresDatabase } from './postgres.database';
 
@@ -8,4 +10,18 @@ import { PostgresDatabase } from './postgres.database';
 export async function openDatabase(settings: Pick<Settings, 'database' | 'dataDir'>): Promise<Database> {
   if (settings.database.url) return PostgresDatabase.connect(settings.database.url, settings.database.poolMax, settings.database.acquireTimeoutMs);
   return PgliteDatabase.open(join(settings.dataDir, 'pglite'));
+}
+
+/**
+ * Before a process builds its modules: an embedded store another process holds is refused
+ * here, as a DataDirectoryInUseError its caller prints in plain words, rather than from inside
+ * the module graph (where the framework logs it with a stack trace first). The lock is taken
+ * and given back; opening the store takes it again.
+ */
+export async function ensureStoreIsFree(settings: Pick<Settings, 'database' | 'dataDir'>): Promise<void> {
+  if (settings.database.url) return;
+  const directory = join(settings.dataDir, 'pglite');
+  if (!existsSync(directory)) return;
+  const lock = await lockDataDirectory(directory, () => undefined);
+  await lock.release();
 }

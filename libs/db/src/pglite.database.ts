@@ -6,6 +6,7 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import * as schema from './schema';
 import { Database, Db, MIGRATIONS_LOCK_SQL, SESSION_SETTINGS } from './database';
+import { DataDirectoryLock, lockDataDirectory } from './data-directory-lock';
 
 /**
  * Embedded PostgreSQL (PGlite, WebAssembly) with pgvector: the zero-settings default.
@@ -15,18 +16,39 @@ export class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
   readonly db: Db;
 
-  private constructor(private readonly client: PGlite) {
+  private constructor(
+    private readonly client: PGlite,
+    private readonly lock: DataDirectoryLock | undefined,
+  ) {
     this.db = drizzle(client, { schema }) as unknown as Db;
   }
 
-  /** `dataDir` undefined keeps everything in memory (used by tests). */
+  /**
+   * `dataDir` undefined keeps everything in memory (used by tests). A directory is this
+   * process's until close(): another process holding it throws DataDirectoryInUseError.
+   */
   static async open(dataDir?: string): Promise<PgliteDatabase> {
-    if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const client = await PGlite.create({ dataDir, extensions: { vector } });
-    for (const [name, value] of Object.entries(SESSION_SETTINGS)) await client.query(`SET ${name} = ${value}`);
+    let lock: DataDirectoryLock | undefined;
+    let client: PGlite | undefined;
+    if (dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      lock = await lockDataDirectory(dataDir, (error) => {
+        // Another process took the directory while this one stalled: stop writing to it, so
+        // the two do not overwrite each other's pages. Requests fail from here on (503).
+        console.error(JSON.stringify({ level: 'fatal', msg: 'lost the lock on the embedded store; closing it', dataDir, err: error.message }));
+        void client?.close();
+      });
+    }
+    try {
+      client = await PGlite.create({ dataDir, extensions: { vector } });
+      for (const [name, value] of Object.entries(SESSION_SETTINGS)) await client.query(`SET ${name} = ${value}`);
+    } catch (error) {
+      await lock?.release();
+      throw error;
+    }
     yieldBetweenMessages(client);
     if (tracingEnabled()) traceStatements(client);
-    return new PgliteDatabase(client);
+    return new PgliteDatabase(client, lock);
   }
 
   /** Tail of the queue of migrate() calls on this instance. */
@@ -56,6 +78,7 @@ export class PgliteDatabase implements Database {
 
   async close(): Promise<void> {
     if (!this.client.closed) await this.client.close();
+    await this.lock?.release();
   }
 }
 
