@@ -50,9 +50,9 @@ describe('POST /v1/query (embedded default)', () => {
     expect(response.body.context.chunks[0].document_name).toBe('staff.txt');
   });
 
-  it('falls back to naive search for an API key without keyword lists', async () => {
+  it('searches in the asked mode for an API key without keyword lists (offline keywords)', async () => {
     const response = await ask({ query: 'Where does Bob Smith live?', mode: 'local', context_only: true }, a.apiKey.key).expect(200);
-    expect(response.body.metadata.mode).toBe('naive');
+    expect(response.body.metadata.mode).toBe('local');
     expect(response.body.context.chunks[0]).toMatchObject({ document_name: 'staff.txt', freshness: 'fresh', loaded_days_ago: 0 });
     expect(response.body.context.chunks[0].text).toContain('Bob Smith lives in Paris');
   });
@@ -122,7 +122,7 @@ describe('POST /v1/query (embedded default)', () => {
     const response = await ask({ query: 'Where does Bob Smith live?', context_only: true }, a.apiKey.key).expect(200);
     const log = await t.app.get(RequestLogsRepository).byRequestId(a.tenant.id, response.headers['x-request-id']);
     expect(log).toMatchObject({ route: '/v1/query', principalKind: 'api_key', status: 200 });
-    expect(log!.steps).toMatchObject({ mode_asked: 'mix', mode_used: 'naive' });
+    expect(log!.steps).toMatchObject({ mode_asked: 'mix', mode_used: 'mix' });
   });
 
   it.each([

@@ -89,9 +89,10 @@ export class QueryService {
     const viaModel = principal.kind === 'jwt';
     const graphId = await this.defaultGraphId(tenantId);
     const given = body.hl_keywords != null && body.ll_keywords != null;
-    // An API-key client without both keyword lists cannot have the graph searched by keywords
-    // (that would need our model): it falls back to vector search over chunks.
-    const mode: RetrievalMode = !viaModel && !given ? 'naive' : body.mode;
+    // Every caller gets the mode it asked for. An API key's question without both keyword lists
+    // has them from the offline extractor, which calls no model (the contract's "never calls our
+    // model" holds); the contract's own fallback to naive threw the graph's recall away.
+    const mode: RetrievalMode = body.mode;
     // Whether a language model (keywords, answer stage) was asked; if not, the question's
     // embedding was the only model call and its cost is known here.
     let askedModel = keywordsFromModel(viaModel, given, mode);
@@ -207,11 +208,15 @@ export class QueryService {
     return channelWeightsFor(this.gateway.router.choose('embed').spec);
   }
 
-  /** Keywords from the request when both lists are given (no model call); else the keywords stage (JWT only). */
+  /**
+   * Keywords from the request when both lists are given (no model call); for a dashboard
+   * question the keywords stage (the platform's model); for an API key's the offline extractor.
+   */
   private async keywords(ctx: CallContext, body: QueryBody, mode: RetrievalMode, viaModel: boolean, given: boolean): Promise<Keywords> {
     if (given) return { high_level: body.hl_keywords ?? [], low_level: body.ll_keywords ?? [] };
-    if (!keywordsFromModel(viaModel, given, mode)) return { high_level: [], low_level: [] };
-    return this.stages.keywords(ctx, body.query);
+    if (mode === 'naive') return { high_level: [], low_level: [] };
+    if (keywordsFromModel(viaModel, given, mode)) return this.stages.keywords(ctx, body.query);
+    return this.stages.offlineKeywords(body.query);
   }
 
   /** Every vector the mode needs, in one embeddings request, and what that request cost. */

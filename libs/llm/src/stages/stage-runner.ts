@@ -119,6 +119,15 @@ export class StageRunner {
     return value;
   }
 
+  /**
+   * The offline extractor's keywords, whatever model the keywords stage is configured with, for
+   * callers that must never reach a model (an API key's question, by the query contract). It is
+   * not a model call and costs nothing, so it is not metered: no ledger row, no token count.
+   */
+  offlineKeywords(question: string): Promise<Keywords> {
+    return this.localWork.keywords(question);
+  }
+
   /** gb query's `detect_geo`: the places the question mentions, as written. */
   async detectGeo(ctx: CallContext, question: string, options: StageOptions = {}): Promise<string[]> {
     const choice = this.gateway.router.choose('detect_geo', options.model);
