@@ -5,6 +5,7 @@ import { gazetteer, isPlaceType } from '@loci/geo';
 import { CpuPool } from '../cpu/cpu-pool';
 import { EdgeNode, planEdges, relationsConsulted, ResolvedFact } from './edge-plan';
 import { EntityNode, planEntities } from './entity-plan';
+import { dropStatementsOfStaleFacts } from './live-descriptions';
 import { normalizeEntityName, normalizeRelation } from './names';
 import { similarEarlierNames, type SimilarName } from './similar-names';
 import { emptyChanges, EntityToWrite, ExtractionWrite, GraphChanges, pushOnce } from './write-types';
@@ -82,16 +83,6 @@ export class GraphWriter {
     );
     const insertedIds = new Map(inserted.map((row) => [row.normalizedName, row.id]));
     for (const node of entities.created) node.id = insertedIds.get(node.insert!.normalizedName);
-    await this.writes.updateEntities(
-      db,
-      tenantId,
-      [...new Set(entities.byKey.values())].filter((node) => node.changed).map(entityPatch),
-      input.vectorTier,
-    );
-    for (const { kind, node } of entities.changes) {
-      if (kind === 'created') changes.entities.created.push(node.id!);
-      else pushOnce(changes.entities[kind], node.id!);
-    }
     if (this.settings?.geo.enabled) await this.locatePlaces(db, tenantId, named, entities.byKey);
 
     // Edges: lock the live facts of the sources, then write.
@@ -110,6 +101,20 @@ export class GraphWriter {
       [...consulted].map(([sourceId, relations]) => ({ sourceId, relations: [...relations] })),
     );
     const edges = planEdges(live, facts, input.referenceDate, new Date());
+    // The facts this text superseded or ended leave its entities' descriptions before they are written.
+    const stale = edges.changes.filter((change) => change.kind === 'superseded' || change.kind === 'ended').map((change) => change.node);
+    const rewritten = new Set(dropStatementsOfStaleFacts(entities.byKey.values(), stale));
+    for (const node of rewritten) if (!node.insert) node.changed = true;
+    await this.writes.updateEntities(
+      db,
+      tenantId,
+      [...new Set(entities.byKey.values())].filter((node) => node.changed).map(entityPatch),
+      input.vectorTier,
+    );
+    for (const { kind, node } of entities.changes) {
+      if (kind === 'created') changes.entities.created.push(node.id!);
+      else pushOnce(changes.entities[kind === 'matched' && rewritten.has(node) ? 'updated' : kind], node.id!);
+    }
     const insertedEdges = await this.writes.insertEdges(
       db,
       edges.created.map((node) => ({

@@ -1,0 +1,47 @@
+import { DocumentsService, IngestWorker } from '@loci/ingest';
+import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+
+/**
+ * Issue 40.4: descriptions follow the live facts. After "Alice works at Acme since 2023." and
+ * "In March 2024, Alice joined Globex." the works_at fact is superseded, but Alice's merged
+ * description kept the first sentence (and the default offline answer to "Where does Alice
+ * work?" quoted it). Both paths that write the graph (gb remember, documents) are checked, each
+ * for its own tenant.
+ */
+const BEFORE = 'Alice works at Acme since 2023.';
+const AFTER = 'In March 2024, Alice joined Globex.';
+
+describe('entity descriptions follow the live facts (offline default)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined });
+  });
+  afterAll(() => t.close());
+
+  it('gb: a superseded fact leaves the description of the entity the new text names', async () => {
+    const { apiKey } = await createTenantWithPeople(t.app);
+    const remember = (text: string) => t.http.post('/v1/gb/remember').set('X-API-Key', apiKey.key).send({ user_id: 'u', text }).expect(200);
+    await remember(BEFORE);
+    const second = await remember(AFTER);
+    expect(second.body.edges).toEqual(expect.arrayContaining([expect.objectContaining({ relation: 'works_at', change: 'superseded' })]));
+    const alice = (second.body.entities as Array<{ name: string; description: string; change: string }>).find((e) => e.name === 'Alice');
+    expect(alice).toMatchObject({ description: AFTER, change: 'updated' });
+
+    const answer = await t.http.post('/v1/gb/query').set('X-API-Key', apiKey.key).send({ user_id: 'u', query: 'Where does Alice work?' }).expect(200);
+    const evidence = answer.body.evidence.entities as Array<{ name: string; description: string }>;
+    expect(evidence.find((e) => e.name === 'Alice')?.description).toBe(AFTER);
+  });
+
+  it('documents: the entity as the graph browse shows it follows the live fact', async () => {
+    const people = await createTenantWithPeople(t.app);
+    const documents = t.app.get(DocumentsService);
+    await documents.submit(people.tenant.id, { name: 'then.txt', mimeType: 'text/plain', text: BEFORE });
+    await t.app.get(IngestWorker).drain();
+    await documents.submit(people.tenant.id, { name: 'now.txt', mimeType: 'text/plain', text: AFTER });
+    await t.app.get(IngestWorker).drain();
+
+    const found = await t.http.get('/v1/entities?q=Alice').set('Authorization', `Bearer ${people.member.token}`).expect(200);
+    expect(found.body.items.find((e: { name: string }) => e.name === 'Alice')?.description).toBe(AFTER);
+  });
+});
