@@ -139,7 +139,10 @@ export class RetrievalService {
           this.repository.searchPassages(scope, questionText, topK, questionNames),
         )
       : Promise.resolve({ lexical: [], named: [] });
-    const lexicalSearch = passagesRead.then((p) => p.lexical);
+    // Every mode awaits passageSearch below, and only the global path reads passagesRead itself:
+    // no promise derived from the read is left unawaited by a mode that does not need it, so a
+    // failed statement fails this request instead of becoming an unhandled rejection that ends
+    // the process (issue 33.2: naive and local left the global path's derived promise unawaited).
     const passageSearch = passagesRead.then(({ lexical, named }) => rankWithNamedDocuments(lexical, named));
     const [local, global, naive, passageFinds] = await Promise.all([
       usesLocal && (lowLevel || questionText) ? this.localPath(scope, { vector: lowLevel, questionNames, passageSearch }, topK, timed) : nothing(),
@@ -149,7 +152,7 @@ export class RetrievalService {
             {
               vector: highLevel,
               text: globalText,
-              lexicalSearch,
+              passagesRead,
               // When BM25 finds no passage for the question, facts are drawn from its passages for
               // the global words (keywords and their topics' relation words), if they add any.
               topicSearch:
@@ -324,13 +327,19 @@ export class RetrievalService {
    */
   private async globalPath(
     scope: Scope,
-    input: { vector?: number[]; text?: string; lexicalSearch: Promise<ChunkHit[]>; topicSearch?: () => Promise<ChunkHit[]>; vectorWeight: number },
+    input: {
+      vector?: number[];
+      text?: string;
+      passagesRead: Promise<{ lexical: ChunkHit[] }>;
+      topicSearch?: () => Promise<ChunkHit[]>;
+      vectorWeight: number;
+    },
     topK: number,
     timed: Timer,
   ): Promise<GraphFinds> {
-    const [byVector, passages] = await Promise.all([
+    const [byVector, { lexical: passages }] = await Promise.all([
       input.vector ? timed('global.edges', () => this.repository.searchEdges(scope, input.vector!, topK)) : [],
-      input.lexicalSearch,
+      input.passagesRead,
     ]);
     const topicPassages = passages.length === 0 && input.topicSearch ? await input.topicSearch() : [];
     const sourceIds = [...new Set([...passages, ...topicPassages].slice(0, FACT_SOURCE_PASSAGES).map((p) => p.chunkId))];
