@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BUILT_LOCI_CLI, startBuiltApi } from '@loci/testing';
+import { BUILT_API, BUILT_LOCI_CLI, startBuiltApi } from '@loci/testing';
 
 /**
  * A plain `npm start` on an empty store: the log's boot lines carry the times they happened,
@@ -38,11 +39,13 @@ describe('first run (e2e, built server on the embedded default)', () => {
     const starting = messages.indexOf('Starting Nest application...');
     const started = messages.indexOf('Nest application successfully started');
     const listening = messages.findIndex((msg) => msg.startsWith('listening on http://127.0.0.1:'));
+    const consoleAt = messages.findIndex((msg) => /^console at http:\/\/127\.0\.0\.1:\d+\/console$/.test(msg));
     const hint = messages.findIndex((msg) => msg.startsWith('no user exists yet'));
-    expect([starting, started, listening, hint].every((index) => index >= 0)).toBe(true);
+    expect([starting, started, listening, consoleAt, hint].every((index) => index >= 0)).toBe(true);
     expect(starting).toBeLessThan(started);
     expect(started).toBeLessThan(listening);
-    expect(listening).toBe(hint - 1);
+    // What a newcomer needs next is last: where the console is, then how to sign in.
+    expect([consoleAt, hint]).toEqual([listening + 1, listening + 2]);
     // Opening and migrating the store takes time; buffered lines would all share the flush's.
     expect(lines[started].time).toBeGreaterThan(lines[starting].time);
     expect(lines.slice(0, hint + 1).map((line) => line.time)).toEqual([...lines.slice(0, hint + 1).map((line) => line.time)].sort((a, b) => a - b));
@@ -50,6 +53,37 @@ describe('first run (e2e, built server on the embedded default)', () => {
     expect(lines[hint].level).toBe(40);
     expect(messages[hint]).toContain('LOCI_BOOTSTRAP_OPERATOR_EMAIL=<email> LOCI_BOOTSTRAP_OPERATOR_PASSWORD=<at least 12 characters>');
     expect(messages[hint]).toContain('npm run loci -- init');
+  }, 300_000);
+
+  it('refuses a busy port, naming PORT, before opening the store', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    const elsewhere = mkdtempSync(join(tmpdir(), 'loci-busy-port-'));
+    try {
+      const refused = await run(process.execPath, [BUILT_API], { env: { PATH: process.env.PATH, LOCI_DATA_DIR: elsewhere, HOST: '127.0.0.1', PORT: String(port) } }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(refused.code).toBe(75);
+      expect(refused.stderr).toContain(`Port ${port} on 127.0.0.1 is in use`);
+      expect(refused.stderr).toContain(`PORT=${port + 1} npm start`);
+      expect(existsSync(join(elsewhere, 'pglite'))).toBe(false);
+    } finally {
+      busy.close();
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('leads the site root to the console', async () => {
+    const api = await startBuiltApi(env());
+    try {
+      const root = await fetch(`${api.baseUrl}/`, { redirect: 'manual' });
+      expect(root.status).toBe(302);
+      expect(root.headers.get('location')).toBe('/console/');
+    } finally {
+      await api.stop();
+    }
   }, 300_000);
 
   it('`loci init` creates the first operator once and prints credentials that sign in', async () => {

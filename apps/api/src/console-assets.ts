@@ -34,6 +34,8 @@ export function mountConsole(app: INestApplication): void {
   };
   const server = app.getHttpAdapter().getInstance() as express.Express;
   if (dir) server.use('/console/assets', express.static(join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }));
+  // The site's root is where a newcomer's browser goes first: it leads to the console.
+  server.get('/', (_req: Request, res: Response) => res.redirect(302, '/console/'));
   // /console, /console/ and anything below that is not an asset: the one page (it has no routes of its own).
   // A missing asset is a 404 (from Nest, in the API's shape), not the page.
   server.get(['/console', '/console/', '/console/{*rest}'], (req: Request, res: Response, next: NextFunction) =>

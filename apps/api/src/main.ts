@@ -25,14 +25,19 @@ async function main(): Promise<void> {
   const { createApp } = await import('./create-app');
   const { OperatorBootstrapService } = await import('./operator-bootstrap.service');
   const { shutDownGracefullyOnSignals } = await import('./graceful-shutdown');
-  // A store another process holds is refused before the modules are built (see ensureStoreIsFree).
+  // A busy port, then a store another process holds, are refused before anything is opened or built.
+  if (settings.port !== 0) await (await import('./port-check')).ensurePortIsFree(settings.port, settings.host);
   await (await import('@loci/db')).ensureStoreIsFree(settings);
   const app = await createApp(settings);
   shutDownGracefullyOnSignals(app, settings.shutdownGraceMs);
   await app.listen(settings.port, settings.host);
-  // Through the app's logger, after every boot line, so the log reads in order and in one shape.
+  // Through the app's logger, after every boot line, so the log reads in order and in one shape;
+  // what a newcomer needs next (where to go, how to sign in) is last.
   const logger = new Logger('Loci');
-  logger.log(`listening on http://${settings.host}:${settings.port}${settings.http.apiDocs ? ' (docs at /docs)' : ''}`);
+  const origin = `http://${settings.host}:${settings.port}`;
+  logger.log(`listening on ${origin}${settings.http.apiDocs ? ' (docs at /docs)' : ''}`);
+  const { consoleDir } = await import('./console-assets');
+  if (consoleDir()) logger.log(`console at ${origin}/console`);
   const hint = app.get(OperatorBootstrapService).firstRunHint();
   if (hint) logger.warn(hint);
 }
@@ -41,8 +46,9 @@ main().catch(async (error: unknown) => {
   // The record, not the error: a failed statement's message (the operator bootstrap's, say)
   // carries its parameters.
   const { DataDirectoryInUseError, loggableError } = await import('@loci/db');
-  if (error instanceof DataDirectoryInUseError) {
-    // Not a failure of this process: say who holds the store and what to do, in plain words.
+  const { PortInUseError } = await import('./port-check');
+  if (error instanceof DataDirectoryInUseError || error instanceof PortInUseError) {
+    // Not a failure of this process: say what is taken and what to do, in plain words.
     console.error(error.message);
     process.exit(75); // EX_TEMPFAIL: try again once the other process has stopped
   }
