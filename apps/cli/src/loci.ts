@@ -294,7 +294,7 @@ export function clientFor(server: string, token?: string): LociClient {
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new Error(`could not reach the Loci server at ${server}: ${why} (is it running? --url or $LOCI_URL names it)`);
+      throw new Error(`could not reach the Loci server at ${server}: ${why} (is it running? --url or $LOCI_URL names it)`, { cause: error });
     }
   };
   return createLociClient({ baseUrl: server, token, fetch: reach });
@@ -315,9 +315,17 @@ function definedOnly<T extends Record<string, unknown>>(object: T): Partial<T> {
 
 /** The command on this process's arguments and streams (bin/loci.js, or `node dist/.../loci.js`). */
 export function runFromProcess(): void {
-  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, ask: terminalAsker() }).then((code) => {
-    process.exitCode = code;
-  });
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, ask: terminalAsker() }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    // main answers every failure it expects with a message and a code; anything else is printed
+    // here as one line and exit 1, not left an unhandled rejection with a stack trace.
+    (error: unknown) => {
+      process.stderr.write(`loci: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }
 
 if (require.main === module) runFromProcess();

@@ -1,25 +1,10 @@
 import { Alert, Badge, Button, Code, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress } from '@mantine/core';
 import { FormEvent, useState } from 'react';
-import { call, loci, Tenant, UsageDay } from '../api';
+import { call, loci } from '../api';
 import { ErrorNote, Section, useAction, usd, useLoad, when } from '../ui';
 import { UsageByDay } from './Usage';
 import { UsageCharts } from './UsageCharts';
 
-interface User {
-  id: string;
-  email: string;
-  role: string;
-  disabled_at: string | null;
-}
-interface Key {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
 
 /** A tenant admin's screen: usage against the caps, users, API keys. */
 export function AdminScreen() {
@@ -73,7 +58,7 @@ function KeysCard() {
   const action = useAction();
   const create = (e: FormEvent) => {
     e.preventDefault();
-    action.run(async () => {
+    void action.run(async () => {
       const res = await call(loci.POST('/v1/api-keys', { body: { name, scopes: (scopes ?? 'read,write').split(',') as ('read' | 'write')[] } }));
       setCreated(res.key);
       setName('');
@@ -122,7 +107,7 @@ function KeysCard() {
                   {k.revoked_at ? (
                     <Badge color="gray">revoked</Badge>
                   ) : (
-                    <Button size="xs" variant="subtle" color="red" onClick={() => revoke(k.id)}>
+                    <Button size="xs" variant="subtle" color="red" onClick={() => void revoke(k.id)}>
                       Revoke
                     </Button>
                   )}
@@ -152,7 +137,7 @@ function UsersCard() {
   };
   return (
     <Section title="Users">
-      <form onSubmit={create} aria-label="Add a user">
+      <form onSubmit={(e) => void create(e)} aria-label="Add a user">
         <Group align="end" my="sm">
           <TextInput label="Email" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
           <PasswordInput label="Password" description="At least 12 characters" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
@@ -171,10 +156,10 @@ function UsersCard() {
                 <Table.Td>{u.disabled_at ? <Badge color="gray">disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
                 <Table.Td>
                   <Group gap="xs" wrap="nowrap">
-                    <Button size="xs" variant="subtle" onClick={() => act(() => call(loci.PATCH('/v1/users/{userId}', { params: { path: { userId: u.id } }, body: { disabled: !u.disabled_at } })))}>
+                    <Button size="xs" variant="subtle" onClick={() => void act(() => call(loci.PATCH('/v1/users/{userId}', { params: { path: { userId: u.id } }, body: { disabled: !u.disabled_at } })))}>
                       {u.disabled_at ? 'Enable' : 'Disable'}
                     </Button>
-                    <Button size="xs" variant="subtle" color="red" onClick={() => confirm(`Delete ${u.email}?`) && act(() => call(loci.DELETE('/v1/users/{userId}', { params: { path: { userId: u.id } } })))}>
+                    <Button size="xs" variant="subtle" color="red" onClick={() => void (confirm(`Delete ${u.email}?`) && act(() => call(loci.DELETE('/v1/users/{userId}', { params: { path: { userId: u.id } } }))))}>
                       Delete
                     </Button>
                   </Group>

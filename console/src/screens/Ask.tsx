@@ -40,7 +40,7 @@ export function AskScreen() {
     setBusy(true);
     setError(null);
     try {
-      setAnswer((await call(loci.POST('/v1/query', { body: { query, mode: mode as 'mix', include_sources: true, context_only: contextOnly } }))) as Answer);
+      setAnswer(await call(loci.POST('/v1/query', { body: { query, mode: mode as 'mix', include_sources: true, context_only: contextOnly } })));
     } catch (err) {
       setError(err);
       setAnswer(null);
@@ -53,7 +53,7 @@ export function AskScreen() {
   return (
     <Stack>
       <Title order={2}>Ask a question</Title>
-      <form onSubmit={ask} aria-label="Ask">
+      <form onSubmit={(e) => void ask(e)} aria-label="Ask">
         <Stack>
           <Textarea label="Question" required autosize minRows={2} value={query} onChange={(e) => setQuery(e.currentTarget.value)} />
           <Group>

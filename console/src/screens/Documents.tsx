@@ -42,7 +42,7 @@ export function DocumentsScreen() {
         <Button variant="default" onClick={reload}>
           Refresh
         </Button>
-        <Button variant="default" component="a" href="#" onClick={(e: React.MouseEvent) => (e.preventDefault(), downloadExport(setActionError))}>
+        <Button variant="default" component="a" href="#" onClick={(e: React.MouseEvent) => (e.preventDefault(), void downloadExport(setActionError))}>
           Export (JSON Lines)
         </Button>
       </Group>
@@ -77,11 +77,11 @@ export function DocumentsScreen() {
                 <Table.Td>
                   <Group gap="xs" wrap="nowrap">
                     {(d.status === 'failed' || d.status === 'deferred') && (
-                      <Button size="xs" variant="light" onClick={() => act(() => call(loci.POST('/v1/documents/{documentId}/retry', { params: { path: { documentId: d.document_id } } })))}>
+                      <Button size="xs" variant="light" onClick={() => void act(() => call(loci.POST('/v1/documents/{documentId}/retry', { params: { path: { documentId: d.document_id } } })))}>
                         Retry
                       </Button>
                     )}
-                    <Button size="xs" variant="subtle" color="red" onClick={() => confirm(`Delete ${d.name}?`) && act(() => call(loci.DELETE('/v1/documents/{documentId}', { params: { path: { documentId: d.document_id } } })))}>
+                    <Button size="xs" variant="subtle" color="red" onClick={() => void (confirm(`Delete ${d.name}?`) && act(() => call(loci.DELETE('/v1/documents/{documentId}', { params: { path: { documentId: d.document_id } } }))))}>
                       Delete
                     </Button>
                   </Group>
@@ -108,7 +108,7 @@ export function DocumentsScreen() {
 async function downloadExport(onError: (e: unknown) => void) {
   try {
     const blob = await call(loci.GET('/v1/export', { parseAs: 'blob' }));
-    const url = URL.createObjectURL(blob as Blob);
+    const url = URL.createObjectURL(blob);
     const a = document.createElement('a');
     a.href = url;
     a.download = 'loci-export.jsonl';

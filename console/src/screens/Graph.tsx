@@ -31,7 +31,7 @@ export function GraphScreen() {
   };
   const search = (e: FormEvent) => {
     e.preventDefault();
-    run(() => call(loci.GET('/v1/entities', { params: { query: { q, limit: 50 } } })), (r) => setFound(r.items));
+    void run(() => call(loci.GET('/v1/entities', { params: { query: { q, limit: 50 } } })), (r) => setFound(r.items));
   };
   const openEntity = (id: string) =>
     run(
@@ -57,7 +57,7 @@ export function GraphScreen() {
         <Stack gap={4} data-testid="entity-results">
           {found.length === 0 && <Text>No entity has a name like that.</Text>}
           {found.map((en) => (
-            <UnstyledButton key={en.entity_id} onClick={() => openEntity(en.entity_id)} p={4} style={{ borderRadius: 4 }} data-testid="entity-result">
+            <UnstyledButton key={en.entity_id} onClick={() => void openEntity(en.entity_id)} p={4} style={{ borderRadius: 4 }} data-testid="entity-result">
               <Text span fw={500}>
                 {en.name}
               </Text>{' '}
@@ -101,7 +101,7 @@ export function GraphScreen() {
                     </Table.Td>
                     <Table.Td>{f.documents.map((d) => d.name).join(', ')}</Table.Td>
                     <Table.Td>
-                      <Button size="xs" variant="light" onClick={() => openHistory(f.fact_id)}>
+                      <Button size="xs" variant="light" onClick={() => void openHistory(f.fact_id)}>
                         History
                       </Button>
                     </Table.Td>

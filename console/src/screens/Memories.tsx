@@ -59,7 +59,7 @@ export function MemoriesScreen() {
   return (
     <Stack>
       <Title order={2}>Memories</Title>
-      <form onSubmit={open} aria-label="Open a user's memory">
+      <form onSubmit={(e) => void open(e)} aria-label="Open a user's memory">
         <Group align="end">
           <TextInput label="User id" description="The end user whose memory (gb datasets) to open" required value={userId} onChange={(e) => setUserId(e.currentTarget.value)} />
           <Button type="submit" loading={listing.busy}>
@@ -103,7 +103,7 @@ export function MemoriesScreen() {
                         </Table.Td>
                         <Table.Td>{when(d.last_remembered_at ?? null)}</Table.Td>
                         <Table.Td>
-                          <Button size="xs" variant="subtle" color="red" onClick={() => remove(d.name)} aria-label={`Delete dataset ${d.name}`}>
+                          <Button size="xs" variant="subtle" color="red" onClick={() => void remove(d.name)} aria-label={`Delete dataset ${d.name}`}>
                             Delete
                           </Button>
                         </Table.Td>
@@ -115,7 +115,7 @@ export function MemoriesScreen() {
             )}
           </Section>
           <TextInput label="Dataset" description="Letters, digits, . _ - (a new name creates it)" value={dataset} onChange={(e) => setDataset(e.currentTarget.value)} maw={360} />
-          <Remember userId={shown} dataset={dataset} onRemembered={() => load(shown)} />
+          <Remember userId={shown} dataset={dataset} onRemembered={() => void load(shown)} />
           <AskMemory userId={shown} dataset={dataset} />
         </>
       )}
@@ -138,7 +138,7 @@ function Remember({ userId, dataset, onRemembered }: { userId: string; dataset: 
   };
   return (
     <Section title="Remember">
-      <form onSubmit={submit} aria-label="Remember a text">
+      <form onSubmit={(e) => void submit(e)} aria-label="Remember a text">
         <Stack my="sm">
           <Textarea label="Text to remember" required autosize minRows={2} value={text} onChange={(e) => setText(e.currentTarget.value)} />
           <Group>
@@ -167,7 +167,7 @@ function AskMemory({ userId, dataset }: { userId: string; dataset: string }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setAnswer(null);
-    action.run(async () => setAnswer(await call(loci.POST('/v1/gb/query', { body: { user_id: userId, dataset, query } }))));
+    void action.run(async () => setAnswer(await call(loci.POST('/v1/gb/query', { body: { user_id: userId, dataset, query } }))));
   };
   const ev = answer?.evidence;
   return (

@@ -1,6 +1,6 @@
 import { Button, Group, Modal, NumberInput, PasswordInput, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { FormEvent, useMemo, useState } from 'react';
-import { call, Limits, loci, Tenant, UsageDay } from '../api';
+import { call, Limits, loci, Tenant } from '../api';
 import { ErrorNote, Section, useAction, usd, useLoad } from '../ui';
 import { UsageByDay } from './Usage';
 import { RefusalsChart, UsageCharts } from './UsageCharts';
@@ -165,7 +165,7 @@ function CreateTenant({ onCreated }: { onCreated: () => void }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setDone(null);
-    action.run(async () => {
+    void action.run(async () => {
       const tenant = await call(loci.POST('/v1/admin/tenants', { body: { name, tier: (tier ?? 'free') as 'free', billing: 'platform' } }));
       // The tenant exists from here: a refused admin is reported, and the tenant stays listed.
       onCreated();
@@ -217,7 +217,7 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
   );
   const save = (e: FormEvent) => {
     e.preventDefault();
-    action.run(() => call(loci.PATCH('/v1/admin/tenants/{tenantId}/limits', { params: { path: { tenantId: tenant.id } }, body: limits })).then(onSaved));
+    void action.run(() => call(loci.PATCH('/v1/admin/tenants/{tenantId}/limits', { params: { path: { tenantId: tenant.id } }, body: limits })).then(onSaved));
   };
   return (
     <form onSubmit={save} aria-label="Tenant limits">
@@ -244,7 +244,7 @@ function PlatformCap() {
   const save = (e: FormEvent) => {
     e.preventDefault();
     setSaved(false);
-    action.run(async () => {
+    void action.run(async () => {
       await call(loci.PUT('/v1/admin/platform/limits', { body: { daily_cost_cap_usd: asNullable(shown) } }));
       setSaved(true);
       current.reload();

@@ -29,7 +29,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={400} component="main">
-        <form onSubmit={submit} aria-label="Sign in">
+        <form onSubmit={(e) => void submit(e)} aria-label="Sign in">
           <Stack>
             <Title order={1} size="h2">
               Sign in to Loci

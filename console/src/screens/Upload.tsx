@@ -104,7 +104,7 @@ export function UploadScreen() {
                 <Text c="red" size="sm" role="alert">
                   {row.error ?? row.doc?.error}
                 </Text>
-                <Button size="xs" variant="light" onClick={() => retry(row)}>
+                <Button size="xs" variant="light" onClick={() => void retry(row)}>
                   Retry
                 </Button>
               </Group>
