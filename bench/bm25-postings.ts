@@ -85,7 +85,10 @@ async function main() {
         const known = new Map<number, number>();
         const seenIn = new Map<number, number>();
         let read = 0;
-        for (const [l, ps] of sorted.slice(0, whole)) for (const p of ps) (read++, known.set(p.chunk, (known.get(p.chunk) ?? 0) + idf.get(l)! * tf(p.f, p.len)));
+        for (const [l, ps] of sorted.slice(0, whole)) for (const p of ps) {
+          read++;
+          known.set(p.chunk, (known.get(p.chunk) ?? 0) + idf.get(l)! * tf(p.f, p.len));
+        }
         for (const [l, ps] of rest)
           for (const p of ps)
             if (tf(p.f, p.len) >= tau) {

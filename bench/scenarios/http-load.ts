@@ -44,7 +44,7 @@ export async function loadHttp(
         headers: jsonHeaders(target),
         requests: [{ method: 'POST', path, setupRequest: (request) => ({ ...request, body: body() }) }],
       },
-      (error, done) => (error ? reject(error) : resolve(done)),
+      (error, done) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)),
     );
     // Our own record of every response, so every scenario computes percentiles the same way
     // (autocannon's histogram has no p95).

@@ -237,6 +237,7 @@ async function ingestWith(
 
 /** Counts Client.prototype.query calls of every client but `own` until restored. */
 function countStatements(own: Client) {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and applied with the client as `this`
   const original = Client.prototype.query;
   const counter = {
     count: 0,

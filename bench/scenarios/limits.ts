@@ -79,7 +79,7 @@ class CommandTally {
       this.total++;
       this.byName.set(command.name, (this.byName.get(command.name) ?? 0) + 1);
       return (send as (...args: unknown[]) => unknown)(command, ...rest);
-    }) as typeof redis.sendCommand;
+    });
   }
 
   reset(): void {

@@ -79,7 +79,7 @@ export function uploadFile(file: File, onProgress: (fraction: number) => void): 
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
     xhr.onerror = () => reject(new ApiError(0, 'The upload did not reach the server.', null));
     xhr.onload = () => {
-      let parsed: unknown = null;
+      let parsed: unknown;
       try {
         parsed = JSON.parse(xhr.responseText);
       } catch {

@@ -41,7 +41,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
       })
       .catch(setError)
       .finally(() => setLoading(false));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The caller's deps, not `load`: a screen passes a new closure each render.
   }, deps);
   useEffect(reload, [reload]);
   return { data, error, loading, reload };

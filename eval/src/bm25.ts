@@ -1,5 +1,5 @@
-/// <reference path="./vendor-types.d.ts" />
-// The stemmer and the stopword list ship no types of their own.
+// The stemmer and the stopword list ship no types of their own: vendor-types.d.ts declares them
+// (in the program by the tsconfigs' eval/**/*.ts).
 import MiniSearch from 'minisearch';
 import { eng as englishStopwords } from 'stopword';
 import stemPorter2 from 'wink-porter2-stemmer';

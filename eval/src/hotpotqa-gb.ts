@@ -176,7 +176,7 @@ export async function runHotpotqaGb(options: GbOptions): Promise<GbReport> {
     options: { limit: options.limit ?? null, top_k: options.topK },
     embedder: server.embedder,
     gb_settings: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('LOCI_GB_') && e[1] !== undefined)),
-    store: { kind: location.store, key: location.key, reused: location.manifest?.gb !== undefined, stale: location.stale, ingestion: manifest!.ingestion },
+    store: { kind: location.store, key: location.key, reused: location.manifest?.gb !== undefined, stale: location.stale, ingestion: manifest.ingestion },
     machine: await describeMachine(location.databaseUrl),
     source: describeCheckout(options.repoRoot),
     rankers: [

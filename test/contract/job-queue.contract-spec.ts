@@ -624,7 +624,7 @@ describe(`job queue contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       let started = false;
       const runner = newRunner().register(kind, async (_job, { signal }) => {
         started = true;
-        await new Promise<void>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+        await new Promise<void>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
       });
       runner.start({ workerId: 'runner-a', pollIntervalMs: 10, leaseMs: LONG_LEASE });
       await waitFor(async () => started);

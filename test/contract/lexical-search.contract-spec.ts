@@ -4,7 +4,6 @@ import {
   chunkLexicalText,
   chunkTerms,
   Database,
-  Db,
   documents,
   DocumentsRepository,
   findMigrationsFolder,
@@ -249,7 +248,7 @@ describe(`lexical search contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     const plan = await database.db.transaction(async (tx) => {
       await tx.execute(sql`SET LOCAL enable_seqscan = off`);
       await tx.execute(sql`SET LOCAL enable_bitmapscan = off`);
-      const rows = await queryRows<Record<string, string>>(tx as unknown as Db, sql`EXPLAIN (ANALYZE) ${chunkLexicalSearchSql(scope, 'Which river flows north?', 5)}`);
+      const rows = await queryRows<Record<string, string>>(tx, sql`EXPLAIN (ANALYZE) ${chunkLexicalSearchSql(scope, 'Which river flows north?', 5)}`);
       return rows.map((row) => Object.values(row)[0]).join('\n');
     });
     // Read in the index's order, the LIMIT needs no sort of the word's postings; counting and

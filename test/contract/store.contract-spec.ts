@@ -358,7 +358,7 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       const writes = new GraphWritesRepository();
       const search = (exactUpTo: number) =>
         database.db.transaction(async (tx) => {
-          const found = await writes.nearestEntitiesByName(tx as unknown as Db, tenantId, graphId, asked, { exactUpTo });
+          const found = await writes.nearestEntitiesByName(tx, tenantId, graphId, asked, { exactUpTo });
           // The rest of the transaction plans as usual.
           const [{ sort }] = await queryRows<{ sort: string }>(tx, sql`SELECT current_setting('enable_sort') AS sort`);
           expect(sort).toBe('on');
@@ -431,9 +431,9 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       const before = await vectors();
 
       const afterMerge = await database.db.transaction(async (tx) => {
-        const [updated, hot] = await counts(tx as unknown as Db);
-        await writes.updateEntities(tx as unknown as Db, tenantId, [{ id, description: 'A company.', type: 'organization' }]);
-        const [updatedAfter, hotAfter] = await counts(tx as unknown as Db);
+        const [updated, hot] = await counts(tx);
+        await writes.updateEntities(tx, tenantId, [{ id, description: 'A company.', type: 'organization' }]);
+        const [updatedAfter, hotAfter] = await counts(tx);
         return [updatedAfter - updated, hotAfter - hot];
       });
       expect(afterMerge).toEqual([1, 1]);
@@ -441,11 +441,11 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(merged).toEqual({ ...before, description: 'A company.' });
 
       const afterNewVector = await database.db.transaction(async (tx) => {
-        const [updated, hot] = await counts(tx as unknown as Db);
-        await writes.updateEntities(tx as unknown as Db, tenantId, [
+        const [updated, hot] = await counts(tx);
+        await writes.updateEntities(tx, tenantId, [
           { id, description: 'A company.', type: 'organization', embedding: unitVectorAt(30, 3) },
         ]);
-        const [updatedAfter, hotAfter] = await counts(tx as unknown as Db);
+        const [updatedAfter, hotAfter] = await counts(tx);
         return [updatedAfter - updated, hotAfter - hot];
       });
       // A new vector is a new HNSW entry: that update cannot be HOT.

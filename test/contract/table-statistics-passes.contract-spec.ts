@@ -47,7 +47,7 @@ function observed(database: Database, before?: (text: string) => Promise<void> |
               .transaction((inner) => {
                 id = ++transactions;
                 events.push({ kind: 'begin', tx: id });
-                return work(view(inner as unknown as Db, id));
+                return work(view(inner, id));
               })
               .finally(() => events.push({ kind: 'end', tx: id }));
           };

@@ -55,7 +55,7 @@ describe('API-key questions honour their mode with offline keywords', () => {
     expect(found).toContain('Acme Corporation');
     expect(JSON.stringify(response.body)).not.toContain('Zircon'); // tenant B's graph
     const log = await t.app.get(RequestLogsRepository).byRequestId(a.tenant.id, response.headers['x-request-id']);
-    expect(log!.steps).toMatchObject({ mode_asked: mode, mode_used: mode, cost_micros: 0 });
+    expect(log.steps).toMatchObject({ mode_asked: mode, mode_used: mode, cost_micros: 0 });
     expect(double.requests).toEqual([]);
   });
 

@@ -112,7 +112,7 @@ describe('CPU-heavy work runs off the request event loop', () => {
       expect(answers.map((r) => r.status)).toEqual([200, 200]);
       await Promise.all(answers.map((r) => r.arrayBuffer()));
 
-      let statuses: string[] = [];
+      let statuses: string[];
       for (;;) {
         statuses = await Promise.all(
           documentIds.map(async (id) => ((await (await fetch(`${base}/v1/documents/${id}`, { headers: auth })).json()) as { status: string }).status),

@@ -143,7 +143,7 @@ describe('POST /v1/gb/query', () => {
     expect(response.body.session_id).toBe('chat-42');
     const log = await t.app.get(RequestLogsRepository).byRequestId(a.tenant.id, response.headers['x-request-id']);
     expect(log).toMatchObject({ route: '/v1/gb/query', sessionId: 'chat-42', status: 200 });
-    const steps = (log!.steps as { steps: Array<{ name: string }> }).steps.map((s) => s.name);
+    const steps = (log.steps as { steps: Array<{ name: string }> }).steps.map((s) => s.name);
     expect(steps).toEqual(['keyword_seeds', 'search_vectors', 'expand', 'passages', 'answer']);
   });
 

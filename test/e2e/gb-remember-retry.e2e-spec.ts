@@ -45,7 +45,7 @@ describe('POST /v1/gb/remember retried while the first is still ingesting', () =
       if (String(body.system ?? '').includes('summarize')) return { text: '{"summary":"A passage."}' };
       const n = calls++;
       const text = JSON.stringify(body.messages ?? '');
-      const [, person, org] = /([A-Z]\w+) works at ([A-Z]\w+)/.exec(text) ?? [, 'Someone', 'Somewhere'];
+      const [, person, org] = /([A-Z]\w+) works at ([A-Z]\w+)/.exec(text) ?? ['', 'Someone', 'Somewhere'];
       return {
         ...(hold?.(n) ? { hold: hold(n) } : {}),
         ...(fault?.(n) ?? {}),

@@ -91,7 +91,7 @@ function useApiProcess(extraEnv: Record<string, string>) {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies of several routes
+  // JSON bodies of several routes.
   async function call(path: string, init: { token?: string; body?: unknown; method?: string } = {}): Promise<any> {
     const response = await fetch(`${baseUrl}${path}`, {
       method: init.method ?? (init.body ? 'POST' : 'GET'),
@@ -265,8 +265,8 @@ describe('graceful shutdown of the worker process on SIGTERM', () => {
         LOCI_SHUTDOWN_GRACE_MS: String(GRACE_MS),
       },
     });
-    worker.stdout!.on('data', (chunk: Buffer) => (state.output += chunk.toString()));
-    worker.stderr!.on('data', (chunk: Buffer) => (state.output += chunk.toString()));
+    worker.stdout.on('data', (chunk: Buffer) => (state.output += chunk.toString()));
+    worker.stderr.on('data', (chunk: Buffer) => (state.output += chunk.toString()));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       worker.once('exit', (code, signal) => resolve({ code, signal })),
     );

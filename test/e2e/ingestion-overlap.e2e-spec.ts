@@ -68,14 +68,6 @@ describe('ingestion: next chunk prepared while the current one is written', () =
     });
   }
 
-  async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
   async function submit(tenantId: string) {
     const { document } = await t.app.get(DocumentsService).submit(tenantId, { name: 'career', text, mimeType: 'text/plain' });
     return document;
@@ -126,7 +118,7 @@ describe('ingestion: next chunk prepared while the current one is written', () =
       expect(writes[i].start).toBeGreaterThanOrEqual(writes[i - 1].end);
     }
     // Each later chunk found Alice of the earlier one and superseded her employment.
-    expect(changes!.edges.superseded).toHaveLength(2);
+    expect(changes.edges.superseded).toHaveLength(2);
     const graph = await t.app.get(GraphsRepository).defaultGraph(tenant.id);
     const { entities, edges } = await t.app.get(GraphReadsRepository).graphContents(tenant.id, graph.id);
     expect(entities.map((e) => e.name).sort()).toEqual(['Acme', 'Alice', 'Globex', 'Initech']);

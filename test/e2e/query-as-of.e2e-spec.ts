@@ -69,7 +69,7 @@ describe('POST /v1/query: as_of', () => {
     }
     const logged = await ask({ query: 'Where does Alice work?', context_only: true, ...KEYWORDS, as_of: story.atAcme.toISOString() }).expect(200);
     const log = await t.app.get(RequestLogsRepository).byRequestId(a.tenant.id, logged.headers['x-request-id']);
-    expect((log!.steps as { as_of?: string }).as_of).toBe(story.atAcme.toISOString());
+    expect((log.steps as { as_of?: string }).as_of).toBe(story.atAcme.toISOString());
   });
 
   it('sees only chunks ingested by the instant in naive mode, and answers a dashboard question from them', async () => {

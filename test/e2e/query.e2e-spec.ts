@@ -93,7 +93,7 @@ describe('POST /v1/query (embedded default)', () => {
     expect(response.body.metadata).toMatchObject({ no_answer_reason: 'empty_graph', model: 'context-mode-no-llm' });
     const logs = t.app.get(RequestLogsRepository);
     const emptyLog = await logs.byRequestId(empty.tenant.id, response.headers['x-request-id']);
-    const stepNames = (log: typeof emptyLog) => (log!.steps as { steps: Array<{ name: string }> }).steps.map((step) => step.name);
+    const stepNames = (log: typeof emptyLog) => (log.steps as { steps: Array<{ name: string }> }).steps.map((step) => step.name);
     // The local embedder costs nothing, so the search runs first and the emptiness check after it.
     expect(stepNames(emptyLog)).toEqual(['keywords', 'embed', 'retrieve', 'check_graph']);
 
@@ -122,7 +122,7 @@ describe('POST /v1/query (embedded default)', () => {
     const response = await ask({ query: 'Where does Bob Smith live?', context_only: true }, a.apiKey.key).expect(200);
     const log = await t.app.get(RequestLogsRepository).byRequestId(a.tenant.id, response.headers['x-request-id']);
     expect(log).toMatchObject({ route: '/v1/query', principalKind: 'api_key', status: 200 });
-    expect(log!.steps).toMatchObject({ mode_asked: 'mix', mode_used: 'mix' });
+    expect(log.steps).toMatchObject({ mode_asked: 'mix', mode_used: 'mix' });
   });
 
   it.each([

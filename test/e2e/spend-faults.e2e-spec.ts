@@ -287,7 +287,7 @@ describe('spend control under faults', () => {
     const plan = async (query: ReturnType<SpendLedgerRepository['platformSpendQuery']>) =>
       database.db.transaction(async (tx) => {
         await tx.execute(sql`SET LOCAL enable_seqscan = off`);
-        const rows = await queryRows<{ 'QUERY PLAN': string }>(tx as never, sql`EXPLAIN ${query}`);
+        const rows = await queryRows<{ 'QUERY PLAN': string }>(tx, sql`EXPLAIN ${query}`);
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       });
     expect(await plan(ledger.tenantSpendQuery(tenantId, day, month))).toMatch(/Index.* (on|using) inferences_tenant_created_idx/);

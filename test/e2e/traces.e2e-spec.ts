@@ -246,8 +246,8 @@ describe('traces (e2e, built server)', () => {
       env: { PATH: process.env.PATH, ...storeEnv, ...llmDoubleEnv(double), LOCI_EXTRACT_MODEL: 'local:local-nlp-v1', LOCI_SUMMARIZE_MODEL: 'local:local-nlp-v1', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
     });
     let output = '';
-    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    worker.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    worker.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
     const api = await start({ LOCI_RUN_WORKER: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }, join(dir, 'worker-api.json'));
     try {

@@ -34,7 +34,7 @@ export function chartRows(items: UsageDay[], days: string[], measure: (d: UsageD
   const kept = new Set(ranked.length > MAX_SERIES ? ranked.slice(0, MAX_SERIES - 1) : ranked);
   const series: Series[] = [...kept].map((key) => ({ key, label: key }));
   if (ranked.length > kept.size) series.push({ key: OTHERS, label: `${ranked.length - kept.size} others` });
-  const rows = new Map(days.map((day) => [day, { day: day.slice(5) } as Record<string, number | string>]));
+  const rows = new Map<string, Record<string, number | string>>(days.map((day) => [day, { day: day.slice(5) }]));
   for (const d of items) {
     const row = rows.get(d.day);
     if (!row) continue;

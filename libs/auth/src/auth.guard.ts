@@ -18,6 +18,7 @@ type AuthenticatedRequest = Request & { principal?: Principal; user?: unknown };
  * on to the exception filter (503 store_unavailable) instead of becoming a 401.
  */
 function rethrowStoreFault(error: unknown): void {
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught value itself, passed on unchanged to the exception filter
   if (error && isStoreUnavailable(error)) throw error;
 }
 

@@ -95,7 +95,7 @@ const otlpHeaders = z.preprocess(
     .optional(),
 );
 /** `provider:model`, e.g. `anthropic:claude-haiku-4-5`, `openai:deepseek/deepseek-chat`, `local:local-extract`. */
-export const MODEL_SPEC_PATTERN = /^(anthropic|openai|local):[A-Za-z0-9][A-Za-z0-9._\/:@-]{0,127}$/;
+export const MODEL_SPEC_PATTERN = /^(anthropic|openai|local):[A-Za-z0-9][A-Za-z0-9._/:@-]{0,127}$/;
 const modelSpec = z.preprocess(
   emptyAsUndefined,
   z

@@ -67,6 +67,6 @@ export const MIGRATIONS_LOCK_SQL = {
  * PgDatabase type cannot say so, hence this one cast.
  */
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] };
-  return result.rows;
+  const result: unknown = await db.execute(query);
+  return (result as { rows: T[] }).rows;
 }

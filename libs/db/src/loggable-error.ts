@@ -47,7 +47,7 @@ export function loggableError(error: unknown, depth = 0): LoggableError {
   if (state) record.sqlState = state;
   else if (typeof e.code === 'string' && /^[\w.-]{1,64}$/.test(e.code)) record.code = e.code;
   for (const key of ['constraint', 'table', 'column'] as const) {
-    if (typeof e[key] === 'string') record[key] = e[key] as string;
+    if (typeof e[key] === 'string') record[key] = e[key];
   }
   // Drizzle's wrapper: "Failed query: <sql>\nparams: <values>". (PGlite's own errors also carry
   // `query` and `params`; their wrapper reports the statement once.)
@@ -76,7 +76,7 @@ function isLoggableError(value: unknown): value is LoggableError {
  */
 export function errorLogSerializer(value: unknown): unknown {
   if (isLoggableError(value)) return value;
-  const raw = typeof value === 'object' && value !== null && 'raw' in value ? (value as { raw: unknown }).raw : value;
+  const raw = typeof value === 'object' && value !== null && 'raw' in value ? value.raw : value;
   return loggableError(raw ?? value);
 }
 
@@ -116,7 +116,7 @@ function storeIdentifiers(error: object): Set<string> {
   const names = new Set<string>();
   for (let current = error as ErrorLike | undefined, depth = 0; current && typeof current === 'object' && depth < 8; depth++) {
     for (const key of ['constraint', 'table', 'column', 'schema', 'dataType', 'routine']) {
-      if (typeof current[key] === 'string') names.add(current[key] as string);
+      if (typeof current[key] === 'string') names.add(current[key]);
     }
     current = current.cause as ErrorLike | undefined;
   }

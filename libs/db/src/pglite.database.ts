@@ -20,7 +20,7 @@ export class PgliteDatabase implements Database {
     private readonly client: PGlite,
     private readonly lock: DataDirectoryLock | undefined,
   ) {
-    this.db = drizzle(client, { schema }) as unknown as Db;
+    this.db = drizzle(client, { schema });
   }
 
   /**

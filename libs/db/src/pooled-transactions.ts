@@ -31,7 +31,7 @@ export function releaseConnectionsOfFailedTransactions(db: Db, pool: Pool): void
     try {
       let session = onConnection.get(client);
       if (!session) {
-        session = drizzle(client, { schema }) as unknown as Db;
+        session = drizzle(client, { schema });
         onConnection.set(client, session);
       }
       return await session.transaction(work, config);

@@ -12,7 +12,7 @@ export class PostgresDatabase implements Database {
   readonly db: Db;
 
   constructor(private readonly pool: Pool) {
-    this.db = drizzle(pool, { schema }) as unknown as Db;
+    this.db = drizzle(pool, { schema });
     releaseConnectionsOfFailedTransactions(this.db, pool);
   }
 
@@ -53,7 +53,7 @@ export class PostgresDatabase implements Database {
     const client = await this.pool.connect();
     let failure: Error | undefined;
     try {
-      return await work(drizzle(client, { schema }) as unknown as Db);
+      return await work(drizzle(client, { schema }));
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       throw error;

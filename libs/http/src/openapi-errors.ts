@@ -22,7 +22,7 @@ export interface ErrorDoc {
 export function ApiErrors(errors: Partial<Record<ErrorStatus, string | ErrorDoc>>): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...Object.entries(errors).map(([status, doc]) => {
-      const { description, schema } = typeof doc === 'string' ? { description: doc, schema: undefined } : doc!;
+      const { description, schema } = typeof doc === 'string' ? { description: doc, schema: undefined } : doc;
       return ApiResponse({ status: Number(status), description, ...(schema ? { schema } : {}) });
     }),
   );

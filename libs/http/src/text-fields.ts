@@ -18,7 +18,7 @@ const PLAIN_NAME_MESSAGE = 'must not contain control characters, NUL or unpaired
 export function plainName<S extends z.ZodString>(schema: S, label?: string): S {
   return schema.refine((value) => !hasControlCharacters(value) && !hasUnstorableCharacters(value), {
     message: label ? `${label} ${PLAIN_NAME_MESSAGE}` : PLAIN_NAME_MESSAGE,
-  }) as S;
+  });
 }
 
 /** Free text (a document, a remembered text, a question): made storable before the checks that follow. */

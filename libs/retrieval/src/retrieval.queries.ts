@@ -64,7 +64,7 @@ export interface SupportingChunk extends Omit<ChunkHit, 'score'> {
 export async function searchTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-    return work(tx as unknown as Db);
+    return work(tx);
   });
 }
 

@@ -199,15 +199,15 @@ export async function startLlmDouble(options: LlmDoubleOptions = {}): Promise<Ll
       const events =
         endpoint === 'anthropic.messages'
           ? anthropicStreamEvents(anthropicMessage(request.body, step as AnthropicReply, truncated))
-          : openAiStreamEvents(openAiChatCompletion(request.body, step as OpenAiChatReply, truncated), request.body.stream_options?.include_usage === true);
+          : openAiStreamEvents(openAiChatCompletion(request.body, step, truncated), request.body.stream_options?.include_usage === true);
       return stream(res, events, step, retryHeaders);
     }
     const body =
       endpoint === 'anthropic.messages'
         ? anthropicMessage(request.body, step as AnthropicReply, truncated)
         : endpoint === 'openai.chat'
-          ? openAiChatCompletion(request.body, step as OpenAiChatReply, truncated)
-          : openAiEmbeddings(request.body, step as OpenAiEmbeddingsReply, nativeDimensions);
+          ? openAiChatCompletion(request.body, step, truncated)
+          : openAiEmbeddings(request.body, step, nativeDimensions);
     return send(res, step.status ?? 200, body, retryHeaders);
   };
 

@@ -21,6 +21,7 @@ export function recordStatements(app: INestApplication): StatementRecorder {
   const textOf = (arg: unknown) => (typeof arg === 'string' ? arg : String((arg as { text?: string } | undefined)?.text ?? ''));
   let stop: () => void;
   if (database.kind === 'postgres') {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and applied with the client as `this`
     const original = Client.prototype.query;
     Client.prototype.query = function (this: Client, ...args: unknown[]) {
       texts.push(textOf(args[0]));

@@ -80,6 +80,7 @@ describe('a failed passages search answers its request and leaves nothing unhand
    * parameters) cut to its head and tail so that a failing run's report stays readable.
    */
   function failThePassagesSearch(): jest.SpyInstance {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the repository as `this`
     const original = RetrievalRepository.prototype.searchPassages;
     return jest
       .spyOn(RetrievalRepository.prototype, 'searchPassages')

@@ -67,11 +67,12 @@ function perStageField<T>(field: string, stages: readonly string[], mainStage: s
   }).optional();
 }
 
-const parseLevel = (value: unknown, where: string): ReasoningLevel | string => {
+/** A reasoning level, or `!` and what is wrong with the value. */
+const parseLevel = (value: unknown, where: string): string => {
   if (typeof value !== 'string') return `!${where} must be a string (${levelNames})`;
   const lowered = value.toLowerCase();
   return (REASONING_LEVELS as readonly string[]).includes(lowered)
-    ? (lowered as ReasoningLevel)
+    ? lowered
     : `!${where}: unknown reasoning level "${value}" (allowed: ${levelNames})`;
 };
 

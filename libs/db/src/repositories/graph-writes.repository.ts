@@ -20,13 +20,9 @@ import {
   chunks,
   chunkTerms,
   EdgeRow,
-  edgeChunks,
-  edgeDocuments,
   edges,
   EntityRow,
   entities,
-  entityChunks,
-  entityDocuments,
 } from '../schema';
 
 /**

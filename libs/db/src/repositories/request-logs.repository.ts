@@ -14,7 +14,7 @@ export class RequestLogsRepository {
   async insert(entry: NewRequestLog): Promise<void> {
     // The steps echo what the caller sent (a user_id, a dataset): jsonb refuses a NUL or an
     // unpaired surrogate, and a log must not fail the request it records.
-    await this.database.db.insert(requestLogs).values({ ...entry, steps: toStorableJson(entry.steps) as NewRequestLog['steps'] });
+    await this.database.db.insert(requestLogs).values({ ...entry, steps: toStorableJson(entry.steps) });
   }
 
   async byRequestId(tenantId: string, requestId: string) {

@@ -123,11 +123,11 @@ export class UsersRepository {
   async updateInTenant(tenantId: string, userId: string, change: TenantUserChange): Promise<TenantUserOutcome<UserRow>> {
     if (!isUuid(tenantId) || !isUuid(userId)) return { kind: 'not_found' };
     return this.database.db.transaction(async (tx) => {
-      const user = await this.lockTenantAndRead(tx as unknown as Db, tenantId, userId);
+      const user = await this.lockTenantAndRead(tx, tenantId, userId);
       if (!user) return { kind: 'not_found' };
       const disabled = change.disabled ?? user.disabledAt !== null;
       const role = change.role ?? user.role;
-      if (isActiveAdmin(user) && !(role === 'admin' && !disabled) && !(await this.hasOtherActiveAdmin(tx as unknown as Db, tenantId, userId))) {
+      if (isActiveAdmin(user) && !(role === 'admin' && !disabled) && !(await this.hasOtherActiveAdmin(tx, tenantId, userId))) {
         return { kind: 'last_admin' };
       }
       const newlyDisabled = disabled && user.disabledAt === null;
@@ -153,9 +153,9 @@ export class UsersRepository {
   async deleteInTenant(tenantId: string, userId: string): Promise<TenantUserOutcome<{ revokedApiKeyIds: string[] }>> {
     if (!isUuid(tenantId) || !isUuid(userId)) return { kind: 'not_found' };
     return this.database.db.transaction(async (tx) => {
-      const user = await this.lockTenantAndRead(tx as unknown as Db, tenantId, userId);
+      const user = await this.lockTenantAndRead(tx, tenantId, userId);
       if (!user) return { kind: 'not_found' };
-      if (isActiveAdmin(user) && !(await this.hasOtherActiveAdmin(tx as unknown as Db, tenantId, userId))) {
+      if (isActiveAdmin(user) && !(await this.hasOtherActiveAdmin(tx, tenantId, userId))) {
         return { kind: 'last_admin' };
       }
       const revoked = await tx

@@ -3,6 +3,7 @@ import { countTokens } from '@loci/llm';
 import { chunkText, needsChunking, TextChunk } from './chunker';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// eslint-disable-next-line no-misleading-character-class -- each of these code points on its own is what is matched
 const STARTS_INSIDE_CHARACTER = /^[\p{M}\u200d\ufe00-\ufe0f\u{1f3fb}-\u{1f3ff}]/u;
 
 /** The invariants every chunking must keep, whatever the input. */

@@ -86,6 +86,7 @@ export function wordRanges(text: string, start: number, end: number): TextRange[
 
 // Characters that continue the one before them: combining marks, zero-width joiner, variation
 // selectors, emoji skin-tone modifiers and tag characters (subdivision flags).
+// eslint-disable-next-line no-misleading-character-class -- each of these code points on its own is what is matched
 const EXTENDER = /^[\p{M}\u200d\ufe00-\ufe0f\u{1f3fb}-\u{1f3ff}\u{e0020}-\u{e007f}]/u;
 
 /**

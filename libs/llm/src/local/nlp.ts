@@ -12,7 +12,7 @@ import { compromise, type Nlp } from './compromise';
 export type Doc = ReturnType<Nlp> & DatesMethods;
 
 export function parse(text: string): Doc {
-  return compromise()<DatesMethods>(text) as Doc;
+  return compromise()<DatesMethods>(text);
 }
 
 /** compromise's term JSON (the fields used here). */

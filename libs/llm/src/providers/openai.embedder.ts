@@ -82,7 +82,7 @@ export class OpenAiEmbedder implements Embedder {
       if (!Number.isInteger(item.index) || item.index < 0 || item.index >= expected || vectors[item.index]) {
         throw this.error('bad_output', `embedding index ${item.index} is out of range or repeated`);
       }
-      vectors[item.index] = this.fitted(decodeEmbedding(item.embedding as unknown));
+      vectors[item.index] = this.fitted(decodeEmbedding(item.embedding));
     }
     return vectors;
   }
