@@ -67,6 +67,7 @@ export const STATUS_BY_ERROR_CODE: Readonly<Record<string, number>> = {
   unsupported_media_type: 415,
   unreadable_file: 422,
   payload_too_large: 413,
+  upload_too_large: 413,
 };
 
 /**

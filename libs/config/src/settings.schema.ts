@@ -234,6 +234,13 @@ export const settingsSchema = z.object({
   // Unset: derived from the cores and the model slots (settings.ts, defaultWorkerConcurrency).
   LOCI_WORKER_CONCURRENCY: integerFromEnv(undefined, 1, 64),
   LOCI_CPU_THREADS: integerFromEnv(2, 1, 32),
+  LOCI_CPU_THREAD_HEAP_MB: integerFromEnv(256, 32, 16_384),
+  LOCI_CPU_TASK_TIMEOUT_MS: integerFromEnv(120_000, 1_000, 3_600_000),
+  LOCI_UPLOAD_MAX_TEXT_CHARS: integerFromEnv(5_000_000, 1_000, 100_000_000),
+  LOCI_UPLOAD_MAX_PDF_PAGES: integerFromEnv(2_000, 1, 100_000),
+  // html-to-text recurses once per level: much deeper than this overflows a thread's stack.
+  LOCI_UPLOAD_MAX_HTML_DEPTH: integerFromEnv(256, 16, 1_000),
+  LOCI_UPLOAD_READ_TIMEOUT_MS: integerFromEnv(30_000, 1_000, 3_600_000),
   LOCI_REMEMBER_LEASE_MS: integerFromEnv(30_000, 1_000, 3_600_000),
   LOCI_REMEMBER_WAIT_MS: integerFromEnv(120_000, 0, 3_600_000),
   LOCI_PRICES_FILE: optionalString,

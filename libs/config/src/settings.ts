@@ -136,8 +136,33 @@ export interface IngestSettings {
    * they never hold the event loop that answers requests.
    */
   cpuThreads: number;
+  /**
+   * The old-generation heap of each CPU thread, in MB (LOCI_CPU_THREAD_HEAP_MB). V8's heap flag
+   * is per process, so without this a thread got the request thread's --max-old-space-size; a
+   * task that outgrows it ends its thread and fails its document, not the process.
+   */
+  cpuThreadHeapMb: number;
+  /** The most one task may run on a CPU thread before the thread is stopped (LOCI_CPU_TASK_TIMEOUT_MS). */
+  cpuTaskTimeoutMs: number;
+  /** Bounds on what an uploaded file expands to, and on the time reading it may take. */
+  upload: UploadSettings;
   /** gb remember of a text another request is ingesting: its lease, and how long a retry waits for it. */
   remember: RememberLeaseSettings;
+}
+
+/**
+ * An uploaded file is bounded by what it expands to, not only by its bytes: a few kilobytes of
+ * PDF can draw millions of characters, and deep HTML costs its parser quadratic time.
+ */
+export interface UploadSettings {
+  /** Characters of text one file may yield (LOCI_UPLOAD_MAX_TEXT_CHARS). */
+  maxTextChars: number;
+  /** Pages of one PDF (LOCI_UPLOAD_MAX_PDF_PAGES). */
+  maxPdfPages: number;
+  /** Levels of element nesting of one HTML file (LOCI_UPLOAD_MAX_HTML_DEPTH). */
+  maxHtmlDepth: number;
+  /** The most reading one file's text may take on a CPU thread (LOCI_UPLOAD_READ_TIMEOUT_MS). */
+  readTimeoutMs: number;
 }
 
 /**
@@ -312,6 +337,14 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
           embedded: !raw.DATABASE_URL,
         }),
       cpuThreads: raw.LOCI_CPU_THREADS,
+      cpuThreadHeapMb: raw.LOCI_CPU_THREAD_HEAP_MB,
+      cpuTaskTimeoutMs: raw.LOCI_CPU_TASK_TIMEOUT_MS,
+      upload: {
+        maxTextChars: raw.LOCI_UPLOAD_MAX_TEXT_CHARS,
+        maxPdfPages: raw.LOCI_UPLOAD_MAX_PDF_PAGES,
+        maxHtmlDepth: raw.LOCI_UPLOAD_MAX_HTML_DEPTH,
+        readTimeoutMs: raw.LOCI_UPLOAD_READ_TIMEOUT_MS,
+      },
       remember: { leaseMs: raw.LOCI_REMEMBER_LEASE_MS, waitMs: raw.LOCI_REMEMBER_WAIT_MS },
     },
     encryptionKey: raw.LOCI_ENCRYPTION_KEY

@@ -2,11 +2,19 @@ import type { Settings } from '@loci/config';
 import { inlineLocalTextWork } from '@loci/llm';
 import { textPdf } from '@loci/testing';
 import { similarEarlierNames } from '../graph/similar-names';
-import { UnreadableFileError } from '../upload/upload-errors';
+import { DEFAULT_UPLOAD_LIMITS, UnreadableFileError, UploadTooLargeError } from '../upload/upload-errors';
 import { CpuPool } from './cpu-pool';
+import { CpuTaskLimitError } from './cpu-task-errors';
+
+function settings(ingest: Partial<Settings['ingest']> = {}): Settings {
+  return {
+    ingest: { cpuThreads: 1, cpuThreadHeapMb: 256, cpuTaskTimeoutMs: 60_000, upload: { ...DEFAULT_UPLOAD_LIMITS, readTimeoutMs: 60_000 }, ...ingest },
+  } as Settings;
+}
 
 describe('CpuPool', () => {
-  const pool = new CpuPool({ ingest: { cpuThreads: 1 } } as Settings);
+  const pool = new CpuPool(settings());
+  const limits = DEFAULT_UPLOAD_LIMITS;
   afterAll(() => pool.onApplicationShutdown());
 
   it('chunks, extracts and summarizes on a worker thread, with the same results as inline', async () => {
@@ -32,17 +40,38 @@ describe('CpuPool', () => {
   });
 
   it('reads PDFs there, and says why one is unreadable with the same error as inline', async () => {
-    await expect(pool.pdfToText(textPdf([['Bob lives in Berlin.']]), 'a.pdf')).resolves.toBe('Bob lives in Berlin.');
-    const error = await pool.pdfToText(Buffer.from('%PDF-1.4\nnot a pdf body'), 'broken.pdf').catch((e: unknown) => e);
+    await expect(pool.pdfToText(textPdf([['Bob lives in Berlin.']]), 'a.pdf', limits)).resolves.toBe('Bob lives in Berlin.');
+    const error = await pool.pdfToText(Buffer.from('%PDF-1.4\nnot a pdf body'), 'broken.pdf', limits).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnreadableFileError);
     expect((error as UnreadableFileError).details).toEqual({ reason: 'corrupt_pdf' });
     expect((error as UnreadableFileError).message).toContain('"broken.pdf"');
   });
 
-  it('turns HTML nested far deeper than any page into text instead of overflowing the stack', async () => {
-    const html = `<p>Before.</p>${'<div>'.repeat(20_000)}deep${'</div>'.repeat(20_000)}<p>After.</p>`;
-    const text = await pool.htmlToText(html);
-    expect(text).toContain('Before.');
-    expect(text).toContain('After.');
+  it('refuses HTML nested deeper than the limit, naming the limit, without parsing it whole', async () => {
+    await expect(pool.htmlToText(`<p>Before.</p>${'<div>'.repeat(200)}deep${'</div>'.repeat(200)}<p>After.</p>`, 'ok.html', limits)).resolves.toMatch(
+      /Before\.[\s\S]*deep[\s\S]*After\./,
+    );
+    const started = performance.now();
+    const html = `<p>Before.</p>${'<div>'.repeat(200_000)}deep${'</div>'.repeat(200_000)}<p>After.</p>`;
+    const error = await pool.htmlToText(html, 'deep.html', limits).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UploadTooLargeError);
+    expect((error as UploadTooLargeError).details).toEqual({ limit: 'depth', max: 256 });
+    expect((error as UploadTooLargeError).message).toContain('"deep.html" nests elements more than 256 levels deep');
+    // Parsed whole, this took over a minute (htmlparser2's open-element stack is an array it unshifts).
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('stops a task past its time budget, failing that task only', async () => {
+    const strict = new CpuPool(settings({ cpuTaskTimeoutMs: 5_000 }));
+    try {
+      const long = Array.from({ length: 300_000 }, (_, i) => `Alice Johnson met Bob number ${i} in Berlin.`).join(' ');
+      const slow = await strict.run('extract', long, {}).catch((e: unknown) => e);
+      expect(slow).toBeInstanceOf(CpuTaskLimitError);
+      expect((slow as CpuTaskLimitError).message).toMatch(/took longer than 5,000 ms/);
+      // The pool goes on: the next task gets a new thread.
+      await expect(strict.summarize('Alice works at Acme.')).resolves.toBe('Alice works at Acme.');
+    } finally {
+      await strict.onApplicationShutdown();
+    }
   });
 });

@@ -3,10 +3,12 @@ import { Piscina } from 'piscina';
 import { Settings, SETTINGS } from '@loci/config';
 import type { CitableSource, Extraction, HashedAnswer, Keywords, LocalExtractOptions, LocalTextWork } from '@loci/llm';
 import { packVectors, type SimilarName } from '../graph/similar-names';
-import { UnreadableFileError } from '../upload/upload-errors';
+import { UploadLimits, uploadRefusalError, UploadTooLargeError } from '../upload/upload-errors';
 import type { UploadParsers } from '../upload/upload-text';
-import type { CpuTaskName, CpuTaskRequest, CpuTasks } from './cpu-tasks';
-import { cpuWorkerEntry } from './cpu-worker-entry';
+import { asCpuTaskLimit, CpuTaskLimitError } from './cpu-task-errors';
+import type { CpuTaskName, CpuTaskRequest, CpuTasks, UploadTextResult } from './cpu-tasks';
+import { cpuWorkerEntry, letThreadsSizeTheirHeaps } from './cpu-worker-entry';
+import { CpuLane, ThreadSlots } from './thread-slots';
 
 /** Threads that have had no task for this long exit (each holds the NLP lexicon, ~35 MB). */
 const IDLE_THREAD_MS = 60_000;
@@ -15,17 +17,22 @@ const IDLE_THREAD_MS = 60_000;
  * Worker threads for the CPU-bound steps over user text (chunking, offline extraction,
  * summaries, query keywords and answers, comparing an extraction's names, HTML and PDF text), so that ingesting a megabyte in the API process never holds the
  * event loop that answers every tenant's requests. Threads start on first use: a process that
- * never needs them never pays for them. LOCI_CPU_THREADS bounds them; tasks beyond wait in order.
+ * never needs them never pays for them. LOCI_CPU_THREADS bounds them; tasks beyond wait in order
+ * (ThreadSlots). Each task is bounded: in time (LOCI_CPU_TASK_TIMEOUT_MS, an upload's text
+ * LOCI_UPLOAD_READ_TIMEOUT_MS; piscina's abort stops the thread) and in heap (each thread's own
+ * resourceLimits); a task past either fails with CpuTaskLimitError, and the pool goes on.
  */
 @Injectable()
 export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutdown {
   private pool?: Piscina;
+  private readonly slots: ThreadSlots;
 
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(@Inject(SETTINGS) private readonly settings: Settings) {
+    this.slots = new ThreadSlots(settings.ingest.cpuThreads);
+  }
 
   run<K extends CpuTaskName>(task: K, ...args: Parameters<CpuTasks[K]>): Promise<Awaited<ReturnType<CpuTasks[K]>>> {
-    const request: CpuTaskRequest = { task, args };
-    return this.threads().run(request);
+    return this.bounded({ task, args }, 'other', this.settings.ingest.cpuTaskTimeoutMs);
   }
 
   /**
@@ -35,7 +42,7 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
   async similarEarlierNames(vectors: number[][], threshold: number): Promise<SimilarName[][]> {
     const packed = await packVectors(vectors);
     const request: CpuTaskRequest = { task: 'similarEarlierNames', args: [packed, threshold] };
-    return this.threads().run(request, { transferList: [packed.values.buffer as ArrayBuffer, packed.lengths.buffer as ArrayBuffer] });
+    return this.bounded(request, 'other', this.settings.ingest.cpuTaskTimeoutMs, [packed.values.buffer as ArrayBuffer, packed.lengths.buffer as ArrayBuffer]);
   }
 
   extract(text: string, options: LocalExtractOptions): Promise<Extraction> {
@@ -62,14 +69,37 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
     return this.run('countTokens', texts);
   }
 
-  htmlToText(html: string): Promise<string> {
-    return this.run('htmlToText', html);
+  htmlToText(html: string, fileName: string, limits: UploadLimits): Promise<string> {
+    return this.uploadText({ task: 'htmlText', args: [html, limits] }, fileName);
   }
 
-  async pdfToText(buffer: Buffer, fileName: string): Promise<string> {
-    const result = await this.run('pdfText', buffer);
-    if ('unreadable' in result) throw new UnreadableFileError(fileName, result.unreadable);
+  pdfToText(buffer: Buffer, fileName: string, limits: UploadLimits): Promise<string> {
+    return this.uploadText({ task: 'pdfText', args: [buffer, limits] }, fileName);
+  }
+
+  /** An upload's text, its refusals (and the pool's bounds) as the errors the API answers with. */
+  private async uploadText(request: CpuTaskRequest, fileName: string): Promise<string> {
+    let result: UploadTextResult;
+    try {
+      result = await this.bounded(request, 'upload', this.settings.ingest.upload.readTimeoutMs);
+    } catch (error) {
+      if (error instanceof CpuTaskLimitError) throw new UploadTooLargeError(fileName, error.limit, error.max);
+      throw error;
+    }
+    if ('refused' in result) throw uploadRefusalError(fileName, result.refused);
     return result.text;
+  }
+
+  /** Runs a task once a thread is free for it, within its time budget and the thread's heap. */
+  private async bounded<T>(request: CpuTaskRequest, lane: CpuLane, timeoutMs: number, transferList?: ArrayBuffer[]): Promise<T> {
+    const release = await this.slots.acquire(lane);
+    try {
+      return (await this.threads().run(request, { transferList, signal: AbortSignal.timeout(timeoutMs) })) as T;
+    } catch (error) {
+      throw asCpuTaskLimit(error, request.task, { timeoutMs, heapMb: this.settings.ingest.cpuThreadHeapMb });
+    } finally {
+      release();
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -81,6 +111,7 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
   private threads(): Piscina {
     if (!this.pool) {
       const entry = cpuWorkerEntry();
+      letThreadsSizeTheirHeaps();
       this.pool = new Piscina({
         filename: entry.filename,
         execArgv: entry.execArgv,
@@ -88,6 +119,9 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
         minThreads: 0,
         maxThreads: this.settings.ingest.cpuThreads,
         idleTimeout: IDLE_THREAD_MS,
+        // A heap of each thread's own: V8's --max-old-space-size is per process, so a thread
+        // would get the request thread's (npm start: 256 MB) and die of what it reads.
+        resourceLimits: { maxOldGenerationSizeMb: this.settings.ingest.cpuThreadHeapMb },
       });
     }
     return this.pool;

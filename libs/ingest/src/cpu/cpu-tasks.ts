@@ -10,10 +10,20 @@ import { type PackedVectors, similarEarlierNames, unpackVectors } from '../graph
 import { piecesOf } from '../pipeline/pieces';
 import { htmlToText } from '../upload/html-text';
 import { pdfToText } from '../upload/pdf-text';
-import { UnreadableFileError, type UnreadableReason } from '../upload/upload-errors';
+import { type UploadLimits, type UploadRefusal, uploadRefusalOf } from '../upload/upload-errors';
 
-/** What a PDF yields in a thread: its text, or why it has none (errors lose their class in transit). */
-export type PdfTextResult = { text: string } | { unreadable: UnreadableReason };
+/** What an uploaded file yields in a thread: its text, or why it is refused (errors lose their class in transit). */
+export type UploadTextResult = { text: string } | { refused: UploadRefusal };
+
+async function uploadText(read: () => string | Promise<string>): Promise<UploadTextResult> {
+  try {
+    return { text: await read() };
+  } catch (error) {
+    const refused = uploadRefusalOf(error);
+    if (refused) return { refused };
+    throw error;
+  }
+}
 
 /**
  * The CPU-bound steps over user text that run on worker threads (CpuPool). Arguments and results
@@ -29,15 +39,9 @@ export const CPU_TASKS = {
   countTokens: (texts: string[]) => texts.map(countTokens),
   /** similarEarlierNames of vectors packed by packVectors (transferred, not copied). */
   similarEarlierNames: (vectors: PackedVectors, threshold: number) => similarEarlierNames(unpackVectors(vectors), threshold),
-  htmlToText: (html: string) => htmlToText(html),
-  pdfText: async (bytes: Uint8Array): Promise<PdfTextResult> => {
-    try {
-      return { text: await pdfToText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'upload.pdf') };
-    } catch (error) {
-      if (error instanceof UnreadableFileError) return { unreadable: (error.details as { reason: UnreadableReason }).reason };
-      throw error;
-    }
-  },
+  htmlText: (html: string, limits: UploadLimits) => uploadText(() => htmlToText(html, 'upload.html', limits.maxHtmlDepth)),
+  pdfText: (bytes: Uint8Array, limits: UploadLimits) =>
+    uploadText(() => pdfToText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'upload.pdf', limits)),
 };
 
 export type CpuTasks = typeof CPU_TASKS;

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 
 export interface WorkerEntry {
   filename: string;
@@ -45,7 +46,7 @@ const HEAP_FLAG = /^--(max[-_]old[-_]space[-_]size|max[-_]semi[-_]space[-_]size|
  * The parent's execArgv without its V8 heap flags: `npm start` runs the API with
  * --max-old-space-size (the heap of the thread that answers requests), and a thread inheriting
  * it fails to start, which failed every document whose CPU steps run on the pool. Each thread
- * keeps V8's own heap limit; LOCI_CPU_THREADS and the idle timeout bound what they hold.
+ * gets its heap from its resourceLimits (see letThreadsSizeTheirHeaps).
  */
 export function threadExecArgv(parentArgv: string[]): string[] {
   const kept: string[] = [];
@@ -55,4 +56,17 @@ export function threadExecArgv(parentArgv: string[]): string[] {
     else if (match[2] === '') i++; // `--flag value`: its value goes too
   }
   return kept;
+}
+
+/**
+ * V8's --max-old-space-size is one flag for the whole process, and it wins over a Worker's
+ * resourceLimits: under `npm start` every CPU thread got the request thread's 256 MB whatever it
+ * was given (and a 2 MB text of short lines ran its thread out of memory on every attempt). V8
+ * reads the flag when an isolate is created, so clearing it once the main thread's isolate
+ * exists leaves that heap as it was sized and lets each thread created after be sized by its
+ * resourceLimits (LOCI_CPU_THREAD_HEAP_MB). Threads of other libraries (a log transport) then get
+ * V8's default heap instead of the flag's.
+ */
+export function letThreadsSizeTheirHeaps(): void {
+  setFlagsFromString('--max-old-space-size=0');
 }

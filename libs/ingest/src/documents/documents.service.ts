@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError } from '@loci/common';
+import { Settings, SETTINGS } from '@loci/config';
 import { Database, DATABASE, Db, DocumentCounts, DocumentRow, DocumentsRepository, GraphsRepository } from '@loci/db';
 import { CpuPool } from '../cpu/cpu-pool';
 import { JobQueue } from '../queue';
@@ -30,11 +31,15 @@ export class DocumentsService {
     private readonly queue: JobQueue,
     private readonly worker: IngestWorker,
     private readonly cpu: CpuPool,
+    @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  /** The text of an uploaded file; HTML and PDF are parsed on a worker thread. */
+  /**
+   * The text of an uploaded file; HTML and PDF are parsed on a worker thread. Bounded by what the
+   * file expands to (LOCI_UPLOAD_*): past a bound it is refused (413) before anything is stored.
+   */
   readUpload(file: UploadedFileInput): Promise<UploadText> {
-    return extractUploadText(file, this.cpu);
+    return extractUploadText(file, this.cpu, this.settings.ingest.upload);
   }
 
   /**

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { LimitExceededError, NotFoundError } from '@loci/common';
 import { databaseMessage, DocumentsRepository, isTransactionConflict } from '@loci/db';
 import { ModelCallError } from '@loci/llm';
+import { CpuTaskLimitError } from '../cpu/cpu-task-errors';
 import { DeferJobError, describeError, Job, JobContext, NonRetryableJobError, TransientJobError } from '../queue';
 import { DocumentIngester } from './document-ingester';
 
@@ -13,7 +14,8 @@ export interface IngestDocumentPayload {
 
 /**
  * The queue's handler for documents. A model error has already been retried by the model
- * layer, so it fails the document at once with its reason; a lost lock conflict (deadlock) is
+ * layer, and a step past the CPU pool's bounds (time, a thread's heap) would end the same way
+ * again, so either fails the document at once with its reason; a lost lock conflict (deadlock) is
  * retried without using an attempt; other errors (the store briefly unreachable) are retried
  * by the queue, and the document fails when attempts run out.
  * Each attempt has its own request id, so every model call of every attempt is in the ledger.
@@ -52,8 +54,9 @@ export class IngestJobHandler {
         this.logger.warn(`document ${documentId} of tenant ${job.tenantId}: ${reason} (will retry)`);
         throw new TransientJobError(reason, { cause: error });
       }
-      const final = error instanceof ModelCallError || job.attempts >= job.maxAttempts;
-      const reason = describeError(error).slice(0, 500);
+      const final = error instanceof ModelCallError || error instanceof CpuTaskLimitError || job.attempts >= job.maxAttempts;
+      // A bound's message is written for the tenant; other errors say what failed where.
+      const reason = error instanceof CpuTaskLimitError ? error.message : describeError(error).slice(0, 500);
       this.logger.warn(`document ${documentId} of tenant ${job.tenantId}: ${reason}${final ? '' : ' (will retry)'}`);
       if (!final) throw error;
       await this.documents.setStatus(job.tenantId, documentId, 'failed', { statusReason: reason });

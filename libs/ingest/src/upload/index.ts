@@ -3,5 +3,9 @@ export {
   ACCEPTED_UPLOAD_EXTENSIONS,
   UnreadableFileError,
   UnsupportedMediaTypeError,
+  UploadTooLargeError,
+  DEFAULT_UPLOAD_LIMITS,
   type UnreadableReason,
+  type UploadLimit,
+  type UploadLimits,
 } from './upload-errors';

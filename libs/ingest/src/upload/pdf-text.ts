@@ -1,5 +1,5 @@
 import type * as PdfParseModule from 'pdf-parse';
-import { UnreadableFileError } from './upload-errors';
+import { UnreadableFileError, UploadLimits, UploadTooLargeError } from './upload-errors';
 
 /**
  * Built-ins that pdf-parse replaces in the whole process: its bundle (pdf.js with core-js) puts
@@ -40,8 +40,13 @@ function loadPdfParse(): typeof PdfParseModule {
  * Text of every page of a PDF, pages separated by a blank line. pdf-parse 2 wraps Mozilla's
  * pdf.js in a CommonJS build; under jest it needs `--experimental-vm-modules` (as `npm test`
  * sets), because pdf.js loads its worker code with a dynamic import().
+ *
+ * Bounded by what the file expands to, not by its bytes: a few kilobytes whose pages all draw one
+ * compressed stream of text became 20 million characters. The page count is checked before any
+ * page is read, and pages are read one at a time so that reading stops at the first page that
+ * takes the text past `limits.maxTextChars` (UploadTooLargeError).
  */
-export async function pdfToText(buffer: Buffer, fileName: string): Promise<string> {
+export async function pdfToText(buffer: Buffer, fileName: string, limits: Pick<UploadLimits, 'maxTextChars' | 'maxPdfPages'>): Promise<string> {
   const { PDFParse, VerbosityLevel } = loadPdfParse();
   const parser = new PDFParse({
     // A copy: pdf.js may take ownership of (transfer) the bytes it is given.
@@ -52,16 +57,31 @@ export async function pdfToText(buffer: Buffer, fileName: string): Promise<strin
     verbosity: VerbosityLevel.ERRORS,
   });
   try {
-    const result = await parser.getText({ pageJoiner: '' });
-    return result.pages
-      .map((page) => page.text.replace(/\u0000/g, '').trim())
-      .filter((text) => text.length > 0)
-      .join('\n\n');
-  } catch (error) {
-    throw new UnreadableFileError(fileName, isPasswordError(error) ? 'encrypted_pdf' : 'corrupt_pdf');
+    // Page 0 does not exist: this loads the document and reads no page, to learn the count.
+    const { total } = await readPages(parser, fileName, [0]);
+    if (total > limits.maxPdfPages) throw new UploadTooLargeError(fileName, 'pages', limits.maxPdfPages);
+    const texts: string[] = [];
+    let characters = 0;
+    for (let number = 1; number <= total; number++) {
+      const [page] = (await readPages(parser, fileName, [number])).pages;
+      const text = page.text.replace(/\u0000/g, '').trim();
+      characters += text.length;
+      if (characters > limits.maxTextChars) throw new UploadTooLargeError(fileName, 'characters', limits.maxTextChars);
+      if (text.length > 0) texts.push(text);
+    }
+    return texts.join('\n\n');
   } finally {
     await parser.destroy().catch(() => undefined);
     restoreBuiltIns();
+  }
+}
+
+/** The given pages' text; pdf.js's failures become UnreadableFileError. */
+async function readPages(parser: PdfParseModule.PDFParse, fileName: string, partial: number[]) {
+  try {
+    return await parser.getText({ partial, pageJoiner: '' });
+  } catch (error) {
+    throw new UnreadableFileError(fileName, isPasswordError(error) ? 'encrypted_pdf' : 'corrupt_pdf');
   }
 }
 

@@ -2,7 +2,7 @@ import { extname } from 'path';
 import { declaredHtmlCharset, decodeText } from './decode-text';
 import { htmlToText } from './html-text';
 import { pdfToText } from './pdf-text';
-import { UnreadableFileError, UnsupportedMediaTypeError } from './upload-errors';
+import { DEFAULT_UPLOAD_LIMITS, UnreadableFileError, UnsupportedMediaTypeError, UploadLimits, UploadTooLargeError } from './upload-errors';
 
 export interface UploadedFileInput {
   buffer: Buffer;
@@ -15,11 +15,14 @@ export interface UploadedFileInput {
  * ones that run on worker threads (CpuPool); these run on the calling thread.
  */
 export interface UploadParsers {
-  htmlToText(html: string): Promise<string>;
-  pdfToText(buffer: Buffer, fileName: string): Promise<string>;
+  htmlToText(html: string, fileName: string, limits: UploadLimits): Promise<string>;
+  pdfToText(buffer: Buffer, fileName: string, limits: UploadLimits): Promise<string>;
 }
 
-const ON_THIS_THREAD: UploadParsers = { htmlToText: async (html) => htmlToText(html), pdfToText };
+const ON_THIS_THREAD: UploadParsers = {
+  htmlToText: async (html, fileName, limits) => htmlToText(html, fileName, limits.maxHtmlDepth),
+  pdfToText,
+};
 
 export interface UploadText {
   text: string;
@@ -56,11 +59,17 @@ const KIND_BY_MIME_TYPE: Record<string, Kind> = {
 /**
  * The text of an uploaded file. The type is decided by the file name's extension, because
  * browsers and HTTP clients often send a generic or wrong Content-Type (application/octet-stream
- * for .md); the client's MIME type is the fallback for names without a known extension.
+ * for .md); the client's MIME type is the fallback for names without a known extension. Text
+ * longer than `limits.maxTextChars` is refused whatever the type (a PDF stops being read there).
  */
-export async function extractUploadText(file: UploadedFileInput, parsers: UploadParsers = ON_THIS_THREAD): Promise<UploadText> {
+export async function extractUploadText(
+  file: UploadedFileInput,
+  parsers: UploadParsers = ON_THIS_THREAD,
+  limits: UploadLimits = DEFAULT_UPLOAD_LIMITS,
+): Promise<UploadText> {
   const kind = kindOf(file);
-  const text = await readAs(kind, file, parsers);
+  const text = await readAs(kind, file, parsers, limits);
+  if (text.length > limits.maxTextChars) throw new UploadTooLargeError(file.originalName, 'characters', limits.maxTextChars);
   if (text.trim().length === 0) {
     // A PDF with pages but no text is almost always a scan: say what would help.
     throw new UnreadableFileError(file.originalName, 'no_text', kind === 'pdf' ? 'A scanned PDF needs OCR first.' : undefined);
@@ -77,14 +86,14 @@ function kindOf(file: UploadedFileInput): Kind {
   throw new UnsupportedMediaTypeError(file.originalName, file.mimeType);
 }
 
-async function readAs(kind: Kind, file: UploadedFileInput, parsers: UploadParsers): Promise<string> {
+async function readAs(kind: Kind, file: UploadedFileInput, parsers: UploadParsers, limits: UploadLimits): Promise<string> {
   switch (kind) {
     case 'text':
     case 'markdown':
       return decodeText(file.buffer, file.originalName);
     case 'html':
-      return parsers.htmlToText(decodeText(file.buffer, file.originalName, declaredHtmlCharset(file.buffer)));
+      return parsers.htmlToText(decodeText(file.buffer, file.originalName, declaredHtmlCharset(file.buffer)), file.originalName, limits);
     case 'pdf':
-      return parsers.pdfToText(file.buffer, file.originalName);
+      return parsers.pdfToText(file.buffer, file.originalName, limits);
   }
 }
