@@ -1,4 +1,5 @@
 import { EDGE, paragraphRanges, topLevelBlocks } from './blocks';
+import { SECTION_CHARS, sectionRanges } from './sections';
 import { sentenceRanges, TextRange, trimRange, wordRanges } from './sentence-ranges';
 import { MeasuredRange, measureTokens, splitByTokens, tokensWithin } from './tokens';
 
@@ -62,6 +63,19 @@ export function needsChunking(text: string, maxTokens: number = DEFAULT_CHUNK_MA
  * them. The same input always gives the same chunks.
  */
 export function chunkText(text: string, options?: ChunkOptions): TextChunk[] {
+  if (text.length <= SECTION_CHARS) return chunkSection(text, options);
+  // A long text is chunked a section at a time (in bounded memory): a chunk never spans a section
+  // edge, which falls between paragraphs or lines wherever the text has them.
+  const chunks: TextChunk[] = [];
+  for (const section of sectionRanges(text)) {
+    for (const chunk of chunkSection(text.slice(section.start, section.end), options)) {
+      chunks.push({ ...chunk, index: chunks.length, startOffset: chunk.startOffset + section.start, endOffset: chunk.endOffset + section.start });
+    }
+  }
+  return chunks;
+}
+
+function chunkSection(text: string, options?: ChunkOptions): TextChunk[] {
   const { maxTokens, overlapTokens } = resolveOptions(options);
   const all = trimRange(text, 0, text.length);
   if (!all) return [];
