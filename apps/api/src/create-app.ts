@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { BootLogger } from '@loci/common';
+import { BootLogger, logDestination } from '@loci/common';
 import type { Settings } from '@loci/config';
 import { ModelRouter, PriceTable } from '@loci/llm';
 import { AppModule } from './app.module';
@@ -14,7 +14,7 @@ export async function createApp(settings: Settings, options: { logDestination?: 
   // Nest's own body parser is off: ours applies per-route limits and the routes' error shapes.
   const app = await NestFactory.create(AppModule.forRoot(settings, options.logDestination), {
     bodyParser: false,
-    logger: new BootLogger(settings.logLevel, options.logDestination),
+    logger: new BootLogger(settings.logLevel, logDestination(settings.logFormat, options.logDestination)),
     // Throw boot errors (bad model settings, unreachable store) to the caller, which exits.
     abortOnError: false,
   });

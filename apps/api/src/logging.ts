@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Params } from 'nestjs-pino';
+import { logDestination } from '@loci/common';
 import type { Settings } from '@loci/config';
 import { errorLogSerializer } from '@loci/db';
 import type { RequestWithId } from '@loci/http';
@@ -28,7 +29,7 @@ export function loggerOptions(settings: Settings, destination?: NodeJS.WritableS
         },
         autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
       },
-      destination ?? process.stdout,
+      logDestination(settings.logFormat, destination),
     ],
   };
 }

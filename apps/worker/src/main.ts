@@ -71,13 +71,13 @@ async function main(): Promise<void> {
   if (spans) (await import('@loci/common')).installSpanRecorder(spans);
   const { NestFactory } = await import('@nestjs/core');
   const { Logger } = await import('nestjs-pino');
-  const { BootLogger } = await import('@loci/common');
+  const { BootLogger, logDestination } = await import('@loci/common');
   const { IngestWorker } = await import('@loci/ingest');
   const { WorkerModule } = await import('./worker.module');
   // A store another process holds is refused before the modules are built (see ensureStoreIsFree).
   await (await import('@loci/db')).ensureStoreIsFree(settings);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), {
-    logger: new BootLogger(settings.logLevel),
+    logger: new BootLogger(settings.logLevel, logDestination(settings.logFormat)),
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import { logDestination } from '@loci/common';
 import { ConfigModule, Settings } from '@loci/config';
 import { DbModule, errorLogSerializer } from '@loci/db';
 import { IngestModule } from '@loci/ingest';
@@ -19,7 +20,9 @@ export class WorkerModule {
       imports: [
         ConfigModule.forRoot(settings),
         // Errors are logged as their records, never with drizzle's statement parameters.
-        LoggerModule.forRoot({ pinoHttp: { level: settings.logLevel, serializers: { err: errorLogSerializer, error: errorLogSerializer } } }),
+        LoggerModule.forRoot({
+          pinoHttp: [{ level: settings.logLevel, serializers: { err: errorLogSerializer, error: errorLogSerializer } }, logDestination(settings.logFormat)],
+        }),
         DbModule,
         KvModule,
         QuotaModule,

@@ -5,3 +5,4 @@ export * from './storable-text';
 export * from './tenant-errors';
 export * from './boot-logger';
 export * from './spans';
+export * from './log-destination';

@@ -157,6 +157,7 @@ export const settingsSchema = z.object({
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
+  LOG_FORMAT: z.preprocess(emptyAsUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
   DATABASE_URL: postgresUrl,
   LOCI_DB_POOL_MAX: integerFromEnv(10, 1, 500),
   LOCI_DB_ACQUIRE_TIMEOUT_MS: integerFromEnv(10_000, 100, 600_000),

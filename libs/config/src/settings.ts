@@ -9,6 +9,8 @@ export interface Settings {
   port: number;
   host: string;
   logLevel: RawSettings['LOG_LEVEL'];
+  /** JSON lines, or readable ones (LOG_FORMAT=auto: readable on a terminal outside production). */
+  logFormat: 'json' | 'pretty';
   dataDir: string;
   /** acquireTimeoutMs: how long a statement waits for a pooled connection (PostgreSQL) before failing as a store fault. */
   database: { url?: string; poolMax: number; acquireTimeoutMs: number; migrateOnStart: boolean };
@@ -237,6 +239,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     port: raw.PORT,
     host: raw.HOST,
     logLevel: raw.LOG_LEVEL,
+    logFormat: raw.LOG_FORMAT === 'auto' ? (process.stdout.isTTY && raw.NODE_ENV !== 'production' ? 'pretty' : 'json') : raw.LOG_FORMAT,
     metrics: { token: raw.LOCI_METRICS_TOKEN },
     tracing: {
       endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT,
