@@ -124,7 +124,7 @@ describe('multipart fields (hostile, built API under a 256 MB heap)', () => {
       headers: { 'content-type': contentType, authorization: `Bearer ${token}` },
       body,
       duplex: 'half',
-    } as RequestInit).catch((error: Error) => {
+    }).catch((error: Error) => {
       // The process died under the request (the heap exhausted): its last words say how.
       throw new Error(`${error.message} (${String(error.cause)}); the API's output ends:\n${api.output().slice(-1500)}`);
     });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { BuiltApi, createFreshPostgresDatabase, HealthProbe, HealthProbeReport, startBuiltApi, startHealthProbe } from '@loci/testing';
+import { BuiltApi, createFreshPostgresDatabase, HealthProbeReport, startBuiltApi, startHealthProbe } from '@loci/testing';
 
 /**
  * Issue 33.5: worker threads have a heap of their own. V8's heap flag is per process, so with

@@ -7,7 +7,7 @@ describe('threadExecArgv', () => {
       try {
         new Worker('process.exit(0)', { eval: true, execArgv }).once('exit', resolve).once('error', reject);
       } catch (error) {
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
 

@@ -78,7 +78,7 @@ export class LedgerMirror {
    * enforces on its own.
    */
   async shortfalls(scopes: LedgeredScope[]): Promise<number[]> {
-    return Promise.all(scopes.map((s) => (s.scope.capMicros === null ? 0 : this.shortfall(s))));
+    return Promise.all(scopes.map((s) => (s.scope.capMicros === null ? Promise.resolve(0) : this.shortfall(s))));
   }
 
   private async shortfall(s: LedgeredScope): Promise<number> {

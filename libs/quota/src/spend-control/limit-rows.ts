@@ -78,7 +78,7 @@ export class LimitRows {
   async read(tenantId: string, known?: TenantRow): Promise<LimitRowsRead> {
     const version = this.version;
     const cachedTenant = known?.id !== tenantId;
-    const tenant = cachedTenant ? await this.tenant(tenantId, version) : known!;
+    const tenant = cachedTenant ? await this.tenant(tenantId, version) : known;
     const platformCapMicros = tenant.billing === 'platform' ? await this.platformCap(version) : undefined;
     const cachedRows = cachedTenant || platformCapMicros !== undefined;
     return { tenant, platformCapMicros, version: cachedRows ? version : undefined };
