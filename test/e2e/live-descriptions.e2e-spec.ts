@@ -19,7 +19,7 @@ describe('entity descriptions follow the live facts (offline default)', () => {
   });
   afterAll(() => t.close());
 
-  it('gb: a superseded fact leaves the description of the entity the new text names', async () => {
+  it('gb: a superseded fact leaves the description of the entity the new text names, and the offline answer', async () => {
     const { apiKey } = await createTenantWithPeople(t.app);
     const remember = (text: string) => t.http.post('/v1/gb/remember').set('X-API-Key', apiKey.key).send({ user_id: 'u', text }).expect(200);
     await remember(BEFORE);
@@ -29,6 +29,12 @@ describe('entity descriptions follow the live facts (offline default)', () => {
     expect(alice).toMatchObject({ description: AFTER, change: 'updated' });
 
     const answer = await t.http.post('/v1/gb/query').set('X-API-Key', apiKey.key).send({ user_id: 'u', query: 'Where does Alice work?' }).expect(200);
+    // The offline answer follows the live fact: it quoted the superseded sentence beside it.
+    expect(answer.body.answer).toContain('Globex');
+    expect(answer.body.answer).not.toContain(BEFORE);
+    // History asked for keeps it.
+    const history = await t.http.post('/v1/gb/query').set('X-API-Key', apiKey.key).send({ user_id: 'u', query: 'Where did Alice work at Acme?', include_history: true }).expect(200);
+    expect(history.body.answer).toContain('Acme');
     const evidence = answer.body.evidence.entities as Array<{ name: string; description: string }>;
     expect(evidence.find((e) => e.name === 'Alice')?.description).toBe(AFTER);
   });

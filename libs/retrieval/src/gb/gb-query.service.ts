@@ -15,6 +15,7 @@ import {
 } from '@loci/llm';
 import { Scope } from '../retrieval.queries';
 import { channelWeightsFor } from '../retrieval.types';
+import { withoutStaleStatements } from '../stale-statements';
 import { keywordTerms, normalizeName } from './gb-keywords';
 import { buildEvidence, GbContext, GbEvidence, GbPassage, gbQuerySystem, gbQueryUser, renderGbTime, selectPassages } from './gb-query.context';
 import { GbEdge, GbEntity, GbQueryRepository, VectorMatch } from './gb-query.repository';
@@ -58,6 +59,9 @@ export interface GbQueryResult {
 export class VectorSearchError extends DomainError {
   readonly code = 'model_call_failed';
 }
+
+/** At most this many superseded or ended facts are read to take their statements out of an answer's sources. */
+const ENDED_FACTS_READ = 50;
 
 const idList = z
   .array(z.union([z.number(), z.string()]))
@@ -127,7 +131,7 @@ export class GbQueryService {
     }
     const answered = await timed(
       'answer',
-      () => this.answer(ctx, input, context),
+      () => this.answer(ctx, scope, input, context),
       (a) => ({ model: a.model, entities: a.cited.entities.length, edges: a.cited.edges.length, passages: a.cited.passages.length }),
     );
     return { answer: answered.answer, evidence: buildEvidence(context, answered.cited), model: answered.model, steps, nearby };
@@ -314,11 +318,13 @@ export class GbQueryService {
   }
 
   /** Step 3: the `query` stage (or, when it is the offline local provider, the extractive answerer). */
-  private async answer(ctx: CallContext, input: GbQueryInput, context: GbContext) {
+  private async answer(ctx: CallContext, scope: Scope, input: GbQueryInput, context: GbContext) {
     const model = input.models?.query;
     const choice = this.gateway.router.choose('query', model);
     if (choice.provider === 'local') {
-      const sources = localSources(context, input.asOf);
+      let sources = localSources(context, input.asOf);
+      // A question about the present is answered from what is true now (an instant or history asked for keep everything).
+      if (!input.asOf && !input.includeHistory) sources = await this.withoutEndedFacts(scope, context, sources);
       const answered = await this.stages.answer(ctx, input.question, sources, { stage: 'query', model });
       const cited = { entities: [] as number[], edges: [] as number[], passages: [] as number[] };
       for (const id of answered.cited) {
@@ -346,6 +352,16 @@ export class GbQueryService {
       cited: { entities: value.entities, edges: value.edges, passages: value.passages },
       model: completions[completions.length - 1]?.choice.spec ?? choice.spec,
     };
+  }
+
+  /**
+   * The sources without the statements of the facts about the context's entities that were
+   * superseded or ended (withoutStaleStatements): one read of those facts, capped.
+   */
+  private async withoutEndedFacts(scope: Scope, context: GbContext, sources: CitableSource[]): Promise<CitableSource[]> {
+    const ids = [...new Set([...context.entities.map((e) => e.id), ...context.edges.flatMap((x) => [x.sourceId, x.targetId])])];
+    const ended = await this.repository.historyAround(scope, ids, new Date(), ENDED_FACTS_READ);
+    return withoutStaleStatements(sources, ended.map((x) => x.description), context.edges.map((x) => x.description));
   }
 
   /** A model the request names must exist and have a price (400 otherwise). */
