@@ -39,7 +39,7 @@ describe('entity descriptions follow the live facts (offline default)', () => {
     expect(evidence.find((e) => e.name === 'Alice')?.description).toBe(AFTER);
   });
 
-  it('documents: the entity as the graph browse shows it follows the live fact', async () => {
+  it('documents: the dashboard answer and the entity as the graph browse shows it follow the live fact', async () => {
     const people = await createTenantWithPeople(t.app);
     const documents = t.app.get(DocumentsService);
     await documents.submit(people.tenant.id, { name: 'then.txt', mimeType: 'text/plain', text: BEFORE });
@@ -47,6 +47,9 @@ describe('entity descriptions follow the live facts (offline default)', () => {
     await documents.submit(people.tenant.id, { name: 'now.txt', mimeType: 'text/plain', text: AFTER });
     await t.app.get(IngestWorker).drain();
 
+    const answer = await t.http.post('/v1/query').set('Authorization', `Bearer ${people.member.token}`).send({ query: 'Where does Alice work?' }).expect(200);
+    expect(answer.body.answer).toContain('Globex');
+    expect(answer.body.answer).not.toContain(BEFORE);
     const found = await t.http.get('/v1/entities?q=Alice').set('Authorization', `Bearer ${people.member.token}`).expect(200);
     expect(found.body.items.find((e: { name: string }) => e.name === 'Alice')?.description).toBe(AFTER);
   });

@@ -20,6 +20,7 @@ import {
   DEFAULT_BM25_POSTINGS_PER_TERM,
   edgeLexicalSearchSql, entitiesNamedSql, passageSearchSql, seedEntitiesSql } from './lexical.queries';
 import { CorpusStatsMemo } from './corpus-stats.memo';
+import { historyAroundSql } from './gb/gb-query.queries';
 import { chunksByIdsSql, WalkNeighbourhoodInput, walkNeighbourhoodSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
 
@@ -51,6 +52,13 @@ export class RetrievalRepository {
   }
 
   /** Entities nearest to `vector` by their name + description vector. */
+  /** The descriptions of the facts about `entityIds` that were superseded or ended by `at`, newest first, at most `limit`. */
+  async endedFactDescriptions(scope: Scope, entityIds: number[], at: Date, limit: number): Promise<Array<string | null>> {
+    if (entityIds.length === 0 || limit <= 0) return [];
+    const rows = await queryRows<{ description: string | null }>(this.database.db, historyAroundSql(scope, entityIds, at, limit));
+    return rows.map((row) => row.description);
+  }
+
   async searchEntities(scope: Scope, vector: number[], k: number): Promise<EntityHit[]> {
     return this.rows(entitySearchSql(scope, vector, k), toEntityHit);
   }

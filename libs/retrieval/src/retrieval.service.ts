@@ -10,6 +10,8 @@ import { candidateNames, namedInPassage } from './question-names';
 import { PassageLink, rankWithNamedDocuments, RankedPassage, spreadThroughLinks } from './passage-links';
 import { ChunkHit, EdgeHit, EntityHit, Scope, SupportingChunk } from './retrieval.queries';
 import { RetrievalRepository } from './retrieval.repository';
+import { withoutStaleStatements } from './stale-statements';
+import type { CitableSource } from '@loci/llm';
 import {
   DEFAULT_RETRIEVAL_BUDGETS,
   DEFAULT_TOP_K,
@@ -57,6 +59,9 @@ interface GraphFinds {
   passages: RetrievedChunk[];
 }
 
+/** At most this many superseded or ended facts are read to take their statements out of an answer's sources. */
+const ENDED_FACTS_READ = 50;
+
 const nothing = (): GraphFinds => ({ entities: [], relations: [], chunks: [], passages: [] });
 
 /**
@@ -88,6 +93,20 @@ export class RetrievalService {
   /** True when at least one processed document of the graph has a chunk (something to search), at `asOf` if given. */
   graphHasContent(tenantId: string, graphId: number, asOf?: Date): Promise<boolean> {
     return this.repository.graphHasContent({ tenantId, graphId, ...(asOf ? { asOf } : {}) });
+  }
+
+  /**
+   * Answer sources about the present without the statements of the facts about the context's
+   * entities that were superseded or ended (withoutStaleStatements): one capped read.
+   */
+  async withoutEndedFacts(tenantId: string, graphId: number, context: RetrievedContext, sources: CitableSource[]): Promise<CitableSource[]> {
+    const ids = [...new Set([...context.entities.map((e) => e.id), ...context.relations.flatMap((r) => [r.sourceId, r.targetId])])];
+    const now = new Date();
+    const ended = await this.repository.endedFactDescriptions({ tenantId, graphId }, ids, now, ENDED_FACTS_READ);
+    // The context's own ended facts (returned with their dates) are not true now either.
+    const endedInContext = (r: RetrievedContext['relations'][number]) => r.invalidAt !== null && r.invalidAt <= now;
+    const live = context.relations.filter((r) => !endedInContext(r)).map((r) => r.description);
+    return withoutStaleStatements(sources, [...ended, ...context.relations.filter(endedInContext).map((r) => r.description)], live);
   }
 
   async retrieve(request: RetrievalRequest): Promise<RetrievedContext> {

@@ -146,7 +146,7 @@ export class QueryService {
         response = this.contextResponse(mode, context, body.context_only);
       } else {
         askedModel = true;
-        response = await timed('answer', () => this.answer(ctx, body, mode, context, sink));
+        response = await timed('answer', () => this.answer(ctx, { tenantId, graphId }, body, mode, context, sink));
       }
     }
 
@@ -233,6 +233,7 @@ export class QueryService {
 
   private async answer(
     ctx: CallContext,
+    { tenantId, graphId }: { tenantId: string; graphId: number },
     body: QueryBody,
     mode: RetrievalMode,
     context: RetrievedContext,
@@ -240,9 +241,11 @@ export class QueryService {
   ): Promise<QueryResponse> {
     // Passages are cited by their reference id; the graph facts come along as one more source.
     const passages = context.chunks.map((chunk, i) => ({ referenceId: String(i + 1), chunk }));
-    const sources: CitableSource[] = passages.map((p) => ({ id: p.referenceId, text: p.chunk.text }));
+    let sources: CitableSource[] = passages.map((p) => ({ id: p.referenceId, text: p.chunk.text }));
     const graph = graphBlock(context);
     if (graph) sources.push({ id: 'kg', text: graph });
+    // A question about the present is answered from what is true now; one at an instant keeps everything.
+    if (!body.as_of) sources = await this.retrieval.withoutEndedFacts(tenantId, graphId, context, sources);
     // Streamed, the sources go first, before the answer says which it cites: all the passages
     // the model is given, each with the reference id its citations use.
     sink?.sources(body.include_sources ? passages.map((p) => sourceItem(p.chunk, p.referenceId)) : []);
