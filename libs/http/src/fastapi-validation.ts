@@ -22,6 +22,10 @@ function fastApiType(issue: z.core.$ZodIssue): string {
     }
     case 'invalid_value':
       return 'literal_error';
+    case 'too_big': {
+      const origin = (issue as { origin?: string }).origin;
+      return origin === 'string' ? 'string_too_long' : origin === 'array' ? 'too_long' : 'value_error';
+    }
     case 'invalid_format':
       // pydantic's type for a string that is not a date-time (as_of).
       return (issue as { format?: string }).format === 'datetime' ? 'datetime_from_date_parsing' : 'value_error';

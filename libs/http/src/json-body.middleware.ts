@@ -7,6 +7,7 @@ import { RequestWithId } from './request-id.middleware';
 /**
  * Parses JSON bodies with a per-route size limit and answers parse failures itself, in the
  * error dialect of the route: body-parser's errors happen before Nest's exception filters.
+ * A route that reads its own body (/mcp: its transport) is left alone.
  */
 export function jsonBodyMiddleware(): RequestHandler {
   const parsers = new Map<string, RequestHandler>();
@@ -22,6 +23,7 @@ export function jsonBodyMiddleware(): RequestHandler {
 
   return (req: Request, res: Response, next: NextFunction) => {
     const limit = jsonBodyLimitOf(req.path);
+    if (limit === undefined) return next(); // the route reads its own body
     const surface = errorSurfaceOf(req.path);
     parserFor(limit, readsAnyContentTypeAsJson(surface))(req, res, (error?: unknown) => {
       if (!error) return next();

@@ -7,15 +7,38 @@
 export type ErrorSurface = 'fastapi' | 'gb' | 'generic';
 
 export function errorSurfaceOf(path: string): ErrorSurface {
-  const pathname = path.split('?')[0].replace(/\/+$/, '');
+  const pathname = pathnameOf(path);
   if (pathname === '/v1/query') return 'fastapi';
   if (pathname.startsWith('/v1/gb/')) return 'gb';
   return 'generic';
 }
 
-/** Request body limits by route; the contracts set 64 KiB for questions and 1 MiB for remember. */
-export function jsonBodyLimitOf(path: string): string {
-  const pathname = path.split('?')[0].replace(/\/+$/, '');
-  if (pathname === '/v1/query' || pathname === '/v1/gb/query') return '64kb';
-  return '1mb';
+const QUESTION_ROUTES = ['/v1/query', '/v1/gb/query'];
+
+/** The contracts' body limits: 64 KiB for a question, 1 MiB for the rest (remember's texts). */
+export const QUESTION_BODY_LIMIT_BYTES = 64 * 1024;
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The longest question any surface takes: what the question routes' body can carry (each
+ * character is at least one byte of JSON), stated so a surface without that body (MCP) holds it too.
+ */
+export const QUESTION_MAX_CHARS = QUESTION_BODY_LIMIT_BYTES;
+
+/** A route's body limit in bytes: what its JSON body may weigh, and what an MCP tool calling it may be given. */
+export function bodyLimitBytesOf(path: string): number {
+  return QUESTION_ROUTES.includes(pathnameOf(path)) ? QUESTION_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
+}
+
+/**
+ * The body parser's limit by route, or undefined where the route reads its own body: /mcp's
+ * transport does, with its own limit, so that a refusal is a JSON-RPC error an agent understands.
+ */
+export function jsonBodyLimitOf(path: string): '64kb' | '1mb' | undefined {
+  if (pathnameOf(path) === '/mcp') return undefined;
+  return bodyLimitBytesOf(path) === QUESTION_BODY_LIMIT_BYTES ? '64kb' : '1mb';
+}
+
+function pathnameOf(path: string): string {
+  return path.split('?')[0].replace(/\/+$/, '');
 }

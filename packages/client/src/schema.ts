@@ -1520,22 +1520,6 @@ export interface components {
         };
         /** @description No content to read. */
         Empty: Record<string, never>;
-        /** @description Every route outside /v1/query and /v1/gb/*. */
-        ErrorResponse: {
-            error: {
-                /** @description bad_request, validation_failed, unauthenticated, forbidden, not_found, conflict, store_unavailable, ... */
-                code: string;
-                message: string;
-                /** @description Field problems of a validation error. */
-                details?: {
-                    field: string;
-                    message: string;
-                }[];
-            } & {
-                [key: string]: unknown;
-            };
-            request_id: string | null;
-        };
         Principal: {
             /** @enum {string} */
             kind: "jwt" | "api_key";
@@ -1660,6 +1644,22 @@ export interface components {
             /** Format: uuid */
             id: string;
             revoked_api_key_ids: string[];
+        };
+        /** @description Every route outside /v1/query and /v1/gb/*. */
+        ErrorResponse: {
+            error: {
+                /** @description bad_request, validation_failed, unauthenticated, forbidden, not_found, conflict, store_unavailable, ... */
+                code: string;
+                message: string;
+                /** @description Field problems of a validation error. */
+                details?: {
+                    field: string;
+                    message: string;
+                }[];
+            } & {
+                [key: string]: unknown;
+            };
+            request_id: string | null;
         };
         /** @description The gb contract's error body, /v1/gb/*: `{"error": "..."}` (limit refusals add their fields, e.g. `retry_after`). */
         GbError: {
@@ -5988,13 +5988,13 @@ export interface operations {
                     "application/json": components["schemas"]["Empty"];
                 };
             };
-            /** @description Not JSON (Loci's body parser: the generic shape) or not a JSON-RPC message (the transport: a JSON-RPC error). */
+            /** @description Not JSON, or not a JSON-RPC message. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["JsonRpcError"];
+                    "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
             /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
@@ -6024,13 +6024,13 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
-            /** @description The body is larger than the route accepts. */
+            /** @description The body is over 1064960 bytes: one call of the largest tool (remember's 1 MiB) and its envelope. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
             /** @description The body is not application/json. */
@@ -6039,7 +6039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["JsonRpcError"];
+                    "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
         };

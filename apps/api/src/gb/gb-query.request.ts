@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_GEO_RADIUS_KM } from '@loci/geo';
-import { freeText, named } from '@loci/http';
+import { freeText, named, QUESTION_MAX_CHARS } from '@loci/http';
 import { asOfField, datasetField, includeHistoryField, modelsField, QUERY_STAGES, reasoningField, sessionIdField, userIdField } from './gb-request';
 
 /**
@@ -11,7 +11,9 @@ import { asOfField, datasetField, includeHistoryField, modelsField, QUERY_STAGES
 export const gbQueryBody = z
   .object({
     user_id: userIdField,
-    query: freeText({ error: 'query is required and must be a string' }).refine((q) => q.trim().length > 0, 'query must not be empty'),
+    query: freeText({ error: 'query is required and must be a string' })
+      .max(QUESTION_MAX_CHARS, `query must be at most ${QUESTION_MAX_CHARS} characters`)
+      .refine((q) => q.trim().length > 0, 'query must not be empty'),
     dataset: datasetField,
     session_id: sessionIdField,
     reasoning: reasoningField(QUERY_STAGES, 'query'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MODEL_SPEC_PATTERN } from '@loci/config';
-import { freeText, plainName, named } from '@loci/http';
+import { BODY_LIMIT_BYTES, freeText, plainName, named } from '@loci/http';
 import { qualifyModelName, REASONING_LEVELS, ReasoningLevel } from '@loci/llm';
 
 /**
@@ -14,12 +14,18 @@ export const QUERY_STAGES = ['query', 'detect_geo'] as const;
 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
+/** The longest of each free-form field; named so other surfaces (MCP) hold them too. */
+export const USER_ID_MAX_CHARS = 256;
+export const DATASET_MAX_CHARS = 64;
+/** What the route's 1 MiB body can carry (each character is at least one byte of JSON). */
+export const REMEMBER_TEXT_MAX_CHARS = BODY_LIMIT_BYTES;
+
 export const userIdField = plainName(
   z
     .string({ error: 'user_id is required and must be a string' })
     .trim()
     .min(1, 'user_id is required')
-    .max(256, 'user_id must be at most 256 characters'),
+    .max(USER_ID_MAX_CHARS, `user_id must be at most ${USER_ID_MAX_CHARS} characters`),
   'user_id',
 );
 
@@ -31,7 +37,7 @@ export const sessionIdField = z
 
 export const datasetField = z
   .string({ error: 'dataset must be a string' })
-  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'dataset must be 1 to 64 letters, digits, ".", "_" or "-"')
+  .regex(new RegExp(`^[A-Za-z0-9._-]{1,${DATASET_MAX_CHARS}}$`), `dataset must be 1 to ${DATASET_MAX_CHARS} letters, digits, ".", "_" or "-"`)
   .default('main');
 
 const levelNames = REASONING_LEVELS.join(', ');
@@ -106,7 +112,9 @@ export const includeHistoryField = z.boolean({ error: 'include_history must be a
 
 export const rememberBody = z.object({
   user_id: userIdField,
-  text: freeText({ error: 'text is required and must be a string' }).refine((t) => t.trim().length > 0, 'text must not be empty'),
+  text: freeText({ error: 'text is required and must be a string' })
+    .max(REMEMBER_TEXT_MAX_CHARS, `text must be at most ${REMEMBER_TEXT_MAX_CHARS} characters`)
+    .refine((t) => t.trim().length > 0, 'text must not be empty'),
   dataset: datasetField,
   session_id: sessionIdField,
   valid_at: z.iso

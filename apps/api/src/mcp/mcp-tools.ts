@@ -1,15 +1,17 @@
+import { Logger } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Principal } from '@loci/auth';
 import { ValidationError } from '@loci/common';
-import { problemOf, RequestWithId } from '@loci/http';
+import { errorSummary, loggableError } from '@loci/db';
+import { bodyLimitBytesOf, problemOf, QUESTION_MAX_CHARS, RequestWithId } from '@loci/http';
 import { GbDatasetsController } from '../gb/gb-datasets.controller';
 import { GbQueryController } from '../gb/gb-query.controller';
 import { gbQueryBody } from '../gb/gb-query.request';
-import { rememberBody } from '../gb/gb-request';
+import { DATASET_MAX_CHARS, REMEMBER_TEXT_MAX_CHARS, rememberBody, USER_ID_MAX_CHARS } from '../gb/gb-request';
 import { RememberController } from '../gb/remember.controller';
-import { queryBody, QUERY_MODES } from '../query/query.dto';
+import { KEYWORDS_MAX, queryBody, QUERY_MODES } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
 
 type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>;
@@ -20,32 +22,69 @@ interface ToolResult {
   isError?: boolean;
 }
 
-const userId = z.string().describe('Whose memory: your end user\'s id (the gb user_id).');
-const dataset = z.string().optional().describe('The user\'s dataset (one graph each); default "main".');
+/**
+ * The tools' arguments carry the bounds of their routes' request schemas (query.dto.ts,
+ * gb/*.request.ts), so the SDK refuses an oversized one before any handler runs and an agent
+ * reads the bounds in tools/list; the routes' own validation then runs on what passes.
+ */
+const bounded = (name: string, maxChars: number) => z.string().max(maxChars, `${name} must be at most ${maxChars} characters`);
+const keywords = (name: string) =>
+  z.array(bounded(name, QUESTION_MAX_CHARS)).max(KEYWORDS_MAX, `${name} must have at most ${KEYWORDS_MAX} items`).optional();
+const userId = bounded('user_id', USER_ID_MAX_CHARS).describe('Whose memory: your end user\'s id (the gb user_id).');
+const dataset = bounded('dataset', DATASET_MAX_CHARS).optional().describe('The user\'s dataset (one graph each); default "main".');
+/** An ISO-8601 instant is some thirty characters; the route checks its form. */
+const INSTANT_MAX_CHARS = 64;
+
+/**
+ * The SDK's bound on one call's arguments, counted as array elements and object members before
+ * any schema reads them, so no nesting or list is walked past it: the widest call that can be
+ * valid (ask with both keyword lists full) and room for the named arguments.
+ */
+const MAX_TOOL_INPUT_ELEMENTS = 2 * KEYWORDS_MAX + 16;
+
+/** Each tool's route: its body limit bounds the tool's arguments as it bounds the route's body. */
+const ROUTES = { remember: '/v1/gb/remember', query: '/v1/gb/query', ask: '/v1/query', forget: '/v1/gb/datasets' } as const;
+type ToolName = keyof typeof ROUTES;
+
+/** The /mcp body: one call to the tool with the largest route limit, and its JSON-RPC envelope. */
+export const MCP_BODY_LIMIT_BYTES = Math.max(...Object.values(ROUTES).map(bodyLimitBytesOf)) + 16 * 1024;
+
+const logger = new Logger('McpTools');
 
 /**
  * Loci's tools for agents, over MCP, for one API key: the gb routes and /v1/query with the same
  * validation, limits and tenant scope as over HTTP (each tool calls the route's own handler with
  * the key's principal, so there is one implementation of each). A tool's failure is a tool
  * result with `isError` and the message the route would have answered with, so an agent can
- * read and act on it; the HTTP status it would have had leads the message.
+ * read and act on it; the HTTP status it would have had leads the message. A failure of Loci's
+ * own says "internal error" and the call's request id, as a 500 does, and goes to the log as a
+ * record without the tenant's text.
  */
 export function mcpServerFor(principal: ApiKeyPrincipal, requestId: string, modules: ModuleRef, version: string): McpServer {
-  const server = new McpServer({ name: 'loci', version });
+  const server = new McpServer({ name: 'loci', version }, { maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS });
   let calls = 0;
-  /** Each tool call is its own request for the ledger and the limits: one HTTP request may carry several. */
-  const callRequest = () => ({ id: `${requestId}:${calls++}` }) as RequestWithId;
   const handler = <T>(type: new (...args: never[]) => T) => modules.get(type, { strict: false });
 
-  const run = async (scope: 'read' | 'write', work: () => Promise<unknown>): Promise<ToolResult> => {
+  const run = async (tool: ToolName, scope: 'read' | 'write', args: object, work: (call: RequestWithId) => Promise<unknown>): Promise<ToolResult> => {
     if (!principal.scopes.includes(scope)) {
       return failed(`403: This API key lacks the '${scope}' scope this tool needs.`);
     }
+    const limit = bodyLimitBytesOf(ROUTES[tool]);
+    // The schema has bounded each argument; together they may weigh no more than the route's body.
+    if (Buffer.byteLength(JSON.stringify(args)) > limit) {
+      return failed(`413: The arguments are larger than the ${inKibOrMib(limit)} that ${ROUTES[tool]} takes.`);
+    }
+    // Each tool call is its own request for the ledger and the limits: one HTTP request may carry several.
+    const call = { id: `${requestId}:${calls++}` } as RequestWithId;
     try {
-      return { content: [{ type: 'text', text: JSON.stringify(await work()) }] };
+      return { content: [{ type: 'text', text: JSON.stringify(await work(call)) }] };
     } catch (error) {
       const problem = problemOf(error, 'gb');
-      if (problem.status >= 500 && problem.code === 'internal_error') throw error; // logged by the SDK's error path
+      if (problem.status >= 500) {
+        // The record, never the error itself: a driver's message carries the statement's values.
+        logger.error({ err: loggableError(error), callId: call.id, tool }, `${problem.code} in MCP tool ${tool}: ${errorSummary(error)}`);
+      }
+      if (problem.code === 'internal_error') return failed(`${problem.status}: internal error (request id ${call.id})`);
       return failed(`${problem.status}: ${problem.message}`);
     }
   };
@@ -59,14 +98,13 @@ export function mcpServerFor(principal: ApiKeyPrincipal, requestId: string, modu
         'newer facts superseding older ones. Answers with what was created, updated, superseded or ended.',
       inputSchema: {
         user_id: userId,
-        text: z.string().describe('What to remember, in plain language.'),
+        text: bounded('text', REMEMBER_TEXT_MAX_CHARS).describe('What to remember, in plain language.'),
         dataset,
-        valid_at: z.string().optional().describe('ISO-8601 time the text speaks of, when it is not now.'),
+        valid_at: bounded('valid_at', INSTANT_MAX_CHARS).optional().describe('ISO-8601 time the text speaks of, when it is not now.'),
       },
       annotations: { destructiveHint: false, idempotentHint: true },
     },
-    (args) =>
-      run('write', async () => handler(RememberController).rememberText(principal, parse(rememberBody, args), callRequest())),
+    (args) => run('remember', 'write', args, (call) => handler(RememberController).rememberText(principal, parse(rememberBody, args), call)),
   );
 
   server.registerTool(
@@ -75,10 +113,10 @@ export function mcpServerFor(principal: ApiKeyPrincipal, requestId: string, modu
       title: 'Query memory',
       description:
         "Answers a question from a user's memory (POST /v1/gb/query), with the evidence it used: entities, facts (with their times) and passages.",
-      inputSchema: { user_id: userId, query: z.string().describe('The question.'), dataset },
+      inputSchema: { user_id: userId, query: bounded('query', QUESTION_MAX_CHARS).describe('The question.'), dataset },
       annotations: { readOnlyHint: true },
     },
-    (args) => run('read', async () => handler(GbQueryController).query(principal, parse(gbQueryBody, args), callRequest())),
+    (args) => run('query', 'read', args, (call) => handler(GbQueryController).query(principal, parse(gbQueryBody, args), call)),
   );
 
   server.registerTool(
@@ -89,17 +127,17 @@ export function mcpServerFor(principal: ApiKeyPrincipal, requestId: string, modu
         "Retrieves what the tenant's knowledge graph (its documents) holds about a question (POST /v1/query with an API key): " +
         'passages, entities and facts for your own model to answer from. No model of ours is called.',
       inputSchema: {
-        query: z.string().describe('The question.'),
+        query: bounded('query', QUESTION_MAX_CHARS).describe('The question.'),
         mode: z.enum(QUERY_MODES).optional().describe('Retrieval mode; "mix" (default) combines graph and vector search.'),
-        hl_keywords: z.array(z.string()).optional().describe('High-level keywords; with ll_keywords the graph is searched by them.'),
-        ll_keywords: z.array(z.string()).optional().describe('Low-level keywords (names, specific terms).'),
+        hl_keywords: keywords('hl_keywords').describe('High-level keywords; with ll_keywords the graph is searched by them.'),
+        ll_keywords: keywords('ll_keywords').describe('Low-level keywords (names, specific terms).'),
       },
       annotations: { readOnlyHint: true },
     },
     (args) =>
-      run('read', async () => {
+      run('ask', 'read', args, async (call) => {
         const body = parse(queryBody, { ...args, context_only: true });
-        const { context, metadata } = await handler(QueryService).query(principal, callRequest().id!, body);
+        const { context, metadata } = await handler(QueryService).query(principal, call.id, body);
         return { context, metadata };
       }),
   );
@@ -109,15 +147,19 @@ export function mcpServerFor(principal: ApiKeyPrincipal, requestId: string, modu
     {
       title: 'Forget a dataset',
       description: "Deletes one of a user's datasets whole (DELETE /v1/gb/datasets/{name}): its texts, entities and facts. Cannot be undone.",
-      inputSchema: { user_id: userId, dataset: z.string().describe('The dataset to delete, e.g. "main".') },
+      inputSchema: { user_id: userId, dataset: bounded('dataset', DATASET_MAX_CHARS).describe('The dataset to delete, e.g. "main".') },
       annotations: { destructiveHint: true, idempotentHint: true },
     },
     (args) =>
-      run('write', async () => handler(GbDatasetsController).delete(principal, args.dataset, { user_id: parse(rememberBody.shape.user_id, args.user_id) })),
+      run('forget', 'write', args, () =>
+        handler(GbDatasetsController).delete(principal, args.dataset, { user_id: parse(rememberBody.shape.user_id, args.user_id) }),
+      ),
   );
 
   return server;
 }
+
+const inKibOrMib = (bytes: number) => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`);
 
 function failed(message: string): ToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };

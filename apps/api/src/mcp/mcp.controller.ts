@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ApiKeyAllowed, CurrentPrincipal, Principal } from '@loci/auth';
 import { ForbiddenError } from '@loci/common';
 import { ApiErrors, ERROR_SCHEMAS, jsonRpcErrorRef, refTo, type RequestWithId } from '@loci/http';
-import { mcpServerFor } from './mcp-tools';
+import { MCP_BODY_LIMIT_BYTES, mcpServerFor } from './mcp-tools';
 
 const jsonRpcId = { oneOf: [{ type: 'string' }, { type: 'integer' }] };
 const JSON_RPC_MESSAGE = refTo('JsonRpcMessage', {
@@ -58,24 +58,28 @@ export class McpController {
   @ApiOkResponse({ description: 'The JSON-RPC response.', schema: JSON_RPC_RESPONSE })
   @ApiAcceptedResponse({ description: 'Notifications only: nothing to answer.', schema: refTo('Empty', { type: 'object', maxProperties: 0, description: 'No content to read.' }) })
   @ApiErrors({
-    400: {
-      description: 'Not JSON (Loci\'s body parser: the generic shape) or not a JSON-RPC message (the transport: a JSON-RPC error).',
-      schema: { oneOf: [refTo('ErrorResponse', ERROR_SCHEMAS.ErrorResponse), jsonRpcErrorRef()] },
-    },
+    400: { description: 'Not JSON, or not a JSON-RPC message.', schema: jsonRpcErrorRef() },
     406: { description: 'Accept does not name both application/json and text/event-stream.', schema: jsonRpcErrorRef() },
-    415: { description: 'The body is not application/json.', schema: { oneOf: [refTo('ErrorResponse', ERROR_SCHEMAS.ErrorResponse), jsonRpcErrorRef()] } },
+    413: { description: `The body is over ${MCP_BODY_LIMIT_BYTES} bytes: one call of the largest tool (remember's 1 MiB) and its envelope.`, schema: jsonRpcErrorRef() },
+    415: { description: 'The body is not application/json.', schema: jsonRpcErrorRef() },
   })
   async post(@CurrentPrincipal() principal: Principal, @Req() req: RequestWithId, @Res() res: Response): Promise<void> {
     if (principal.kind !== 'api_key') throw new ForbiddenError('The MCP server takes an API key (X-API-Key), not a dashboard session.');
     const server = mcpServerFor(principal, req.id ?? 'unknown', this.modules, SERVER_VERSION);
-    // Stateless: no session id; plain JSON replies (the tools do not stream progress).
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // Stateless: no session id; plain JSON replies (the tools do not stream progress). The
+    // transport reads the body itself (Loci's body parser leaves /mcp alone), so a body over the
+    // limit or not JSON is refused as a JSON-RPC error, before more than the limit is read.
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MCP_BODY_LIMIT_BYTES,
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, (req as RequestWithId & { body?: unknown }).body);
+    await transport.handleRequest(req, res);
   }
 
   /** A stateless server has no stream to open (GET) and no session to end (DELETE). */

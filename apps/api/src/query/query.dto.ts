@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { freeText, named } from '@loci/http';
+import { freeText, named, QUESTION_MAX_CHARS } from '@loci/http';
 
 /**
  * The /v1/query request, with FastAPI's vocabulary in its errors (`missing` / "Field
@@ -9,8 +9,15 @@ import { freeText, named } from '@loci/http';
 const fieldError = (expected: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? 'Field required' : `Input should be ${expected}`;
 
+/**
+ * Keywords per list: far more than a question has (a client's extraction gives a handful), and
+ * few enough that every search they drive stays small. Named so other surfaces (MCP) hold it too.
+ */
+export const KEYWORDS_MAX = 100;
+
 const keywordList = z
   .array(freeText({ error: fieldError('a valid string') }), { error: fieldError('a valid list') })
+  .max(KEYWORDS_MAX, `List should have at most ${KEYWORDS_MAX} items`)
   .nullable()
   .optional();
 
@@ -20,6 +27,7 @@ export const queryBody = z
   .object(
     {
       query: freeText({ error: fieldError('a valid string') })
+        .max(QUESTION_MAX_CHARS, `String should have at most ${QUESTION_MAX_CHARS} characters`)
         .refine((value) => value.trim().length > 0, { message: 'Value error, query must not be empty' }),
       mode: z
         .enum(QUERY_MODES, { error: () => "Input should be 'mix', 'local', 'global', 'naive' or 'hybrid'" })
