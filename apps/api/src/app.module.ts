@@ -31,6 +31,7 @@ import { GraphBrowseController } from './graph/graph-browse.controller';
 import { GraphBrowseService } from './graph/graph-browse.service';
 import { HealthController } from './health/health.controller';
 import { RecordRefusalsInterceptor } from './limits/record-refusals.interceptor';
+import { RefusalCounter } from './limits/refusal-counter';
 import { loggerOptions } from './logging';
 import { McpController } from './mcp/mcp.controller';
 import { MeController } from './me/me.controller';
@@ -99,6 +100,7 @@ export class AppModule {
         QueryService,
         GbQueryService,
         GbTrajectoriesService,
+        RefusalCounter,
         { provide: GB_QUERY_SETTINGS, useValue: { ...settings.gb } satisfies GbQuerySettings },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: RecordRefusalsInterceptor },

@@ -11,6 +11,7 @@ import { GbQueryController } from '../gb/gb-query.controller';
 import { gbQueryBody } from '../gb/gb-query.request';
 import { DATASET_MAX_CHARS, REMEMBER_TEXT_MAX_CHARS, rememberBody, USER_ID_MAX_CHARS } from '../gb/gb-request';
 import { RememberController } from '../gb/remember.controller';
+import { RefusalCounter } from '../limits/refusal-counter';
 import { KEYWORDS_MAX, queryBody, QUERY_MODES } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
 
@@ -79,6 +80,8 @@ export function mcpServerFor(principal: ApiKeyPrincipal, requestId: string, modu
     try {
       return { content: [{ type: 'text', text: JSON.stringify(await work(call)) }] };
     } catch (error) {
+      // A refusal delivered as a tool result never passes the HTTP error path, where refusals are counted.
+      await handler(RefusalCounter).countIfRefusal(error, principal.tenantId);
       const problem = problemOf(error, 'gb');
       if (problem.status >= 500) {
         // The record, never the error itself: a driver's message carries the statement's values.

@@ -7,6 +7,7 @@ import { problemOf, renderErrorBody } from '@loci/http';
 import type { AnswerSink } from './query.service';
 import type { QueryResponse, SourceItem } from './query.dto';
 import { abortedWhenClientLeaves } from '../client-gone';
+import type { RefusalCounter } from '../limits/refusal-counter';
 
 /**
  * A `"stream": true` /v1/query answer as Server-Sent Events. Each event's data is a JSON object
@@ -34,6 +35,8 @@ export class QueryEventStream implements AnswerSink {
   constructor(
     private readonly res: Response,
     private readonly requestId: string,
+    /** A refusal sent as an `error` event never reaches the HTTP error path, where refusals are counted. */
+    private readonly refusals: { counter: RefusalCounter; tenantId: string | null },
   ) {
     this.signal = abortedWhenClientLeaves(res, () => new Error('the client disconnected'));
   }
@@ -63,7 +66,8 @@ export class QueryEventStream implements AnswerSink {
     this.end();
   }
 
-  fail(error: unknown): void {
+  async fail(error: unknown): Promise<void> {
+    await this.refusals.counter.countIfRefusal(error, this.refusals.tenantId);
     if (this.signal.aborted) return this.end(); // nobody is listening; the call was stopped
     const problem = problemOf(error, 'fastapi');
     if (problem.status >= 500) {

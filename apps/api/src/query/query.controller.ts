@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { SpendControl } from '@loci/quota';
 import { limitedClient } from '../limits/limited-client';
 import { setRateLimitHeaders } from '../limits/rate-limit-headers';
+import { RefusalCounter } from '../limits/refusal-counter';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiSecurity, ApiTags, ApiUnprocessableEntityResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { FastApiValidationPipe, openApiSchemaOf, RequestWithId, ApiErrors, LIMIT_ERRORS } from '@loci/http';
@@ -23,6 +24,7 @@ export class QueryController {
   constructor(
     private readonly queries: QueryService,
     private readonly spend: SpendControl,
+    private readonly refusals: RefusalCounter,
   ) {}
 
   @Post('query')
@@ -50,7 +52,7 @@ export class QueryController {
     @Res() res: Response,
   ): Promise<void> {
     const requestId = req.id ?? 'unknown';
-    const events = body.stream ? new QueryEventStream(res, requestId) : undefined;
+    const events = body.stream ? new QueryEventStream(res, requestId, { counter: this.refusals, tenantId: principal.tenantId }) : undefined;
     // Only a question that may reach our models is limited: a dashboard session's. An API-key
     // question spends nothing on chat models and is never limited.
     const mayCallModel = principal.kind === 'jwt' && !(body.context_only && body.hl_keywords != null && body.ll_keywords != null);
@@ -86,7 +88,7 @@ export class QueryController {
       events.finish(await answer());
     } catch (error) {
       if (!events.started) throw error; // still an ordinary status and body
-      events.fail(error);
+      await events.fail(error);
     }
   }
 }
