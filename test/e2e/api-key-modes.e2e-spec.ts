@@ -68,6 +68,15 @@ describe('API-key questions honour their mode with offline keywords', () => {
     expect(double.requests).toEqual([]);
   });
 
+  it('reads only the opening of a question of the largest size for its keywords', async () => {
+    // 64 KiB of one sentence: the extractor over all of it held a CPU thread for minutes (past
+    // this test's timeout); its keywords are in its opening words.
+    const question = `Where does Alice Johnson work? ${'w '.repeat(32_000)}`.slice(0, 65_000);
+    const response = await ask({ query: question, mode: 'mix', context_only: true }, a.apiKey.key).expect(200);
+    expect(response.body.metadata.mode).toBe('mix');
+    expect(JSON.stringify(response.body.context.entities)).toContain('Alice Johnson');
+  });
+
   it('answers an MCP ask in its mode too, calling no model', async () => {
     const call = await t.http
       .post('/mcp')

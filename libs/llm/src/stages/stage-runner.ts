@@ -37,6 +37,11 @@ export const MAX_OUTPUT_TOKENS: Record<Exclude<Stage, 'embed'>, number> = {
   detect_geo: 300,
 };
 
+/** The offline extractor reads at most this much of a question (about 300 words): ~100 ms of a CPU thread at most. */
+export const OFFLINE_KEYWORDS_MAX_CHARS = 2_000;
+/** As many keywords as a model's reply may hold (keywordsSchema). */
+const KEYWORDS_MAX = { high_level: 20, low_level: 30 } as const;
+
 /**
  * The pipeline's model-backed steps. Each goes to the LLM the router picks for its stage, or,
  * when that is the offline `local` provider, to its NLP/extractive counterpart. Both are
@@ -100,7 +105,7 @@ export class StageRunner {
     const choice = this.gateway.router.choose('keywords', options.model);
     if (choice.provider === 'local') {
       return this.localAsync(ctx, 'keywords', choice, question, async () => {
-        const keywords = await this.localWork.keywords(question);
+        const keywords = await this.offlineKeywords(question);
         return { value: keywords, output: [...keywords.high_level, ...keywords.low_level].join(' ') };
       });
     }
@@ -124,8 +129,11 @@ export class StageRunner {
    * callers that must never reach a model (an API key's question, by the query contract). It is
    * not a model call and costs nothing, so it is not metered: no ledger row, no token count.
    */
-  offlineKeywords(question: string): Promise<Keywords> {
-    return this.localWork.keywords(question);
+  async offlineKeywords(question: string): Promise<Keywords> {
+    // A question may be 64 KiB (a pasted text); its keywords are in its opening words, and
+    // parsing all of it held a CPU thread for seconds to minutes, on a request anyone can send.
+    const keywords = await this.localWork.keywords(question.slice(0, OFFLINE_KEYWORDS_MAX_CHARS));
+    return { high_level: keywords.high_level.slice(0, KEYWORDS_MAX.high_level), low_level: keywords.low_level.slice(0, KEYWORDS_MAX.low_level) };
   }
 
   /** gb query's `detect_geo`: the places the question mentions, as written. */
