@@ -18,6 +18,13 @@ describe('withoutStaleStatements', () => {
     ]);
   });
 
+  it('drops a list item that states an ended fact whole, and keeps the block’s other lines', () => {
+    const block = ['Entities:', `- Alice Johnson (person): ${BEFORE}`, `- 2023 (date): ${BEFORE}; ${AFTER}`, '- Acme (organization)', 'Facts:', `- Alice joined Globex: ${AFTER}`].join('\n');
+    expect(withoutStaleStatements([{ id: 'kg', text: block }], [BEFORE], [AFTER])).toEqual([
+      { id: 'kg', text: ['Entities:', '- Acme (organization)', 'Facts:', `- Alice joined Globex: ${AFTER}`].join('\n') },
+    ]);
+  });
+
   it('keeps a sentence a live fact also states, and every source when nothing ended', () => {
     const both = 'Bob works at Zircon and lives in Oslo.';
     const sources = [{ id: 'passage:1', text: both }];

@@ -15,13 +15,26 @@ export function withoutStaleStatements(sources: CitableSource[], ended: Array<st
   const stale = [...new Set(ended.flatMap(statementsOf))].filter((s) => !stillTrue.has(s.toLowerCase()));
   if (stale.length === 0) return sources;
   return sources.flatMap((source) => {
-    let text = source.text;
-    for (const statement of stale) text = removeEvery(text, statement);
+    const lines = source.text.split('\n').flatMap((line) => withoutStatements(line, stale));
+    const text = lines.join('\n');
     if (text === source.text) return [source];
-    // What is left of "Name: description", of joined statements, once a statement is out.
-    const tidy = text.replace(/(;\s*)+/g, '; ').replace(/^\s*;\s*|\s*;\s*$/g, '').replace(/:\s*;\s*/g, ': ').replace(/\s{2,}/g, ' ').trim();
-    return /^[^:]*:?\s*$/.test(tidy) && !/[.!?]/.test(tidy) ? [] : [{ ...source, text: tidy }];
+    return text.trim() === '' ? [] : [{ ...source, text }];
   });
+}
+
+/**
+ * One line without the statements: a list item that states one ("- 2019 (date): Alice works at
+ * Acme since 2019.", a fact's line) goes whole, as what is left of it would read as something
+ * else; in prose the statement alone goes. A line left with a name and nothing to say goes too.
+ */
+function withoutStatements(line: string, stale: string[]): string[] {
+  let text = line;
+  for (const statement of stale) text = removeEvery(text, statement);
+  if (text === line) return [line];
+  if (/^\s*- /.test(line)) return [];
+  // What is left of "Name: description", of joined statements, once a statement is out.
+  const tidy = text.replace(/(;\s*)+/g, '; ').replace(/^\s*;\s*|\s*;\s*$/g, '').replace(/:\s*;\s*/g, ': ').replace(/\s{2,}/g, ' ').trim();
+  return /^[^:]*:?\s*$/.test(tidy) && !/[.!?]/.test(tidy) ? [] : [tidy];
 }
 
 function statementsOf(description: string | null): string[] {
