@@ -1,5 +1,6 @@
-// Three projects: unit specs beside the code, e2e tests that boot the app on the real store,
-// and the storage contract suite that CI runs against both stores (Postgres+Redis, PGlite+memory).
+// Four projects: unit specs beside the code; the storage contract suite (run on both stores);
+// the first-hour end-to-end tests, which `npm test` runs beside those two; and every other
+// end-to-end test, which `npm run test:all` adds (CI runs it on PostgreSQL + Redis).
 const { compilerOptions } = require('./tsconfig.json');
 
 const moduleNameMapper = Object.fromEntries(
@@ -15,12 +16,28 @@ const base = {
   moduleFileExtensions: ['ts', 'js', 'json'],
 };
 
+// End-to-end tests start the built server too: dist/ is built when missing (a fresh clone),
+// before any worker starts.
+const endToEnd = { ...base, globalSetup: '<rootDir>/test/support/build-once.js' };
+
+// What a new user meets in the first hour, end to end on the store the environment selects
+// (the embedded default on a fresh clone): start-up, sign-in and accounts, tenancy, uploads,
+// both question contracts, streaming, MCP, the OpenAPI document, the console in a browser, the
+// CLI, the embedded store's lock. Kept to a few minutes on 2 cores (README, "Two commands").
+const FIRST_HOUR = [
+  'smoke', 'health', 'first-run', 'data-directory-lock', 'bootstrap', 'auth', 'tenancy', 'http-errors',
+  'documents', 'query', 'query-stream', 'api-key-modes', 'live-descriptions', 'gb-remember', 'gb-query',
+  'mcp', 'openapi', 'console', 'loci-cli',
+];
+const firstHourFile = (name) => `**/test/e2e/${name}.e2e-spec.ts`;
+
 module.exports = {
   testTimeout: 60_000,
   maxWorkers: 2,
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
     { ...base, displayName: 'contract', testMatch: ['<rootDir>/test/contract/**/*.contract-spec.ts'] },
+    { ...endToEnd, displayName: 'first-hour', testMatch: FIRST_HOUR.map(firstHourFile) },
+    { ...endToEnd, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', ...FIRST_HOUR.map((name) => `!${firstHourFile(name)}`)] },
   ],
 };

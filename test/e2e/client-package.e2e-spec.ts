@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { createLociClient, LociApiError, unwrap } from '@loci/client';
+import { askStream, createLociClient, LociApiError, QueryStreamEvent, unwrap } from '@loci/client';
 import { createTenantWithPeople, createUser, startTestApp, TestApp } from '@loci/testing';
 
 const ROOT = join(__dirname, '../..');
@@ -52,6 +52,27 @@ describe('the @loci/client package', () => {
     expect(document.document_id).toBe(submitted.document_id);
     const page = await unwrap(program.GET('/v1/documents', { params: { query: { limit: 1 } } }));
     expect(page.limit).toBe(1);
+  });
+
+  it('asks for a streamed answer and yields its typed events; a refusal before the stream is a LociApiError', async () => {
+    const people = await createTenantWithPeople(t.app);
+    const program = createLociClient({ baseUrl, apiKey: people.apiKey.key });
+    const question = { query: 'Where does Alice work?', mode: 'naive' as const, include_sources: true };
+    const events: QueryStreamEvent[] = [];
+    for await (const event of askStream(program, question)) events.push(event);
+    expect(events.map((e) => e.event)).toEqual(['sources', 'answer', 'metadata']);
+    // Merged, the events are the JSON answer to the same question.
+    const whole = await unwrap(program.POST('/v1/query', { body: question }));
+    const text = events.flatMap((e) => (e.event === 'answer' ? [e.data.text] : [])).join('');
+    expect(text).toBe(whole.answer);
+    const last = events[2];
+    expect(last.event === 'metadata' && last.data.metadata.model).toBe(whole.metadata.model);
+    const refused = await (async () => {
+      for await (const event of askStream(program, { query: 'Who?', mode: 'nonsense' as 'mix' })) void event;
+    })().catch((e) => e);
+    expect(refused).toBeInstanceOf(LociApiError);
+    expect(refused).toMatchObject({ status: 422 });
+    expect(refused.message).toMatch(/^mode: /);
   });
 
   it("throws each surface's error with its message and code", async () => {

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countTokens } from '@loci/llm';
 import { BundleDocument, bundlePassages, contextTitles, heldChunk, locateChunk, passagesHeld, titlesWithinChunks, titlesWithinTokens } from '../../eval/src/bundles';
-import { defaultCorpusFolder, loadEvalSet } from '../../eval/src/corpus';
+import { loadEvalSet } from '../../eval/src/corpus';
 import { scoredPrefix } from '../../eval/src/hotpotqa-bundles';
-import { findRepoRoot, main } from '../../eval/src/run';
+import { main } from '../../eval/src/run';
+import { describeWithEvalSet, evalCorpusFolder as corpusFolder } from '../support/eval-set';
 
 /**
  * The multi-passage variant of the eval (`npm run eval -- hotpotqa --docs-of N`, issue 14.5):
  * its definitions without a store, then a small run on the embedded store. Never the quality
  * numbers.
  */
-const corpusFolder = defaultCorpusFolder(findRepoRoot());
 
 const passages = [
   { title: 'Alpha', text: 'Alpha is a river in the north. It floods every spring.' },
@@ -114,7 +114,7 @@ describe('eval --docs-of definitions (no store)', () => {
   });
 });
 
-describe('npm run eval -- hotpotqa --docs-of 4 --limit 5 (embedded store)', () => {
+describeWithEvalSet('npm run eval -- hotpotqa --docs-of 4 --limit 5 (embedded store)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'loci-eval-docs-of-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

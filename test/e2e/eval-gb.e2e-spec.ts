@@ -2,12 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../eval/src/run';
+import { describeWithEvalSet } from '../support/eval-set';
 
 /**
  * The gb surface of the eval (`npm run eval -- hotpotqa --surface gb`): a small run on the
  * embedded store, through gb remember and gb query. Shape only, never the quality numbers.
  */
-describe('npm run eval -- hotpotqa --surface gb --docs-of 4 --limit 3 (embedded store)', () => {
+describeWithEvalSet('npm run eval -- hotpotqa --surface gb --docs-of 4 --limit 3 (embedded store)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'loci-eval-gb-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -2,17 +2,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bm25Ranker, ENGLISH_ANALYZER } from '../../eval/src/bm25';
-import { defaultCorpusFolder, loadEvalSet, sampleEvalSet } from '../../eval/src/corpus';
+import { loadEvalSet, sampleEvalSet } from '../../eval/src/corpus';
 import { allGoldAt, containsAnswer, normalizeAnswer, recallAt } from '../../eval/src/metrics';
 import type { EvalReport } from '../../eval/src/report';
-import { findRepoRoot, main } from '../../eval/src/run';
+import { main } from '../../eval/src/run';
+import { describeWithEvalSet, evalCorpusFolder as corpusFolder, itWithEvalSet } from '../support/eval-set';
 
 /**
  * CI smoke of the retrieval eval (issue 14): `npm run eval -- hotpotqa --limit 10` on the
  * embedded store in a temporary folder. Asserts the report's shape and the harness's own
  * behaviour (the sample, the cache, the modes searched), never the quality numbers.
  */
-const corpusFolder = defaultCorpusFolder(findRepoRoot());
 const MODES = ['naive', 'mix', 'local', 'global', 'hybrid'];
 
 describe('eval definitions (no store)', () => {
@@ -33,7 +33,7 @@ describe('eval definitions (no store)', () => {
     expect(containsAnswer('anything', '')).toBe(false);
   });
 
-  it('samples the first questions, their gold passages and a fixed number of distractors', () => {
+  itWithEvalSet('samples the first questions, their gold passages and a fixed number of distractors', () => {
     const set = loadEvalSet(corpusFolder);
     const sample = sampleEvalSet(set, 3, 4);
     expect(sample.questions.map((q) => q.id)).toEqual(set.questions.slice(0, 3).map((q) => q.id));
@@ -58,7 +58,7 @@ describe('eval definitions (no store)', () => {
   });
 });
 
-describe('npm run eval -- hotpotqa --limit 10 (embedded store)', () => {
+describeWithEvalSet('npm run eval -- hotpotqa --limit 10 (embedded store)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'loci-eval-'));
   const args = ['hotpotqa', '--limit', '10', '--distractors', '10', '--store', 'pglite', '--cache-dir', join(dir, 'cache'), '--out', join(dir, 'out')];
   const quiet = () => undefined;

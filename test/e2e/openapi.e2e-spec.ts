@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { VALID_QUERY_SCHEMA } from '@loci/http';
@@ -71,7 +75,7 @@ describe('OpenAPI document and route auth', () => {
   });
 
   it('documents request bodies and security schemes', async () => {
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['api_key', 'jwt']);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['api_key', 'jwt', 'metrics_token']);
     const login = resolve(document.paths['/v1/auth/login'].post.requestBody!.content['application/json'].schema);
     expect(login.required).toEqual(['email', 'password']);
   });
@@ -108,7 +112,8 @@ describe('OpenAPI document and route auth', () => {
         const found: string[] = [];
         const validation = path === '/v1/query' ? '422' : '400';
         const guarded = route!.auth !== 'public';
-        if (guarded !== (op.security ?? []).length > 0) found.push(`security ${JSON.stringify(op.security)} but auth ${route!.auth}`);
+        // /metrics is open to the guard and checks its own bearer token (the next test).
+        if (path !== '/metrics' && guarded !== (op.security ?? []).length > 0) found.push(`security ${JSON.stringify(op.security)} but auth ${route!.auth}`);
         const required = [
           ...(guarded ? ['401', '403'] : []),
           // The body parser runs on every route, before routing.
@@ -184,6 +189,39 @@ describe('OpenAPI document and route auth', () => {
     const json = resolve(content['application/json'].schema);
     expect(json.required).toEqual(['name', 'text']);
     expect(json.properties).not.toHaveProperty('file');
+  });
+
+  it('declares public routes with `security: []`, /metrics with its bearer token and every other route with its schemes', () => {
+    expect(
+      gaps(({ path, op, route }) => {
+        if (path === '/metrics') return JSON.stringify(op.security) === '[{"metrics_token":[]}]' ? [] : [`security ${JSON.stringify(op.security)}`];
+        if (route!.auth === 'public') return JSON.stringify(op.security) === '[]' ? [] : [`public, but security ${JSON.stringify(op.security)}`];
+        const schemes = (op.security ?? []).flatMap((requirement) => Object.keys(requirement as object));
+        return schemes.length > 0 && schemes.every((s) => s === 'jwt' || s === 'api_key') ? [] : [`guarded, but security ${JSON.stringify(op.security)}`];
+      }),
+    ).toEqual([]);
+    expect(document.paths['/v1/auth/login'].post.security).toEqual([]);
+  });
+
+  it('describes the streamed answer of /v1/query as text/event-stream beside the JSON one', () => {
+    const { content } = document.paths['/v1/query'].post.responses['200'];
+    expect(refName(content!['application/json'].schema)).toBe('QueryResponse');
+    const events = resolve(content!['text/event-stream'].schema);
+    expect(events.type).toBe('string');
+    for (const event of ['sources', 'answer', 'context', 'metadata', 'error']) expect(events.description).toContain(`\`${event}\``);
+  });
+
+  it('passes the Redocly linter (its recommended rules, as `redocly lint` runs them) with no errors', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loci-openapi-'));
+    try {
+      writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document));
+      const run = spawnSync(process.execPath, ['test/support/lint-openapi.mjs', join(dir, 'openapi.json'), '--json'], { encoding: 'utf8' });
+      const problems = JSON.parse(run.stdout) as { severity: string; rule: string; at: string }[];
+      expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('serves Swagger UI at /docs', async () => {

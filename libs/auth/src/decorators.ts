@@ -1,4 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import type { ApiKeyScope, UserRole } from '@loci/db';
 import type { Principal } from './principal';
 
@@ -7,8 +8,11 @@ export const API_KEY_ALLOWED = 'loci:auth:api-key-allowed';
 export const ROLES = 'loci:auth:roles';
 export const API_KEY_SCOPES = 'loci:auth:api-key-scopes';
 
-/** The route needs no credentials. */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+/** The OpenAPI extension by which the document declares a public route `security: []` (apps/api/src/openapi.ts). */
+export const PUBLIC_OPERATION_EXTENSION = 'x-loci-public';
+
+/** The route needs no credentials (and its OpenAPI operation says so). */
+export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension(PUBLIC_OPERATION_EXTENSION, true));
 
 /**
  * The route accepts a tenant API key as well as a JWT (the default is JWT only), when the key

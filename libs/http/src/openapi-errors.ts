@@ -103,7 +103,8 @@ export const ERROR_SCHEMAS = {
     properties: {
       jsonrpc: { type: 'string', enum: ['2.0'] },
       error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
-      id: { oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true },
+      // OpenAPI 3.0 has no null type, and `nullable` means nothing without a `type` beside it: each branch says it.
+      id: { anyOf: [{ type: 'string', nullable: true }, { type: 'integer' }], description: 'The request id, or null when the request could not be read.' },
     },
   },
 } as const;
@@ -140,6 +141,9 @@ type Operation = {
   responses: Record<string, { description: string; content?: Record<string, { schema?: unknown }> }>;
 };
 
+/** The security schemes of tenant credentials (apps/api/src/openapi.ts): a user's JWT and an API key. */
+const CREDENTIALS_WITH_ROLES = new Set(['jwt', 'api_key']);
+
 /**
  * Adds the error statuses the shared machinery answers with, and the body of the path's
  * surface to every error response that has none.
@@ -151,8 +155,9 @@ export function completeErrorResponses(paths: Record<string, Record<string, Oper
       const add = (status: number, description: string) => {
         op.responses[status] ??= { description };
       };
-      if (op.security && op.security.length > 0) {
-        add(401, SHARED_ERRORS.unauthorized);
+      if (op.security && op.security.length > 0) add(401, SHARED_ERRORS.unauthorized);
+      // A role or a key's scope can be refused; /metrics's token (metrics_token) has neither.
+      if (op.security?.some((requirement) => Object.keys(requirement as object).some((scheme) => CREDENTIALS_WITH_ROLES.has(scheme)))) {
         add(403, SHARED_ERRORS.forbidden);
       }
       if (op.requestBody || op.parameters?.some((p) => p.in === 'query')) add(validation, VALIDATION);

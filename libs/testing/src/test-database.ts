@@ -88,7 +88,8 @@ export async function dropIdleTemplates(client: Client, keep: string, now: numbe
   return idle;
 }
 
-function migrationsHash(folder: string): string {
+/** A migration set's name: the hash of its files' names and contents. */
+export function migrationsHash(folder: string): string {
   const hash = createHash('sha256');
   for (const file of readdirSync(folder).filter((f) => f.endsWith('.sql')).sort()) {
     hash.update(file).update(readFileSync(join(folder, file)));

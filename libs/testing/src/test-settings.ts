@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings, Settings } from '@loci/config';
+import { seedEmbeddedStore } from './embedded-template';
 import { createFreshPostgresDatabase } from './test-database';
 
 export interface TestEnvironment {
@@ -13,12 +14,13 @@ export interface TestEnvironment {
 
 /**
  * Settings for one test file, on the store the environment selects: a fresh Postgres database
- * when DATABASE_URL is set, otherwise PGlite in a temporary data directory. REDIS_URL likewise
- * selects Redis or the in-process store.
+ * when DATABASE_URL is set, otherwise PGlite in a temporary data directory (a copy of a migrated
+ * template). REDIS_URL likewise selects Redis or the in-process store.
  */
 export async function createTestEnvironment(env: Record<string, string | undefined> = {}): Promise<TestEnvironment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'loci-test-'));
   const database = process.env.DATABASE_URL ? await createFreshPostgresDatabase(process.env.DATABASE_URL) : undefined;
+  if (!database && env.DATABASE_URL === undefined) await seedEmbeddedStore(dataDir);
   const settings = loadSettings({
     LOG_LEVEL: 'silent',
     NODE_ENV: 'test',

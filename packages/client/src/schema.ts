@@ -1516,7 +1516,8 @@ export interface components {
                 message: string;
                 data?: unknown;
             };
-            id: (string | number) | null;
+            /** @description The request id, or null when the request could not be read. */
+            id: (string | null) | number;
         };
         /** @description No content to read. */
         Empty: Record<string, never>;
@@ -1534,24 +1535,18 @@ export interface components {
         };
         /** @description Prometheus text exposition format 0.0.4 */
         PrometheusText: string;
-        QueryRequest: {
-            query: string;
-            /**
-             * @default mix
-             * @enum {string}
-             */
-            mode?: "mix" | "local" | "global" | "naive" | "hybrid";
-            /** @default false */
-            include_sources?: boolean;
-            /** @default false */
-            context_only?: boolean;
-            /** @default false */
-            stream?: boolean;
-            hl_keywords?: string[] | null;
-            ll_keywords?: string[] | null;
-            /** Format: date-time */
-            as_of?: string | null;
-        };
+        /**
+         * @description Server-Sent Events, each `event: <name>` and `data: <JSON>`; merged, their data is the QueryResponse. `sources` ({"sources": [SourceItem]}) once, first; `answer` ({"text": "..."}) pieces of the answer as it is written, none when it is empty; `context` ({"context": {...}}) in context mode; then `metadata` ({"metadata": {...}, "cited": ["1", ...]}), the last event of a complete answer, or `error` ({"status": 502, "detail": ...}) in its place, with the status and the /v1/query body it would have had. A refusal before the first event is an ordinary status and JSON body.
+         * @example event: sources
+         *     data: {"sources":[{"document_id":"…","reference_id":"1"}]}
+         *
+         *     event: answer
+         *     data: {"text":"Alice works at Globex"}
+         *
+         *     event: metadata
+         *     data: {"metadata":{"mode":"mix","model":"…","tokens_in":812,"tokens_out":9,"latency_ms":640},"cited":["1"]}
+         */
+        QueryEventStream: string;
         QueryResponse: {
             answer: string;
             sources: {
@@ -1597,6 +1592,24 @@ export interface components {
                 }[];
                 truncated: boolean;
             } | null;
+        };
+        QueryRequest: {
+            query: string;
+            /**
+             * @default mix
+             * @enum {string}
+             */
+            mode?: "mix" | "local" | "global" | "naive" | "hybrid";
+            /** @default false */
+            include_sources?: boolean;
+            /** @default false */
+            context_only?: boolean;
+            /** @default false */
+            stream?: boolean;
+            hl_keywords?: string[] | null;
+            ll_keywords?: string[] | null;
+            /** Format: date-time */
+            as_of?: string | null;
         };
         Usage: {
             from: string;
@@ -5242,13 +5255,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer as JSON; with `"stream": true`, as text/event-stream: events `sources`, `answer` ({"text"} pieces), `context` (context mode), then `metadata` ({"metadata", "cited"}) or `error` ({"status", "detail"}). */
+            /** @description The answer as JSON; with `"stream": true`, as Server-Sent Events (text/event-stream). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QueryResponse"];
+                    "text/event-stream": components["schemas"]["QueryEventStream"];
                 };
             };
             /** @description The request cannot be read: a body that is not JSON or cannot be decoded (every route parses a JSON body it is sent), or a path value that is not valid percent-encoding. */

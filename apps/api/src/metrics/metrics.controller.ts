@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '@loci/auth';
 import { NotFoundError, UnauthenticatedError } from '@loci/common';
@@ -17,6 +17,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
  */
 @ApiTags('health')
 @Public()
+@ApiBearerAuth('metrics_token')
 @Controller()
 export class MetricsController {
   private readonly token?: Buffer;

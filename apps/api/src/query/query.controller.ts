@@ -4,12 +4,32 @@ import { SpendControl } from '@loci/quota';
 import { limitedClient } from '../limits/limited-client';
 import { setRateLimitHeaders } from '../limits/rate-limit-headers';
 import { RefusalCounter } from '../limits/refusal-counter';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiSecurity, ApiTags, ApiUnprocessableEntityResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiProduces, ApiSecurity, ApiTags, ApiUnprocessableEntityResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
-import { FastApiValidationPipe, openApiSchemaOf, RequestWithId, ApiErrors, LIMIT_ERRORS } from '@loci/http';
+import { FastApiValidationPipe, openApiSchemaOf, refTo, RequestWithId, ApiErrors, LIMIT_ERRORS } from '@loci/http';
 import { QueryBody, queryBody, QueryResponse, queryResponse } from './query.dto';
 import { QueryEventStream } from './query-event-stream';
 import { NO_LLM_MODEL, QueryService } from './query.service';
+
+/** The streamed answer as the document describes it (OpenAPI 3.0 has no schema for events: their data is named here). */
+const QUERY_EVENT_STREAM = refTo('QueryEventStream', {
+  type: 'string',
+  description:
+    'Server-Sent Events, each `event: <name>` and `data: <JSON>`; merged, their data is the QueryResponse. ' +
+    '`sources` ({"sources": [SourceItem]}) once, first; `answer` ({"text": "..."}) pieces of the answer as it is written, ' +
+    'none when it is empty; `context` ({"context": {...}}) in context mode; then `metadata` ({"metadata": {...}, "cited": ["1", ...]}), ' +
+    'the last event of a complete answer, or `error` ({"status": 502, "detail": ...}) in its place, with the status and the /v1/query ' +
+    'body it would have had. A refusal before the first event is an ordinary status and JSON body.',
+  example:
+    'event: sources\ndata: {"sources":[{"document_id":"…","reference_id":"1"}]}\n\n' +
+    'event: answer\ndata: {"text":"Alice works at Globex"}\n\n' +
+    'event: metadata\ndata: {"metadata":{"mode":"mix","model":"…","tokens_in":812,"tokens_out":9,"latency_ms":640},"cited":["1"]}\n\n',
+});
+
+/** The answer's schema per media type, split by the document builder (apps/api/src/openapi.ts). */
+const ANSWER_BODY: Record<string, any> = {
+  'x-loci-by-media-type': { 'application/json': openApiSchemaOf(queryResponse, 'output'), 'text/event-stream': QUERY_EVENT_STREAM },
+};
 
 /**
  * The tenant-graph question endpoint (contract: shared/reference/v1-query-contract.md).
@@ -38,11 +58,10 @@ export class QueryController {
   @ApiKeyAllowed({ scope: 'read' })
   @Roles('admin', 'member')
   @ApiBody({ schema: openApiSchemaOf(queryBody) })
+  @ApiProduces('application/json', 'text/event-stream')
   @ApiOkResponse({
-    schema: openApiSchemaOf(queryResponse, 'output'),
-    description:
-      'The answer as JSON; with `"stream": true`, as text/event-stream: events `sources`, `answer` ({"text"} pieces), ' +
-      '`context` (context mode), then `metadata` ({"metadata", "cited"}) or `error` ({"status", "detail"}).',
+    schema: ANSWER_BODY,
+    description: 'The answer as JSON; with `"stream": true`, as Server-Sent Events (text/event-stream).',
   })
   @ApiUnprocessableEntityResponse({ description: 'Validation error: {"detail": [{"loc", "msg", "type"}]}' })
   async ask(
