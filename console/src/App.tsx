@@ -84,7 +84,7 @@ export function App() {
         ))}
       </AppShell.Navbar>
       <AppShell.Main>
-        {screen === 'ask' && <AskScreen />}
+        {screen === 'ask' && <AskScreen onUpload={() => setScreen('upload')} />}
         {screen === 'upload' && <UploadScreen />}
         {screen === 'documents' && <DocumentsScreen />}
         {screen === 'graph' && <GraphScreen />}

@@ -45,7 +45,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     operator = await createUser(t.app, null, 'operator');
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
     page.on('pageerror', (e) => problems.push(`page: ${e.message}`));
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
@@ -133,6 +133,15 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await page.keyboard.type(admin.password);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Ask a question' }).waitFor();
+
+    // A new tenant's first question: the fixed sentence in the browser's language (its
+    // Accept-Language, en-US), and what to do about it, which leads to the upload screen.
+    await input('Question').fill('Where does Alice Johnson work?');
+    await page.getByRole('form', { name: 'Ask' }).getByRole('button', { name: 'Ask' }).click();
+    await page.getByTestId('answer').filter({ hasText: 'Not enough data to answer.' }).waitFor();
+    await page.getByTestId('no-answer-hint').filter({ hasText: 'Nothing uploaded yet: upload a document' }).waitFor();
+    await page.getByTestId('no-answer-hint').getByRole('button', { name: 'Upload a document' }).click();
+    await page.getByTestId('drop-zone').waitFor();
 
     await go('Upload');
     await page.locator('input[type=file]').setInputFiles({ name: 'people.md', mimeType: 'text/markdown', buffer: Buffer.from(DOCUMENT) });

@@ -124,6 +124,7 @@ describe('tenancy and the operators API (e2e)', () => {
         id: expect.stringMatching(UUID),
         name,
         own_llm_provider: null,
+        answer_language: null,
         tier: 'pro',
         billing: 'own_key',
         // a pro tenant starts with the pro tier's defaults

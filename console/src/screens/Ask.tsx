@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Card, Group, List, Modal, SegmentedControl, Stack, Switch, Table, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, List, Modal, SegmentedControl, Stack, Switch, Table, Text, Textarea, Title } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { call, loci } from '../api';
 import { ErrorNote } from '../ui';
@@ -25,8 +25,15 @@ interface Answer {
 
 const MODES = ['mix', 'hybrid', 'local', 'global', 'naive'];
 
+/** What to do when nothing answered, by `metadata.no_answer_reason` (the answer itself is one fixed sentence). */
+const NO_ANSWER_HINTS: Record<string, string> = {
+  empty_graph: 'Nothing uploaded yet: upload a document, then ask again.',
+  empty_at_as_of: 'Nothing was known yet at that instant.',
+  no_relevant_context: 'Nothing in your documents matches this question: ask in other words, or upload what it is about.',
+};
+
 /** A question to /v1/query: an answer with cited sources, or (context only) what retrieval found. */
-export function AskScreen() {
+export function AskScreen({ onUpload }: { onUpload: () => void }) {
   const [query, setQuery] = useState('');
   const [mode, setMode] = useState('mix');
   const [contextOnly, setContextOnly] = useState(false);
@@ -73,6 +80,18 @@ export function AskScreen() {
         </Stack>
       </form>
       <ErrorNote error={error} />
+      {answer?.metadata.no_answer_reason && (
+        <Alert color="yellow" title="No answer yet" data-testid="no-answer-hint">
+          <Stack gap="xs" align="flex-start">
+            <Text size="sm">{NO_ANSWER_HINTS[answer.metadata.no_answer_reason] ?? 'Nothing to answer from.'}</Text>
+            {answer.metadata.no_answer_reason === 'empty_graph' && (
+              <Button size="xs" variant="light" onClick={onUpload}>
+                Upload a document
+              </Button>
+            )}
+          </Stack>
+        </Alert>
+      )}
       {answer && (
         <Card withBorder data-testid="answer">
           <Stack>

@@ -39,6 +39,13 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (!Number.isSafeInteger(claims.ver) || claims.ver < 0) return false;
     const user = await this.users.findCredentialState(claims.sub);
     if (!user || user.disabledAt !== null || user.tokenVersion !== claims.ver) return false;
-    return { kind: 'jwt', userId: user.id, tenantId: user.tenantId, role: user.role, tenantSuspendedAt: user.tenantSuspendedAt };
+    return {
+      kind: 'jwt',
+      userId: user.id,
+      tenantId: user.tenantId,
+      role: user.role,
+      tenantSuspendedAt: user.tenantSuspendedAt,
+      tenantAnswerLanguage: user.tenantAnswerLanguage,
+    };
   }
 }

@@ -14,6 +14,8 @@ export type Principal =
       role: UserRole;
       /** The tenant's suspension as read with the user (TenantStatusGuard refuses a suspended one). */
       tenantSuspendedAt?: Date | null;
+      /** The tenant's `answer_language` as read with the user (the no-answer sentence's language). */
+      tenantAnswerLanguage?: string | null;
     }
   | { kind: 'api_key'; keyId: string; tenantId: string; role: null; scopes: ApiKeyScope[]; tenant?: TenantRow };
 

@@ -825,7 +825,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the caller's tenant's settings
+         * @description The tenant's own settings: `answer_language` ('en', 'ru', or null for the /v1/query contract's Russian) is the language of the sentences Loci writes itself, such as the no-answer text; a request's Accept-Language naming one of them comes first. A field left out stays as it is.
+         */
+        patch: operations["OwnTenantController_update"];
         trace?: never;
     };
     "/mcp": {
@@ -906,6 +910,8 @@ export interface components {
             };
             /** Format: date-time */
             suspended_at: string | null;
+            /** @enum {string|null} */
+            answer_language: "en" | "ru" | null;
             /** Format: date-time */
             created_at: string;
             spend?: {
@@ -945,6 +951,8 @@ export interface components {
                 };
                 /** Format: date-time */
                 suspended_at: string | null;
+                /** @enum {string|null} */
+                answer_language: "en" | "ru" | null;
                 /** Format: date-time */
                 created_at: string;
                 spend?: {
@@ -1610,6 +1618,13 @@ export interface components {
             ll_keywords?: string[] | null;
             /** Format: date-time */
             as_of?: string | null;
+        };
+        TenantSettingsRequest: {
+            /**
+             * @description The language of the sentences Loci writes itself (/v1/query's no-answer text); null: the contract's (Russian).
+             * @enum {string|null}
+             */
+            answer_language?: "en" | "ru" | null;
         };
         Usage: {
             from: string;
@@ -5851,6 +5866,83 @@ export interface operations {
                 };
             };
             /** @description The request cannot be read: a body that is not JSON or cannot be decoded (every route parses a JSON body it is sent), or a path value that is not valid percent-encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OwnTenantController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantSettingsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            /** @description The request is not valid: each field problem is named. */
             400: {
                 headers: {
                     [name: string]: unknown;

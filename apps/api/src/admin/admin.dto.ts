@@ -54,6 +54,15 @@ export const updateLimitsBody = z.strictObject({
   billing: z.enum(['platform', 'own_key']).optional(),
 });
 
+/** A tenant's own settings, changed by its admins (PATCH /v1/tenant); a field left out stays as it is. */
+export const tenantSettingsBody = z.strictObject({
+  answer_language: z
+    .enum(['en', 'ru'])
+    .nullable()
+    .optional()
+    .describe("The language of the sentences Loci writes itself (/v1/query's no-answer text); null: the contract's (Russian)."),
+});
+
 export const platformLimitsBody = z.strictObject({ daily_cost_cap_usd: z.number().min(0).max(100_000_000).nullable() });
 export const platformLimitsResponse = z.object({ daily_cost_cap_usd: z.number().nullable() });
 
@@ -79,6 +88,8 @@ export const tenantResponse = z.object({
   }),
   /** When an operator suspended the tenant (every request refused, ingestion paused); null = active. */
   suspended_at: z.iso.datetime().nullable(),
+  /** The language of Loci's own sentences (no-answer text); null = the /v1/query contract's. A request's Accept-Language comes first. */
+  answer_language: z.enum(['en', 'ru']).nullable(),
   created_at: z.iso.datetime(),
   /**
    * Spend so far against the caps (UTC day and calendar month, from the ledger): on GET of one
@@ -136,6 +147,7 @@ export const toTenantResponse = (t: TenantRow): z.infer<typeof tenantResponse> =
     max_concurrent_queries: t.maxConcurrentQueries,
   },
   suspended_at: t.suspendedAt?.toISOString() ?? null,
+  answer_language: t.answerLanguage === 'en' || t.answerLanguage === 'ru' ? t.answerLanguage : null,
   created_at: t.createdAt.toISOString(),
 });
 
@@ -168,6 +180,7 @@ export const toApiKeyResponse = (k: ApiKeyRow): z.infer<typeof apiKeyResponse> =
 
 // OpenAPI component names: the types of the generated client (packages/client).
 named('CreateTenantRequest', createTenantBody);
+named('TenantSettingsRequest', tenantSettingsBody);
 named('CreateUserRequest', createUserBody);
 named('CreateApiKeyRequest', createApiKeyBody);
 named('SetLlmKeyRequest', setLlmKeyBody);

@@ -4,8 +4,6 @@ import type { RetrievedContext, RetrievedRelation } from '@loci/retrieval';
  * Text renderings of retrieved material: the lines the answer model reads, and the answer an
  * API-key client gets with `context_only: false` (led by the mandatory disclaimer).
  */
-export const NO_DATA_ANSWER = 'Недостаточно данных для ответа.';
-
 export const CONTEXT_MODE_DISCLAIMER =
   'This is retrieved material, not an answer: it was not written by a language model. ' +
   'Use the context below with your own model, or ask from the dashboard for a written answer.';

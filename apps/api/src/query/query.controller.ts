@@ -9,6 +9,7 @@ import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { FastApiValidationPipe, openApiSchemaOf, refTo, RequestWithId, ApiErrors, LIMIT_ERRORS } from '@loci/http';
 import { QueryBody, queryBody, QueryResponse, queryResponse } from './query.dto';
 import { QueryEventStream } from './query-event-stream';
+import { requestedAnswerLanguage } from './no-answer';
 import { NO_LLM_MODEL, QueryService } from './query.service';
 
 /** The streamed answer as the document describes it (OpenAPI 3.0 has no schema for events: their data is named here). */
@@ -75,7 +76,8 @@ export class QueryController {
     // Only a question that may reach our models is limited: a dashboard session's. An API-key
     // question spends nothing on chat models and is never limited.
     const mayCallModel = principal.kind === 'jwt' && !(body.context_only && body.hl_keywords != null && body.ll_keywords != null);
-    if (!mayCallModel) return this.respond(res, events, () => this.queries.query(principal, requestId, body, events));
+    const language = requestedAnswerLanguage(req);
+    if (!mayCallModel) return this.respond(res, events, () => this.queries.query(principal, requestId, body, events, language));
     // The quota counts model-answered questions; a context-only one spends on keywords at most.
     const permit = await this.spend.admit(limitedClient(principal, requestId), { countsQuota: !body.context_only });
     let answered = false;
@@ -83,7 +85,7 @@ export class QueryController {
       // Streamed, the headers leave with the first event, before the quota's use is final.
       if (events) setRateLimitHeaders(res, permit);
       await this.respond(res, events, async () => {
-        const response = await this.queries.query(principal, requestId, body, events);
+        const response = await this.queries.query(principal, requestId, body, events, language);
         answered = response.metadata.model !== NO_LLM_MODEL;
         // Nothing to answer from: no model answered, so the question does not count.
         if (!answered) await permit.refundQuota();

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
 import type { Principal } from '@loci/auth';
-import { GraphsRepository, InferencesRepository, RequestLogsRepository } from '@loci/db';
+import { GraphsRepository, InferencesRepository, RequestLogsRepository, TenantsRepository } from '@loci/db';
 import { CallContext, CitableSource, Keywords, ModelGateway, OwnKeysService, StageRunner } from '@loci/llm';
 import {
   ChannelWeights,
@@ -12,7 +12,8 @@ import {
   RetrievedContext,
 } from '@loci/retrieval';
 import { tenantIdOf } from '../tenant-scope';
-import { contextAsAnswerText, graphBlock, NO_DATA_ANSWER } from './context-rendering';
+import { contextAsAnswerText, graphBlock } from './context-rendering';
+import { AnswerLanguage, noAnswerSentence } from './no-answer';
 import { daysAgo, freshnessOf } from './freshness';
 import { ContextChunk, QueryBody, QueryResponse, SourceItem } from './query.dto';
 
@@ -22,8 +23,12 @@ const foundNothing = (context: RetrievedContext) =>
 /** `metadata.model` when no model wrote the answer (the contract's name for it). */
 export const NO_LLM_MODEL = 'context-mode-no-llm';
 
-/** Why no model answered (`metadata.no_answer_reason`). */
-export type NoAnswerReason = 'empty_graph' | 'no_relevant_context';
+/**
+ * Why no model answered (`metadata.no_answer_reason`): nothing was ever uploaded
+ * (`empty_graph`), nothing was known yet at the question's `as_of` though the graph has
+ * content now (`empty_at_as_of`), or nothing found was close enough to the question.
+ */
+export type NoAnswerReason = 'empty_graph' | 'empty_at_as_of' | 'no_relevant_context';
 
 const EXCERPT_CHARS = 300;
 
@@ -69,11 +74,15 @@ export class QueryService {
     private readonly ownKeys: OwnKeysService,
     private readonly ledger: InferencesRepository,
     private readonly requestLogs: RequestLogsRepository,
+    private readonly tenants: TenantsRepository,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  /** With a sink, a model-written answer is streamed to it; the response is returned all the same. */
-  async query(principal: Principal, requestId: string, body: QueryBody, sink?: AnswerSink): Promise<QueryResponse> {
+  /**
+   * With a sink, a model-written answer is streamed to it; the response is returned all the same.
+   * `language` is the one the request asked for (Accept-Language) for the no-answer sentence.
+   */
+  async query(principal: Principal, requestId: string, body: QueryBody, sink?: AnswerSink, language?: AnswerLanguage): Promise<QueryResponse> {
     const started = performance.now();
     const steps: Step[] = [];
     const timed = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
@@ -116,11 +125,21 @@ export class QueryService {
       this.graphs.vectorTier(tenantId, graphId),
     ]);
 
+    // Empty at the question's instant: whether anything was ever uploaded tells the two reasons apart.
+    const emptyReason = async (): Promise<NoAnswerReason> =>
+      asOf && (await this.retrieval.graphHasContent(tenantId, graphId)) ? 'empty_at_as_of' : 'empty_graph';
+    const noAnswer = async (reason: NoAnswerReason): Promise<QueryResponse> => ({
+      answer: noAnswerSentence(language, await this.tenantLanguage(principal)),
+      sources: [],
+      metadata: { ...emptyMetadata(mode, NO_LLM_MODEL), no_answer_reason: reason },
+      context: null,
+    });
+
     let response: QueryResponse;
     let embedCostMicros = 0;
     if (emptyGraph) {
       askedModel = false;
-      response = this.noAnswer(mode, 'empty_graph');
+      response = await noAnswer(await emptyReason());
     } else {
       const keywords = await timed('keywords', () => this.keywords(ctx, body, mode, viaModel, given));
       const embedded = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
@@ -139,9 +158,9 @@ export class QueryService {
         }),
       );
       if (foundNothing(context) && !checkFirst && !(await hasContent())) {
-        response = this.noAnswer(mode, 'empty_graph');
+        response = await noAnswer(await emptyReason());
       } else if (!this.relevant(context)) {
-        response = this.noAnswer(mode, 'no_relevant_context');
+        response = await noAnswer('no_relevant_context');
       } else if (!viaModel || body.context_only) {
         response = this.contextResponse(mode, context, body.context_only);
       } else {
@@ -289,8 +308,14 @@ export class QueryService {
     };
   }
 
-  private noAnswer(mode: RetrievalMode, reason: NoAnswerReason): QueryResponse {
-    return { answer: NO_DATA_ANSWER, sources: [], metadata: { ...emptyMetadata(mode, NO_LLM_MODEL), no_answer_reason: reason }, context: null };
+  /**
+   * The tenant's `answer_language`, as the principal carries it (read with the API key, or with
+   * the session's user, in the same statement); read here only for a principal made elsewhere.
+   */
+  private async tenantLanguage(principal: Principal): Promise<string | null> {
+    if (principal.kind === 'api_key' && principal.tenant) return principal.tenant.answerLanguage;
+    if (principal.kind === 'jwt' && principal.tenantAnswerLanguage !== undefined) return principal.tenantAnswerLanguage;
+    return (await this.tenants.findById(tenantIdOf(principal)))?.answerLanguage ?? null;
   }
 }
 

@@ -54,6 +54,17 @@ export class TenantsRepository {
     return rows.length > 0;
   }
 
+  /** The tenant's own settings (its admins change them): the language of Loci's own sentences. */
+  async updateSettings(tenantId: string, patch: { answerLanguage?: string | null }): Promise<TenantRow | undefined> {
+    if (!isUuid(tenantId)) return undefined;
+    const [row] = await this.database.db
+      .update(tenants)
+      .set({ ...patch, updatedAt: new Date() })
+      .where(eq(tenants.id, tenantId))
+      .returning();
+    return row;
+  }
+
   /** Changes limits (and tier/billing); undefined fields stay, null means unlimited. */
   async updateLimits(tenantId: string, patch: TenantLimitsPatch): Promise<TenantRow | undefined> {
     if (!isUuid(tenantId)) return undefined;

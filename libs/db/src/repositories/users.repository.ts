@@ -22,6 +22,8 @@ export interface UserCredentialState {
   disabledAt: Date | null;
   /** The user's tenant's suspension, read in the same statement (null: active, or no tenant). */
   tenantSuspendedAt: Date | null;
+  /** The tenant's `answer_language`, in the same statement: a no-answer needs it without another read. */
+  tenantAnswerLanguage: string | null;
 }
 
 /** A tenant admin's or operator's change to a member of a tenant; undefined fields stay. */
@@ -50,6 +52,7 @@ export class UsersRepository {
         tokenVersion: users.tokenVersion,
         disabledAt: users.disabledAt,
         tenantSuspendedAt: tenants.suspendedAt,
+        tenantAnswerLanguage: tenants.answerLanguage,
       })
       .from(users)
       .leftJoin(tenants, eq(tenants.id, users.tenantId))

@@ -25,6 +25,12 @@ export const tenants = pgTable('tenants', {
   maxConcurrentQueries: integer('max_concurrent_queries'),
   /** Set by an operator: every request of the tenant is refused and its ingestion paused. */
   suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
+  /**
+   * The language of the sentences Loci writes itself (the no-answer text of /v1/query): 'en' or
+   * 'ru'. Null: the /v1/query contract's own sentence (Russian). A request's Accept-Language
+   * naming a language Loci has comes first.
+   */
+  answerLanguage: text('answer_language'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

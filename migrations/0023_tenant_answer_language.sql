@@ -1,0 +1,1 @@
+ALTER TABLE "tenants" ADD COLUMN "answer_language" text;
