@@ -1,4 +1,4 @@
-import { AppShell, Burger, Button, Group, NavLink, Text, Title } from '@mantine/core';
+import { AppShell, Burger, Button, Group, NavLink, Text, type TextProps, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useEffect, useState } from 'react';
 import { call, currentToken, loci, Me, setToken, whenUnauthorized } from './api';
@@ -59,9 +59,7 @@ export function App() {
             </Title>
           </Group>
           <Group wrap="nowrap" gap="xs">
-            <Text size="sm" c="dimmed" visibleFrom="sm">
-              {me.role}
-            </Text>
+            <Identity who={me} visibleFrom="sm" />
             <Button variant="default" size="xs" onClick={signOut}>
               Sign out
             </Button>
@@ -69,6 +67,8 @@ export function App() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label="Screens">
+        {/* At phone width the header has no room: who is signed in heads the menu instead. */}
+        <Identity who={me} hiddenFrom="sm" px="sm" pb="xs" />
         {screens.map((s) => (
           <NavLink
             key={s.id}
@@ -93,5 +93,16 @@ export function App() {
         {screen === 'operator' && <OperatorScreen />}
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+/** Who is signed in: email, tenant (or "operator") and role, so nobody acts in the wrong tenant. */
+// (`who`, not `me`: `me` is a Mantine style prop, margin-inline-end.)
+function Identity({ who, ...box }: { who: Me } & TextProps) {
+  const where = who.tenant_name ?? (who.role === 'operator' ? 'all tenants' : '');
+  return (
+    <Text size="sm" c="dimmed" data-testid="identity" {...box}>
+      {who.email} · {where} · {who.role}
+    </Text>
   );
 }

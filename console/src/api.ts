@@ -102,6 +102,8 @@ export interface Me {
   tenant_id: string | null;
   user_id: string | null;
   role: 'operator' | 'admin' | 'member' | null;
+  email: string | null;
+  tenant_name: string | null;
 }
 
 export interface DocumentItem {

@@ -1,4 +1,5 @@
 import '@mantine/core/styles.css';
+import './tables.css';
 import { MantineProvider } from '@mantine/core';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

@@ -69,7 +69,15 @@ describe('authentication and authorization (e2e)', () => {
       expect(claims).toMatchObject({ sub: a.admin.id, tid: a.tenant.id, role: 'admin', ver: 0, iss: 'loci', aud: 'loci-api' });
       expect(claims.exp - claims.iat).toBe(t.settings.jwt.ttlSeconds);
       const who = await me(bearer(token)).expect(200);
-      expect(who.body).toEqual({ kind: 'jwt', tenant_id: a.tenant.id, user_id: a.admin.id, key_id: null, role: 'admin' });
+      expect(who.body).toEqual({
+        kind: 'jwt',
+        tenant_id: a.tenant.id,
+        user_id: a.admin.id,
+        key_id: null,
+        role: 'admin',
+        email: a.admin.email,
+        tenant_name: a.tenant.name,
+      });
     });
 
     it('gives an operator a token without a tenant claim', async () => {
@@ -78,7 +86,7 @@ describe('authentication and authorization (e2e)', () => {
       expect(claims).toMatchObject({ sub: operator.id, role: 'operator' });
       expect(claims).not.toHaveProperty('tid');
       const who = await me(bearer(res.body.access_token)).expect(200);
-      expect(who.body).toMatchObject({ kind: 'jwt', tenant_id: null, user_id: operator.id, role: 'operator' });
+      expect(who.body).toMatchObject({ kind: 'jwt', tenant_id: null, user_id: operator.id, role: 'operator', email: operator.email, tenant_name: null });
     });
 
     it('matches the email case-insensitively', async () => {
@@ -186,7 +194,7 @@ describe('authentication and authorization (e2e)', () => {
 
   describe('API keys as credentials', () => {
     it('accepts a key as a Bearer token and as X-API-Key on /v1/me', async () => {
-      const expected = { kind: 'api_key', tenant_id: a.tenant.id, user_id: null, key_id: a.apiKey.id, role: null };
+      const expected = { kind: 'api_key', tenant_id: a.tenant.id, user_id: null, key_id: a.apiKey.id, role: null, email: null, tenant_name: a.tenant.name };
       expect((await me(bearer(a.apiKey.key)).expect(200)).body).toEqual(expected);
       expect((await me({ 'X-API-Key': a.apiKey.key }).expect(200)).body).toEqual(expected);
     });

@@ -88,6 +88,14 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect([label, overflow]).toEqual([label, 0]);
   };
+  /** The element is drawn inside the viewport's width (not cut off, nor behind a sideways scroll). */
+  const withinViewport = async (locator: ReturnType<Page['locator']>) => {
+    await locator.scrollIntoViewIfNeeded();
+    const box = await locator.boundingBox();
+    const width = page.viewportSize()!.width;
+    expect(box).not.toBeNull();
+    expect([box!.x >= 0, box!.x + box!.width <= width]).toEqual([true, true]);
+  };
   /** The browser logs a refused or aborted request as an error; those a test provokes are not problems. */
   const forgiveProvoked = (from: number, pattern: RegExp) => {
     const kept = problems.slice(from).filter((p) => !pattern.test(p));
@@ -133,6 +141,8 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await page.keyboard.type(admin.password);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Ask a question' }).waitFor();
+    // Who is signed in, in which tenant.
+    expect(await page.getByRole('banner').getByTestId('identity').textContent()).toBe(`${admin.email} · ${tenantName} · admin`);
 
     // A new tenant's first question: the fixed sentence in the browser's language (its
     // Accept-Language, en-US), and what to do about it, which leads to the upload screen.
@@ -267,6 +277,18 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await input('Key name').fill('backend');
     await page.getByRole('button', { name: 'Create key' }).click();
     expect(await page.getByTestId('new-key').textContent()).toMatch(/lk_|[A-Za-z0-9_-]{20,}/);
+    const backend = page.getByTestId('api-key-row').filter({ hasText: 'backend' });
+    expect(await backend.getByTestId('api-key-expires').textContent()).toBe('never');
+
+    // A key that expires: its row says when.
+    const in30Days = () => new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const earliest = in30Days();
+    await input('Key name').fill('partner');
+    await input('Expires').click();
+    await page.getByRole('option', { name: 'in 30 days' }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const expires = await page.getByTestId('api-key-row').filter({ hasText: 'partner' }).getByTestId('api-key-expires').textContent();
+    expect([earliest, in30Days()]).toContain(expires!.slice(0, 10));
     await shot('admin');
   }, 30_000);
 
@@ -306,7 +328,17 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
       await page.getByRole('heading', { level: 2 }).first().waitFor();
       await noHorizontalOverflow(label);
     }
+    // Every value and button of a key's row is on screen: the table stacks its cells, no sideways scroll.
+    const partner = page.getByTestId('api-key-row').filter({ hasText: 'partner' });
+    await withinViewport(partner.getByRole('button', { name: 'Revoke' }));
+    await withinViewport(partner.getByTestId('api-key-expires'));
+    await withinViewport(page.getByRole('form', { name: 'Create an API key' }).getByRole('button', { name: 'Create key' }));
     await shot('phone');
+    // The header has no room for who is signed in: the menu says it.
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await withinViewport(page.getByRole('navigation').getByTestId('identity'));
+    expect(await page.getByRole('navigation').getByTestId('identity').textContent()).toContain(admin.email);
+    await page.getByRole('button', { name: 'Menu' }).click();
   }, 30_000);
 
   it("shows the operator's screens at phone width without horizontal overflow, sortable by keyboard", async () => {
@@ -318,6 +350,12 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await page.getByTestId('tenant-row').first().waitFor();
     await page.getByTestId('operator-usage').getByTestId('cost-chart').locator('svg.recharts-surface').first().waitFor();
     await noHorizontalOverflow('operator');
+    // The tenants table fits: each row's limits and its edit button are on screen.
+    const tenantRow = page.getByTestId('tenant-row').filter({ hasText: tenantName });
+    await withinViewport(tenantRow.getByRole('button', { name: 'Edit limits of ' + tenantName }));
+    await withinViewport(tenantRow.getByTestId('tenant-quota'));
+    await withinViewport(tenantRow.getByTestId('tenant-month'));
+    await withinViewport(page.getByRole('form', { name: 'Create a tenant' }).getByRole('button', { name: 'Create tenant' }));
     await shot('operator-phone');
     await page.getByRole('button', { name: 'Edit limits of ' + tenantName }).click();
     await page.getByRole('dialog').waitFor();

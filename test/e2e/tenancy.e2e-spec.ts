@@ -61,6 +61,8 @@ describe('tenancy and the operators API (e2e)', () => {
       expectError(await t.http.delete(`/v1/api-keys/${b.apiKey.id}`).set(bearer(a.admin.token)), 404, 'not_found');
       const who = await t.http.get('/v1/me').set('X-API-Key', b.apiKey.key).expect(200);
       expect(who.body.tenant_id).toBe(b.tenant.id);
+      // A key sees its own tenant's name, never the other's.
+      expect(who.body).toMatchObject({ tenant_name: b.tenant.name, email: null });
       const listB = await t.http.get('/v1/api-keys').set(bearer(b.admin.token)).expect(200);
       expect(listB.body.items[0]).toMatchObject({ id: b.apiKey.id, revoked_at: null });
     });

@@ -5,6 +5,13 @@ import { ErrorNote, Section, useAction, usd, useLoad, when } from '../ui';
 import { UsageByDay } from './Usage';
 import { UsageCharts } from './UsageCharts';
 
+/** How long a new key lives (days); "never" sends no expiry. */
+const KEY_LIFETIMES = [
+  { value: 'never', label: 'never' },
+  { value: '30', label: 'in 30 days' },
+  { value: '90', label: 'in 90 days' },
+  { value: '365', label: 'in a year' },
+];
 
 /** A tenant admin's screen: usage against the caps, users, API keys. */
 export function AdminScreen() {
@@ -54,12 +61,15 @@ function KeysCard() {
   const keys = useLoad(() => call(loci.GET('/v1/api-keys')), []);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string | null>('read,write');
+  const [lifetime, setLifetime] = useState<string | null>('never');
   const [created, setCreated] = useState<string | null>(null);
   const action = useAction();
   const create = (e: FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
-      const res = await call(loci.POST('/v1/api-keys', { body: { name, scopes: (scopes ?? 'read,write').split(',') as ('read' | 'write')[] } }));
+      const days = lifetime === 'never' || lifetime === null ? null : Number(lifetime);
+      const expires_at = days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
+      const res = await call(loci.POST('/v1/api-keys', { body: { name, scopes: (scopes ?? 'read,write').split(',') as ('read' | 'write')[], expires_at } }));
       setCreated(res.key);
       setName('');
       keys.reload();
@@ -72,6 +82,7 @@ function KeysCard() {
         <Group align="end" my="sm">
           <TextInput label="Key name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
           <Select label="Scopes" data={[{ value: 'read,write', label: 'read and write' }, { value: 'read', label: 'read only' }]} value={scopes} onChange={setScopes} allowDeselect={false} />
+          <Select label="Expires" data={KEY_LIFETIMES} value={lifetime} onChange={setLifetime} allowDeselect={false} />
           <Button type="submit" loading={action.busy}>
             Create key
           </Button>
@@ -83,29 +94,35 @@ function KeysCard() {
         </Alert>
       )}
       <ErrorNote error={action.error ?? keys.error} />
-      <Table.ScrollContainer minWidth={520}>
-        <Table>
+      <Table.ScrollContainer minWidth={600}>
+        <Table className="stack-on-phone" data-testid="api-keys">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Name</Table.Th>
               <Table.Th>Prefix</Table.Th>
               <Table.Th>Scopes</Table.Th>
+              <Table.Th>Expires</Table.Th>
               <Table.Th>Last used</Table.Th>
               <Table.Th />
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {keys.data?.items.map((k) => (
-              <Table.Tr key={k.id}>
+              <Table.Tr key={k.id} data-testid="api-key-row">
                 <Table.Td>{k.name}</Table.Td>
-                <Table.Td>
+                <Table.Td data-label="Prefix">
                   <Code>{k.prefix}</Code>
                 </Table.Td>
-                <Table.Td>{k.scopes.join(', ')}</Table.Td>
-                <Table.Td>{when(k.last_used_at)}</Table.Td>
+                <Table.Td data-label="Scopes">{k.scopes.join(', ')}</Table.Td>
+                <Table.Td data-label="Expires" data-testid="api-key-expires">
+                  {k.expires_at ? when(k.expires_at) : 'never'}
+                </Table.Td>
+                <Table.Td data-label="Last used">{when(k.last_used_at)}</Table.Td>
                 <Table.Td>
                   {k.revoked_at ? (
                     <Badge color="gray">revoked</Badge>
+                  ) : k.expires_at && Date.parse(k.expires_at) <= Date.now() ? (
+                    <Badge color="gray">expired</Badge>
                   ) : (
                     <Button size="xs" variant="subtle" color="red" onClick={() => void revoke(k.id)}>
                       Revoke
@@ -147,7 +164,7 @@ function UsersCard() {
       </form>
       <ErrorNote error={action.error ?? users.error} />
       <Table.ScrollContainer minWidth={480}>
-        <Table>
+        <Table className="stack-on-phone" data-testid="users">
           <Table.Tbody>
             {users.data?.items.map((u) => (
               <Table.Tr key={u.id}>

@@ -100,7 +100,7 @@ export function OperatorScreen() {
           </Button>
         </Group>
         <Table.ScrollContainer minWidth={640}>
-          <Table data-testid="tenants">
+          <Table data-testid="tenants" className="stack-on-phone">
             <Table.Thead>
               <Table.Tr>
                 {header('name', 'Tenant')}
@@ -120,9 +120,9 @@ export function OperatorScreen() {
                       {t.suspended_at ? ' · suspended' : ''}
                     </Text>
                   </Table.Td>
-                  <Table.Td data-testid="tenant-today">{against(t.spend?.today_usd ?? 0, t.limits.daily_cost_cap_usd, 'today_share', t.name)}</Table.Td>
-                  <Table.Td data-testid="tenant-month">{against(t.spend?.this_month_usd ?? 0, t.limits.monthly_cost_cap_usd, 'month_share', t.name)}</Table.Td>
-                  <Table.Td data-testid="tenant-quota">{t.limits.daily_query_quota ?? 'unlimited'}</Table.Td>
+                  <Table.Td data-testid="tenant-today" data-label="Today">{against(t.spend?.today_usd ?? 0, t.limits.daily_cost_cap_usd, 'today_share', t.name)}</Table.Td>
+                  <Table.Td data-testid="tenant-month" data-label="This month">{against(t.spend?.this_month_usd ?? 0, t.limits.monthly_cost_cap_usd, 'month_share', t.name)}</Table.Td>
+                  <Table.Td data-testid="tenant-quota" data-label="Questions a day">{t.limits.daily_query_quota ?? 'unlimited'}</Table.Td>
                   <Table.Td>
                     <Button size="xs" variant="light" onClick={() => setEditing(t)} aria-label={`Edit limits of ${t.name}`}>
                       Edit limits

@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Who am I
-         * @description The caller as the server sees it: credential kind, tenant, user or key, role. Lets a client check its credentials.
+         * @description The caller as the server sees it: credential kind, tenant (id and name), user (id and email) or key, role. Lets a client check its credentials and show who is signed in.
          */
         get: operations["MeController_whoAmI"];
         put?: never;
@@ -1540,6 +1540,8 @@ export interface components {
             key_id: string | null;
             /** @enum {string|null} */
             role: "operator" | "admin" | "member" | null;
+            email: string | null;
+            tenant_name: string | null;
         };
         /** @description Prometheus text exposition format 0.0.4 */
         PrometheusText: string;

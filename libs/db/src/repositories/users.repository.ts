@@ -95,6 +95,17 @@ export class UsersRepository {
     return row;
   }
 
+  /** Who a user is, to show them (GET /v1/me): their email and their tenant's name (null for an operator). */
+  async identity(userId: string): Promise<{ email: string; tenantName: string | null } | undefined> {
+    if (!isUuid(userId)) return undefined;
+    const [row] = await this.database.db
+      .select({ email: users.email, tenantName: tenants.name })
+      .from(users)
+      .leftJoin(tenants, eq(tenants.id, users.tenantId))
+      .where(eq(users.id, userId));
+    return row;
+  }
+
   async findCredentialState(userId: string): Promise<UserCredentialState | undefined> {
     const [row] = await this.credentialStateById.execute({ id: userId });
     return row;
