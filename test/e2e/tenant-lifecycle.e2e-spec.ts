@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import request, { type Response } from 'supertest';
 import { sql } from 'drizzle-orm';
 import { Database, DATABASE, queryRows } from '@loci/db';
-import { INGEST_DOCUMENT_JOB, IngestWorker, JobQueue } from '@loci/ingest';
+import { GeoBackfill, INGEST_DOCUMENT_JOB, IngestWorker, JobQueue } from '@loci/ingest';
 import { limitKeys } from '@loci/quota';
 import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
 import { createApp } from '../../apps/api/src/create-app';
@@ -209,6 +209,8 @@ describe('tenant lifecycle (e2e)', () => {
       await upload(cast, `Dana Scully works at the FBI in Washington ${randomUUID()}.`).expect(202);
       await worker().drain();
       await t.http.post('/v1/gb/remember').set('X-API-Key', cast.apiKey.key).send({ user_id: 'u1', text: 'Fox Mulder lives in Virginia.' }).expect(200);
+      // The geo backfill's progress (what a start with geo on would run).
+      await t.app.get(GeoBackfill).locateStoredPlaces(cast.tenant.id);
       // Under a quota, so the answered question is on record (question_counts).
       await asOperator.patch(`/v1/admin/tenants/${cast.tenant.id}/limits`, { daily_query_quota: 10 }).expect(200);
       await t.http.post('/v1/query').set(bearer(cast.member.token)).send({ query: 'Where does Dana Scully work?' }).expect(200);

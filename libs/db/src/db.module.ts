@@ -6,6 +6,7 @@ import { openDatabase } from './open-database';
 import { ApiKeysRepository } from './repositories/api-keys.repository';
 import { BulkLoadRepository } from './repositories/bulk-load.repository';
 import { DocumentsRepository } from './repositories/documents.repository';
+import { GeoBackfillRepository } from './repositories/geo-backfill.repository';
 import { GraphBrowseRepository } from './repositories/graph-browse.repository';
 import { GraphReadsRepository } from './repositories/graph-reads.repository';
 import { GraphWritesRepository } from './repositories/graph-writes.repository';
@@ -45,6 +46,7 @@ const repositories = [
   GraphsRepository,
   BulkLoadRepository,
   DocumentsRepository,
+  GeoBackfillRepository,
   GraphWritesRepository,
   GraphReadsRepository,
   GraphBrowseRepository,

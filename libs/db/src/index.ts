@@ -16,6 +16,7 @@ export * from './transactions';
 export * from './repositories/api-keys.repository';
 export * from './repositories/bulk-load.repository';
 export * from './repositories/documents.repository';
+export * from './repositories/geo-backfill.repository';
 export * from './repositories/graph-reads.repository';
 export * from './repositories/graph-browse.repository';
 export * from './repositories/entity-name-search.sql';

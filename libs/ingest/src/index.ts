@@ -2,6 +2,7 @@ export * from './bulk/bulk-load.service';
 export * from './chunking';
 export * from './cpu';
 export * from './documents/documents.service';
+export * from './geo/geo-backfill';
 export * from './gb/remember.service';
 export * from './graph/graph-writer';
 export * from './graph/names';

@@ -4,6 +4,7 @@ import { BulkLoadService } from './bulk/bulk-load.service';
 import { CpuPool } from './cpu/cpu-pool';
 import { DocumentsService } from './documents/documents.service';
 import { RememberService } from './gb/remember.service';
+import { GeoBackfill } from './geo/geo-backfill';
 import { GraphWriter } from './graph/graph-writer';
 import { DocumentIngester } from './pipeline/document-ingester';
 import { IngestJobHandler } from './pipeline/ingest-job';
@@ -29,7 +30,8 @@ import { OfflineVectorsMover } from './reembed/offline-vectors-mover';
     GraphReembedder,
     OfflineVectorsMover,
     BulkLoadService,
+    GeoBackfill,
   ],
-  exports: [CpuPool, LOCAL_TEXT_WORK, JobQueue, DocumentIngester, IngestWorker, DocumentsService, RememberService, OfflineVectorsMover, BulkLoadService],
+  exports: [CpuPool, LOCAL_TEXT_WORK, JobQueue, DocumentIngester, IngestWorker, DocumentsService, RememberService, OfflineVectorsMover, BulkLoadService, GeoBackfill],
 })
 export class IngestModule {}

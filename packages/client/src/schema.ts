@@ -1333,6 +1333,9 @@ export interface components {
                 name: string;
                 type?: string;
                 description?: string;
+                /** @description A place the offline gazetteer resolved (server with geo on): its coordinates, with longitude */
+                latitude?: number;
+                longitude?: number;
                 /**
                  * @description matched: an existing entity the text named, unchanged
                  * @enum {string}

@@ -17,6 +17,8 @@ const entityView = z.object({
   name: z.string(),
   type: z.string().optional(),
   description: z.string().optional(),
+  latitude: z.number().optional().describe('A place the offline gazetteer resolved (server with geo on): its coordinates, with longitude'),
+  longitude: z.number().optional(),
   change: z.enum(['created', 'updated', 'matched']).describe('matched: an existing entity the text named, unchanged'),
 });
 const edgeView = z.object({
@@ -131,6 +133,8 @@ const entityFields = (row: EntityFacts) => ({
   name: row.name,
   ...(row.type ? { type: row.type } : {}),
   ...(row.description ? { description: row.description } : {}),
+  // The README's "remember gives the places it can resolve coordinates", shown to the caller.
+  ...(row.latitude !== null && row.longitude !== null ? { latitude: row.latitude, longitude: row.longitude } : {}),
 });
 
 /** The gb contract's edge fields: ids, relation, artifact, and the four temporal fields (null ones omitted). */

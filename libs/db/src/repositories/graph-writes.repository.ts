@@ -167,9 +167,18 @@ export class GraphWritesRepository {
    * each other instead of deadlocking.
    */
   async lockEntityNames(db: Db, tenantId: string, graphId: number, normalizedNames: string[]): Promise<void> {
-    if (normalizedNames.length === 0) return;
+    await this.lockEntityNamesOfGraphs(db, tenantId, normalizedNames.map((normalizedName) => ({ graphId, normalizedName })));
+  }
+
+  /**
+   * The same locks for names of several graphs of the tenant (the geo backfill's page), all in
+   * one statement and one key order, so it waits for writers of any of its graphs, or they for
+   * it, without a cycle.
+   */
+  async lockEntityNamesOfGraphs(db: Db, tenantId: string, names: Array<{ graphId: number; normalizedName: string }>): Promise<void> {
+    if (names.length === 0) return;
     const keys = sql.join(
-      normalizedNames.map((name) => sql`${`${tenantId}:${graphId}:${name}`}`),
+      names.map(({ graphId, normalizedName }) => sql`${`${tenantId}:${graphId}:${normalizedName}`}`),
       sql`, `,
     );
     // The subquery (not flattened: it sorts) hands the keys over in order, and the outer query
@@ -248,16 +257,24 @@ export class GraphWritesRepository {
     return inserted;
   }
 
-  /** Coordinates for entities that have none (geo: remember's places); an entity's coordinates are never moved. */
-  async setMissingCoordinates(db: Db, tenantId: string, rows: Array<{ id: number; latitude: number; longitude: number }>): Promise<void> {
-    if (rows.length === 0) return;
+  /**
+   * Coordinates for entities that have none (geo: remember's places, the geo backfill's); an
+   * entity's coordinates are never moved. Answers how many entities got them.
+   */
+  async setMissingCoordinates(db: Db, tenantId: string, rows: Array<{ id: number; latitude: number; longitude: number }>): Promise<number> {
+    if (rows.length === 0) return 0;
     const values = sql.join(
       rows.map((r) => sql`(${r.id}::bigint, ${r.latitude}::float8, ${r.longitude}::float8)`),
       sql`, `,
     );
-    await db.execute(sql`UPDATE entities e SET latitude = v.lat, longitude = v.lon
-      FROM (VALUES ${values}) AS v(id, lat, lon)
-      WHERE e.tenant_id = ${tenantId} AND e.id = v.id AND e.latitude IS NULL`);
+    const located = await queryRows<{ id: unknown }>(
+      db,
+      sql`UPDATE entities e SET latitude = v.lat, longitude = v.lon
+        FROM (VALUES ${values}) AS v(id, lat, lon)
+        WHERE e.tenant_id = ${tenantId} AND e.id = v.id AND e.latitude IS NULL
+        RETURNING e.id`,
+    );
+    return located.length;
   }
 
   /**

@@ -14,6 +14,7 @@ import {
   entities,
   entityChunks,
   entityDocuments,
+  geoBackfillProgress,
   graphs,
   inferences,
   jobs,
@@ -48,6 +49,7 @@ const TENANT_TABLES_CHILDREN_FIRST: ReadonlyArray<PgTable & { tenantId: unknown 
   requestLogs,
   limitRefusals,
   questionCounts,
+  geoBackfillProgress,
   apiKeys,
   users,
 ];

@@ -2,3 +2,4 @@ export * from './columns';
 export * from './tenancy';
 export * from './graph';
 export * from './operations';
+export * from './geo-backfill';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
 import { Db, GraphWritesRepository } from '@loci/db';
-import { gazetteer, isPlaceType } from '@loci/geo';
+import { placeCoordinates } from '@loci/geo';
 import { CpuPool } from '../cpu/cpu-pool';
 import { EdgeNode, planEdges, relationsConsulted, ResolvedFact } from './edge-plan';
 import { EntityNode, planEntities } from './entity-plan';
@@ -167,9 +167,9 @@ export class GraphWriter {
     const located = new Map<number, { id: number; latitude: number; longitude: number }>();
     for (const { key, entity } of named) {
       const node = byKey.get(key);
-      if (node?.id === undefined || located.has(node.id) || !isPlaceType(node.type ?? entity.type)) continue;
-      const place = gazetteer().resolve(entity.name);
-      if (place) located.set(node.id, { id: node.id, latitude: place.latitude, longitude: place.longitude });
+      if (node?.id === undefined || located.has(node.id)) continue;
+      const place = placeCoordinates(entity.name, node.type ?? entity.type);
+      if (place) located.set(node.id, { id: node.id, ...place });
     }
     await this.writes.setMissingCoordinates(db, tenantId, [...located.values()]);
   }

@@ -6,6 +6,7 @@ import { errorSummary } from '@loci/db';
 import { Job, JobQueue, JobRunner } from '../queue';
 import { OfflineVectorsMover } from '../reembed/offline-vectors-mover';
 import { BUILD_OWN_INDEXES_JOB, BulkLoadService } from '../bulk/bulk-load.service';
+import { GEO_BACKFILL_JOB, GeoBackfill } from '../geo/geo-backfill';
 import { INGEST_DOCUMENT_JOB, IngestJobHandler } from './ingest-job';
 
 const DEFERRED_RETRY_MS = 60_000;
@@ -28,6 +29,7 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly offlineVectors: OfflineVectorsMover,
     private readonly bulkLoads: BulkLoadService,
+    private readonly geoBackfill: GeoBackfill,
   ) {
     this.runner = new JobRunner(queue, { logger: this.logger });
     // With tracing on, a job is a trace of its own: its statements and model calls are its children.
@@ -40,6 +42,7 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
       );
     this.runner.register(INGEST_DOCUMENT_JOB, (job, context) => traced(job, () => handler.handle(job, context)));
     this.runner.register(BUILD_OWN_INDEXES_JOB, (job) => traced(job, () => this.bulkLoads.buildOwnIndexes(job)));
+    this.runner.register(GEO_BACKFILL_JOB, (job, context) => traced(job, () => this.geoBackfill.runJob(job, context)));
   }
 
   onApplicationBootstrap(): void {
@@ -65,6 +68,8 @@ export class IngestWorker implements OnApplicationBootstrap, OnApplicationShutdo
     this.offlineVectors.start();
     // Own indexes a tenant deletion could not drop before its process died.
     void this.bulkLoads.dropIndexesOfDeletedGraphs().catch((error: unknown) => this.logger.warn(`own indexes of deleted graphs: ${errorSummary(error)}`));
+    // Geo turned on since these entities were stored: their places get coordinates in the background.
+    this.geoBackfill.start();
   }
 
   /** Puts deferred jobs (of one tenant, or all) back in the queue, e.g. after a cap was raised. */
