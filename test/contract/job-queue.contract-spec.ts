@@ -11,6 +11,7 @@ import {
   JobRunnerLogger,
   JobRunnerOptions,
   LeaseLostError,
+  nextTurnFor,
   NonRetryableJobError,
   TransientJobError,
 } from '../../libs/ingest/src/queue';
@@ -156,7 +157,7 @@ describe(`job queue contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(await queue.claim('w', [kind], LONG_LEASE)).toMatchObject({ id, payload: { n: 2 } });
     });
 
-    it('does not claim a job before its run_at, and claims the oldest ready job first', async () => {
+    it("does not claim a job before its run_at, and claims a tenant's ready jobs in the order they were queued", async () => {
       const tenantId = await createTenant();
       const kind = uniqueKind('run-at');
       const ago = (ms: number) => new Date(Date.now() - ms);
@@ -169,8 +170,74 @@ describe(`job queue contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       for (let job = await queue.claim('w', [kind], LONG_LEASE); job; job = await queue.claim('w', [kind], LONG_LEASE)) {
         order.push(job.id);
       }
-      expect(order).toEqual([oldest, middle, newest]);
+      // Turns follow the queueing (fair-turn.ts); run_at only says when a job may start.
+      expect(order).toEqual([middle, newest, oldest]);
       expect(await statusOf(tenantId, future)).toBe('queued');
+    });
+
+    describe('fair turns across tenants (issue 34.1)', () => {
+      const claimAll = async (kind: string, count: number) => {
+        const claimed: { tenantId: string; id: number }[] = [];
+        for (let i = 0; i < count; i++) {
+          const job = await queue.claim('w', [kind], LONG_LEASE);
+          if (!job) break;
+          claimed.push({ tenantId: job.tenantId, id: job.id });
+        }
+        return claimed;
+      };
+
+      it("serves a tenant's one new job within two claims, whatever another tenant has queued", async () => {
+        const [a, b] = [await createTenant(), await createTenant()];
+        const kind = uniqueKind('fair-one');
+        for (let i = 0; i < 60; i++) await queue.enqueue(a, kind, { i });
+        const first = await queue.claim('w', [kind], LONG_LEASE);
+        expect(first?.tenantId).toBe(a);
+        const bJob = await queue.enqueue(b, kind, {});
+        const next = await claimAll(kind, 2);
+        expect(next.map((job) => job.id)).toContain(bJob);
+        // Oldest first across tenants (the old FIFO) would have served all 60 of a's jobs first.
+      });
+
+      it('alternates two backlogs job by job, each tenant in its own order', async () => {
+        const [a, b] = [await createTenant(), await createTenant()];
+        const kind = uniqueKind('fair-two');
+        const aJobs: number[] = [];
+        const bJobs: number[] = [];
+        for (let i = 0; i < 20; i++) aJobs.push(await queue.enqueue(a, kind, { i }));
+        for (let i = 0; i < 20; i++) bJobs.push(await queue.enqueue(b, kind, { i }));
+        const claimed = await claimAll(kind, 40);
+        const firstTwenty = claimed.slice(0, 20);
+        expect(firstTwenty.filter((job) => job.tenantId === b).length).toBeGreaterThanOrEqual(9);
+        expect(claimed.filter((job) => job.tenantId === a).map((job) => job.id)).toEqual(aJobs);
+        expect(claimed.filter((job) => job.tenantId === b).map((job) => job.id)).toEqual(bJobs);
+      });
+
+      it("puts a retried job behind its tenant's backlog, and resumed jobs behind the others' turns", async () => {
+        const [a, b] = [await createTenant(), await createTenant()];
+        const kind = uniqueKind('fair-requeue');
+        const retried = await queue.enqueue(a, kind, {});
+        const rest = [await queue.enqueue(a, kind, {}), await queue.enqueue(a, kind, {})];
+        const job = await queue.claim('w', [kind], LONG_LEASE);
+        expect(job?.id).toBe(retried);
+        await queue.fail(job!, new Error('try again'), { retryInMs: 1 });
+        await sleep(20);
+        expect((await claimAll(kind, 3)).map((j) => j.id)).toEqual([...rest, retried]);
+
+        // Thirty of a's jobs parked (a cap), b's five queued meanwhile; resumed, a's go behind b's turns, not all before them.
+        const parked: number[] = [];
+        for (let i = 0; i < 30; i++) parked.push(await queue.enqueue(a, kind, { i }));
+        for (let i = 0; i < 30; i++) {
+          const held = await queue.claim('w', [kind], LONG_LEASE);
+          await queue.defer(held!, { reason: 'cap' });
+        }
+        const bJobs: number[] = [];
+        for (let i = 0; i < 5; i++) bJobs.push(await queue.enqueue(b, kind, { i }));
+        expect(await queue.resumeDeferred(a)).toBe(30);
+        const claimed = await claimAll(kind, 35);
+        const lastOfB = Math.max(...bJobs.map((id) => claimed.findIndex((j) => j.id === id)));
+        expect(lastOfB).toBeLessThan(12);
+        expect(claimed.filter((j) => j.tenantId === a).map((j) => j.id)).toEqual(parked);
+      });
     });
 
     it('hands a job whose lease expired to another worker, and refuses the old holder afterwards', async () => {
@@ -392,6 +459,21 @@ describe(`job queue contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(nodeTypes.filter((type) => /Sort/.test(type))).toEqual(['Sort']);
       expect(nodeTypes).not.toContain('Bitmap Heap Scan');
       expect(nodes.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
+
+      // A new job's turn (fair-turn.ts): the first row of each of two partial indexes, never the backlog.
+      const [turnRow] = await queryRows<Record<string, unknown>>(
+        database.db,
+        sql`EXPLAIN (FORMAT JSON) ${database.db.insert(jobs).values({ tenantId, kind, fairTag: nextTurnFor(tenantId) }).getSQL()}`,
+      );
+      const turnRaw = Object.values(turnRow)[0];
+      const turnNodes = flatten(((typeof turnRaw === 'string' ? JSON.parse(turnRaw) : turnRaw) as [{ Plan: PlanNode }])[0].Plan);
+      const turnScans = turnNodes.filter((node) => node['Relation Name'] === 'jobs' && node['Node Type'].endsWith('Scan'));
+      // With one tenant's few queued rows the planner may read the tenant's last turn from either
+      // partial index (at 1,000 tenants it takes jobs_tenant_queued_idx: queue README).
+      expect(turnScans).toHaveLength(2);
+      for (const scan of turnScans) {
+        expect(`${scan['Node Type'].replace('Index Only Scan', 'Index Scan')} ${scan['Index Name']}`).toMatch(/^Index Scan jobs_(ready|tenant_queued)_idx$/);
+      }
     });
   });
 

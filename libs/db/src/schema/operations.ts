@@ -94,13 +94,23 @@ export const jobs = pgTable(
     /** A running job whose lease has passed belongs to a worker presumed dead: it is claimable again. */
     leaseExpiresAt: timestamptz('lease_expires_at'),
     lastError: text('last_error'),
+    /**
+     * The job's turn in the fair queue (start-time fair queuing across tenants): given when it is
+     * queued, one past the later of its tenant's last queued turn and the queue's first turn, so
+     * a tenant's new job waits behind its own backlog, never behind another tenant's
+     * (libs/ingest/src/queue/fair-turn.ts).
+     */
+    fairTag: bigint('fair_tag', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
     foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
-    index('jobs_ready_idx').on(t.runAt).where(sql`${t.status} = 'queued'`),
+    // Claims walk the queued jobs in turn order; a new job reads the queue's first turn here.
+    index('jobs_ready_idx').on(t.fairTag).where(sql`${t.status} = 'queued'`),
+    // A new job reads its tenant's last queued turn here.
+    index('jobs_tenant_queued_idx').on(t.tenantId, t.fairTag).where(sql`${t.status} = 'queued'`),
     index('jobs_running_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
   ],
 );

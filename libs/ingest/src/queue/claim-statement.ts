@@ -14,19 +14,19 @@ export function dbNowPlus(ms: number): SQL {
  * at the first row it can lock (SKIP LOCKED passes over rows other claimers hold):
  *   - `expired`: a running job whose lease has passed (its worker died or stalled), from
  *     `jobs_running_idx` (lease_expires_at WHERE status = 'running');
- *   - `ready`: a queued job whose run_at has come, from `jobs_ready_idx` (run_at WHERE
- *     status = 'queued').
- * The older of the two (run_at, id) is taken. One `WHERE a OR b ... ORDER BY run_at` scan
+ *   - `ready`: the queued job with the lowest turn (fair_tag: the fair queue across tenants,
+ *     fair-turn.ts) whose run_at has come, from `jobs_ready_idx` (fair_tag WHERE status =
+ *     'queued'); a job waiting for its run_at (a retry's backoff) is passed over as a filter.
+ * An expired job goes first: it was already being served. One `WHERE a OR b ... ORDER BY` scan
  * would read the whole backlog: Postgres can only combine the two indexes with a BitmapOr,
  * which loses their order and sorts every ready row on every claim (measured: 33 ms with 100k
  * queued jobs, against 0.2 ms for this form; see README.md). The cost of two branches is that
  * both may lock a row, and the one not taken stays locked until this statement commits, so a
  * concurrent claimer may skip it once.
  *
- * The `ready` branch orders by run_at alone, the index's own order: `run_at, id` would add an
- * incremental sort over each group of equal run_at, and jobs enqueued in one transaction share
- * now(), so a bulk enqueue of 100k jobs would be sorted on every claim (35 ms measured). Within
- * a tie the index yields heap order, which is insertion order in practice.
+ * The `ready` branch orders by fair_tag alone, the index's own order: a second key would add an
+ * incremental sort over each group of equal turns (measured with run_at: 35 ms for a bulk
+ * enqueue of 100k jobs sharing one now()). Within a tie the index yields heap order.
  *
  * Status literals are written out (not bound) so the planner can match the partial indexes'
  * predicates under any plan, generic or custom.
@@ -43,21 +43,21 @@ export function claimStatement(db: Db, workerId: string, kinds: readonly string[
   // refer to the UPDATE's target row instead of the scanned one.
   const pick = sql`
     SELECT candidate.tenant_id, candidate.id FROM (
-      SELECT expired.tenant_id, expired.id, expired.run_at FROM (
-        SELECT j.tenant_id, j.id, j.run_at FROM jobs AS j
+      SELECT 0 AS rank, expired.tenant_id, expired.id, expired.fair_tag FROM (
+        SELECT j.tenant_id, j.id, j.fair_tag FROM jobs AS j
          WHERE j.status = 'running' AND j.lease_expires_at < now() AND j.kind IN (${kindList})
          ORDER BY j.lease_expires_at
          LIMIT 1 FOR UPDATE SKIP LOCKED
       ) AS expired
       UNION ALL
-      SELECT ready.tenant_id, ready.id, ready.run_at FROM (
-        SELECT j.tenant_id, j.id, j.run_at FROM jobs AS j
+      SELECT 1 AS rank, ready.tenant_id, ready.id, ready.fair_tag FROM (
+        SELECT j.tenant_id, j.id, j.fair_tag FROM jobs AS j
          WHERE j.status = 'queued' AND j.run_at <= now() AND j.kind IN (${kindList})
-         ORDER BY j.run_at
+         ORDER BY j.fair_tag
          LIMIT 1 FOR UPDATE SKIP LOCKED
       ) AS ready
     ) AS candidate
-    ORDER BY candidate.run_at, candidate.id
+    ORDER BY candidate.rank, candidate.fair_tag
     LIMIT 1`;
 
   // SET expressions read the row as it was before this UPDATE.

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, eq, sql, SQL } from 'drizzle-orm';
 import { Database, DATABASE, Db, isUuid, JobRow, jobs, queryRows, tenants } from '@loci/db';
 import { claimStatement, dbNowPlus } from './claim-statement';
+import { nextTurnFor } from './fair-turn';
 import { describeError } from './job-errors';
 
 /** The queue's backlog, for the metrics scrape. */
@@ -99,6 +100,7 @@ export class JobQueue {
         payload: payload ?? {},
         ...(options.runAt ? { runAt: options.runAt } : {}),
         ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+        fairTag: nextTurnFor(tenantId),
       })
       .returning({ id: jobs.id });
     return row.id;
@@ -178,17 +180,19 @@ export class JobQueue {
   async fail(job: Job, error: unknown, options: FailOptions = {}): Promise<boolean> {
     const lastError = describeError(error);
     const retryAt = options.retryInMs !== undefined ? dbNowPlus(options.retryInMs) : options.retryAt;
+    // A retry takes a new turn, behind its tenant's backlog: a failing job does not go first again.
     if (retryAt && options.refundAttempt) {
       return this.updateHeld(job, {
         status: 'queued',
         runAt: retryAt,
         lastError,
         attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
+        fairTag: nextTurnFor(job.tenantId),
         ...NO_HOLDER,
       });
     }
     if (retryAt && job.attempts < job.maxAttempts) {
-      return this.updateHeld(job, { status: 'queued', runAt: retryAt, lastError, ...NO_HOLDER });
+      return this.updateHeld(job, { status: 'queued', runAt: retryAt, lastError, fairTag: nextTurnFor(job.tenantId), ...NO_HOLDER });
     }
     return this.updateHeld(job, { status: 'failed', lastError, leaseExpiresAt: null });
   }
@@ -225,7 +229,7 @@ export class JobQueue {
     if (!isUuid(tenantId)) return false;
     const rows = await this.database.db
       .update(jobs)
-      .set({ status: 'queued', updatedAt: sql`now()` })
+      .set({ status: 'queued', fairTag: nextTurnFor(tenantId), updatedAt: sql`now()` })
       .where(and(eq(jobs.tenantId, tenantId), eq(jobs.id, jobId), sql`${jobs.status} = 'deferred'`))
       .returning({ id: jobs.id });
     return rows.length === 1;
@@ -234,13 +238,21 @@ export class JobQueue {
   /** Queues every deferred job of a tenant, or of all tenants, except suspended tenants'; answers how many. */
   async resumeDeferred(tenantId?: string): Promise<number> {
     if (tenantId !== undefined && !isUuid(tenantId)) return 0;
-    const deferred = sql`${jobs.status} = 'deferred' AND NOT EXISTS (
-      SELECT 1 FROM ${tenants} WHERE ${tenants.id} = ${jobs.tenantId} AND ${tenants.suspendedAt} IS NOT NULL)`;
-    const rows = await this.database.db
-      .update(jobs)
-      .set({ status: 'queued', updatedAt: sql`now()` })
-      .where(tenantId === undefined ? deferred : and(eq(jobs.tenantId, tenantId), deferred))
-      .returning({ id: jobs.id });
+    // Each tenant's resumed jobs take turns after its last queued one (and the queue's first),
+    // one a job in their order: a tenant's thousand jobs parked at a cap go back behind the
+    // others' turns, not before them, and tenants resumed together alternate.
+    const rows = await queryRows<{ id: number }>(
+      this.database.db,
+      sql`UPDATE ${jobs} SET status = 'queued', fair_tag = resumed.base + resumed.nth, updated_at = now()
+            FROM (SELECT d.tenant_id, d.id, ${nextTurnFor(sql`d.tenant_id`)} AS base,
+                         row_number() OVER (PARTITION BY d.tenant_id ORDER BY d.id) - 1 AS nth
+                    FROM jobs AS d
+                   WHERE d.status = 'deferred' ${tenantId === undefined ? sql`` : sql`AND d.tenant_id = ${tenantId}`}
+                     AND NOT EXISTS (SELECT 1 FROM ${tenants} WHERE ${tenants.id} = d.tenant_id AND ${tenants.suspendedAt} IS NOT NULL)
+                 ) AS resumed
+           WHERE ${jobs.tenantId} = resumed.tenant_id AND ${jobs.id} = resumed.id AND ${jobs.status} = 'deferred'
+       RETURNING ${jobs.id} AS id`,
+    );
     return rows.length;
   }
 
@@ -283,6 +295,7 @@ export class JobQueue {
 type HeldJobChanges = {
   status?: 'queued' | 'done' | 'failed' | 'deferred';
   attempts?: SQL;
+  fairTag?: SQL;
   runAt?: Date | SQL;
   lastError?: string;
   lockedBy?: null;

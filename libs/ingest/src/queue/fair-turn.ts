@@ -1,0 +1,28 @@
+import { sql, SQL } from 'drizzle-orm';
+
+/**
+ * Turns in the fair queue: start-time fair queuing across tenants (issue 34.1).
+ *
+ * Every queued job carries a turn (`fair_tag`); claims hand out the queued job with the lowest
+ * turn. A job queued now takes the later of:
+ *   - the turn after its tenant's last queued one: behind its own backlog, one turn a job;
+ *   - the queue's first turn (the lowest queued): never ahead of what is served now, so a
+ *     tenant cannot bank turns while idle.
+ * (Start-time fair queuing's start tag: max(virtual time, the flow's previous finish).) So two
+ * tenants with backlogs alternate job by job, and a tenant with one new document is served
+ * next but one (per free worker), whatever another tenant has queued: 10,000 documents queued
+ * by A are turns t..t+9999, and B's one document queued meanwhile shares the queue's first turn
+ * (a tie goes to the job queued first), ahead of all of A's but that one.
+ *
+ * Both reads are the first row of a partial index over queued jobs (jobs_ready_idx on the turn,
+ * jobs_tenant_queued_idx on tenant and turn): two index probes per queued job, whatever the
+ * backlog. Two jobs of a tenant queued at the same instant may get the same turn; ties are
+ * served in index order.
+ */
+export function nextTurnFor(tenantId: SQL | string): SQL {
+  return sql`greatest(
+      (SELECT mine.fair_tag FROM jobs AS mine WHERE mine.status = 'queued' AND mine.tenant_id = ${tenantId}
+        ORDER BY mine.fair_tag DESC LIMIT 1) + 1,
+      (SELECT head.fair_tag FROM jobs AS head WHERE head.status = 'queued' ORDER BY head.fair_tag LIMIT 1),
+      1)`;
+}
