@@ -146,6 +146,7 @@ export interface Limits {
   monthly_cost_cap_usd: number | null;
   daily_query_quota: number | null;
   max_concurrent_queries: number | null;
+  max_running_jobs: number | null;
 }
 
 export interface Tenant {

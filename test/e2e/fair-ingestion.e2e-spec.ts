@@ -1,6 +1,6 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { DATABASE, Database, documents } from '@loci/db';
-import { inArray } from 'drizzle-orm';
+import { DATABASE, Database, documents, jobs, tenants } from '@loci/db';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
 
 /**
@@ -12,7 +12,8 @@ describe('ingestion takes turns across tenants', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined });
+    // Two workers in this process, so a tenant's cap of one is below what the process could run.
+    t = await startTestApp({ ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, LOCI_WORKER_CONCURRENCY: '2' });
   });
   afterAll(() => t.close());
 
@@ -43,5 +44,45 @@ describe('ingestion takes turns across tenants', () => {
     // A's backlog was still there when B's document was done.
     expect(order.filter((row) => row.tenantId === a.tenant.id && row.processedAt! > bProcessed).length).toBeGreaterThan(10);
     expect(order.filter((row) => row.tenantId === a.tenant.id)).toHaveLength(aIds.length);
+  }, 120_000);
+
+  it("never runs more of a tenant's jobs at once than its cap, while another tenant's run beside them", async () => {
+    const [a, b] = [await createTenantWithPeople(t.app), await createTenantWithPeople(t.app)];
+    const database = t.app.get<Database>(DATABASE);
+    await database.db.update(tenants).set({ maxRunningJobs: 1 }).where(eq(tenants.id, a.tenant.id));
+    const submit = t.app.get(DocumentsService);
+    for (let i = 0; i < 6; i++) await submit.submit(a.tenant.id, { name: `a-${i}.txt`, mimeType: 'text/plain', text: `Person ${i} lives in City ${i}.` });
+    for (let i = 0; i < 3; i++) await submit.submit(b.tenant.id, { name: `b-${i}.txt`, mimeType: 'text/plain', text: `Robot ${i} builds Widget ${i}.` });
+
+    // Sample the running jobs while the workers drain the queue.
+    const running = sql<number>`count(*)::int`;
+    const seen = { a: 0, b: 0, together: false };
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const rows = await database.db
+          .select({ tenantId: jobs.tenantId, running })
+          .from(jobs)
+          .where(and(eq(jobs.status, 'running'), inArray(jobs.tenantId, [a.tenant.id, b.tenant.id])))
+          .groupBy(jobs.tenantId);
+        const of = (id: string) => rows.find((row) => row.tenantId === id)?.running ?? 0;
+        seen.a = Math.max(seen.a, of(a.tenant.id));
+        seen.b = Math.max(seen.b, of(b.tenant.id));
+        seen.together ||= of(a.tenant.id) > 0 && of(b.tenant.id) > 0;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    await t.app.get(IngestWorker).drain();
+    sampling = false;
+    await sampler;
+
+    expect(seen.a).toBe(1);
+    // The other worker served B meanwhile: the cap kept a slot for it.
+    expect(seen.together).toBe(true);
+    const statuses = await database.db
+      .select({ status: documents.status })
+      .from(documents)
+      .where(inArray(documents.tenantId, [a.tenant.id, b.tenant.id]));
+    expect(statuses.map((row) => row.status)).toEqual(Array(9).fill('processed'));
   }, 120_000);
 });

@@ -25,7 +25,7 @@ describe('operators tune limits', () => {
       .set('Authorization', asOperator.Authorization())
       .send({ name: 'Free one', tier: 'free' })
       .expect(201);
-    expect(created.body.limits).toEqual({ daily_cost_cap_usd: 1, monthly_cost_cap_usd: 5, daily_query_quota: 100, max_concurrent_queries: 2 });
+    expect(created.body.limits).toEqual({ daily_cost_cap_usd: 1, monthly_cost_cap_usd: 5, daily_query_quota: 100, max_concurrent_queries: 2, max_running_jobs: 2 });
   });
 
   it('changes limits in USD, stored as integer micro-dollars; null is unlimited; absent stays', async () => {
@@ -39,6 +39,10 @@ describe('operators tune limits', () => {
     expect(row).toMatchObject({ dailyCostCapMicros: 2_500_000, monthlyCostCapMicros: null, dailyQueryQuota: 10, maxConcurrentQueries: null });
     await patch(tenant.id, { daily_cost_cap_usd: 0.000001 }).expect(200);
     expect((await t.app.get(TenantsRepository).findById(tenant.id))!.dailyCostCapMicros).toBe(1);
+    // The fair queue's cap on running ingestion jobs (issue 34.1).
+    expect((await patch(tenant.id, { max_running_jobs: 3 }).expect(200)).body.limits.max_running_jobs).toBe(3);
+    expect((await t.app.get(TenantsRepository).findById(tenant.id))!.maxRunningJobs).toBe(3);
+    expect((await patch(tenant.id, { max_running_jobs: null }).expect(200)).body.limits.max_running_jobs).toBeNull();
   });
 
   it('validates limits and tenants, for operators only', async () => {
@@ -46,6 +50,7 @@ describe('operators tune limits', () => {
     await patch(tenant.id, { daily_cost_cap_usd: -1 }).expect(400);
     await patch(tenant.id, { daily_query_quota: 1.5 }).expect(400);
     await patch(tenant.id, { max_concurrent_queries: 0 }).expect(400);
+    await patch(tenant.id, { max_running_jobs: 0 }).expect(400);
     await patch(tenant.id, { colour: 'red' }).expect(400);
     await patch('not-a-uuid', { daily_query_quota: 1 }).expect(404);
     await patch('5b0f7c3e-0000-4000-8000-000000000000', { daily_query_quota: 1 }).expect(404);

@@ -130,7 +130,7 @@ describe('tenancy and the operators API (e2e)', () => {
         tier: 'pro',
         billing: 'own_key',
         // a pro tenant starts with the pro tier's defaults
-        limits: { daily_cost_cap_usd: 50, monthly_cost_cap_usd: null, daily_query_quota: 5000, max_concurrent_queries: 10 },
+        limits: { daily_cost_cap_usd: 50, monthly_cost_cap_usd: null, daily_query_quota: 5000, max_concurrent_queries: 10, max_running_jobs: 4 },
         suspended_at: null,
         created_at: expect.stringMatching(ISO_DATETIME),
       });

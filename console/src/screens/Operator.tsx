@@ -208,7 +208,7 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
     <NumberInput
       label={label}
       description="Empty = unlimited"
-      min={money ? 0 : key === 'max_concurrent_queries' ? 1 : 0}
+      min={money ? 0 : key === 'max_concurrent_queries' || key === 'max_running_jobs' ? 1 : 0}
       decimalScale={money ? 2 : 0}
       allowNegative={false}
       value={limits[key] ?? ''}
@@ -226,6 +226,7 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
         {field('monthly_cost_cap_usd', 'Monthly cost cap (USD)', true)}
         {field('daily_query_quota', 'Questions a day', false)}
         {field('max_concurrent_queries', 'Concurrent questions a client', false)}
+        {field('max_running_jobs', 'Documents ingested at once', false)}
         <ErrorNote error={action.error} />
         <Button type="submit" loading={action.busy}>
           Save limits

@@ -127,7 +127,7 @@ export interface paths {
         head?: never;
         /**
          * Change a tenant's limits
-         * @description Changes caps, quota, concurrency, tier or billing: a field left out stays, null means unlimited. Documents deferred at a cap are tried again at once.
+         * @description Changes caps, quota, concurrency (questions a client; ingestion jobs running at once), tier or billing: a field left out stays, null means unlimited. Documents deferred at a cap are tried again at once.
          */
         patch: operations["TenantAdminController_updateLimits"];
         trace?: never;
@@ -907,6 +907,7 @@ export interface components {
                 monthly_cost_cap_usd: number | null;
                 daily_query_quota: number | null;
                 max_concurrent_queries: number | null;
+                max_running_jobs: number | null;
             };
             /** Format: date-time */
             suspended_at: string | null;
@@ -948,6 +949,7 @@ export interface components {
                     monthly_cost_cap_usd: number | null;
                     daily_query_quota: number | null;
                     max_concurrent_queries: number | null;
+                    max_running_jobs: number | null;
                 };
                 /** Format: date-time */
                 suspended_at: string | null;
@@ -968,6 +970,7 @@ export interface components {
             monthly_cost_cap_usd?: number | null;
             daily_query_quota?: number | null;
             max_concurrent_queries?: number | null;
+            max_running_jobs?: number | null;
             /** @enum {string} */
             tier?: "free" | "pro" | "enterprise";
             /** @enum {string} */

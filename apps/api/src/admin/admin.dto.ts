@@ -50,6 +50,7 @@ export const updateLimitsBody = z.strictObject({
   monthly_cost_cap_usd: capUsd,
   daily_query_quota: z.number().int().min(0).max(100_000_000).nullable().optional(),
   max_concurrent_queries: z.number().int().min(1).max(10_000).nullable().optional(),
+  max_running_jobs: z.number().int().min(1).max(10_000).nullable().optional(),
   tier: z.enum(['free', 'pro', 'enterprise']).optional(),
   billing: z.enum(['platform', 'own_key']).optional(),
 });
@@ -85,6 +86,8 @@ export const tenantResponse = z.object({
     monthly_cost_cap_usd: z.number().nullable(),
     daily_query_quota: z.number().int().nullable(),
     max_concurrent_queries: z.number().int().nullable(),
+    /** Ingestion jobs running at once, on every worker together (the fair queue's cap). */
+    max_running_jobs: z.number().int().nullable(),
   }),
   /** When an operator suspended the tenant (every request refused, ingestion paused); null = active. */
   suspended_at: z.iso.datetime().nullable(),
@@ -145,6 +148,7 @@ export const toTenantResponse = (t: TenantRow): z.infer<typeof tenantResponse> =
     monthly_cost_cap_usd: t.monthlyCostCapMicros === null ? null : microsToUsd(t.monthlyCostCapMicros),
     daily_query_quota: t.dailyQueryQuota,
     max_concurrent_queries: t.maxConcurrentQueries,
+    max_running_jobs: t.maxRunningJobs,
   },
   suspended_at: t.suspendedAt?.toISOString() ?? null,
   answer_language: t.answerLanguage === 'en' || t.answerLanguage === 'ru' ? t.answerLanguage : null,

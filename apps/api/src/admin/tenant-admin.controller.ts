@@ -92,7 +92,7 @@ export class TenantAdminController {
   @ApiOperation({
     summary: "Change a tenant's limits",
     description:
-      'Changes caps, quota, concurrency, tier or billing: a field left out stays, null means unlimited. Documents deferred at a cap are tried again at once.',
+      'Changes caps, quota, concurrency (questions a client; ingestion jobs running at once), tier or billing: a field left out stays, null means unlimited. Documents deferred at a cap are tried again at once.',
   })
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async updateLimits(@Param('tenantId') tenantId: string, @ValidBody(updateLimitsBody) body: z.output<typeof updateLimitsBody>) {
@@ -102,6 +102,7 @@ export class TenantAdminController {
       monthlyCostCapMicros: micros(body.monthly_cost_cap_usd),
       dailyQueryQuota: body.daily_query_quota,
       maxConcurrentQueries: body.max_concurrent_queries,
+      maxRunningJobs: body.max_running_jobs,
       tier: body.tier,
       billing: body.billing,
     });

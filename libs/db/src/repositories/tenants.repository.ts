@@ -9,6 +9,7 @@ export interface TenantLimits {
   monthlyCostCapMicros: number | null;
   dailyQueryQuota: number | null;
   maxConcurrentQueries: number | null;
+  maxRunningJobs: number | null;
 }
 
 export interface NewTenant extends Partial<TenantLimits> {

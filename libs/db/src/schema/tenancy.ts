@@ -23,6 +23,8 @@ export const tenants = pgTable('tenants', {
   monthlyCostCapMicros: microDollars('monthly_cost_cap_micros'),
   dailyQueryQuota: integer('daily_query_quota'),
   maxConcurrentQueries: integer('max_concurrent_queries'),
+  /** Ingestion jobs of the tenant running at once, on all workers together; null = no cap (issue 34.1). */
+  maxRunningJobs: integer('max_running_jobs'),
   /** Set by an operator: every request of the tenant is refused and its ingestion paused. */
   suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
   /**

@@ -7,6 +7,26 @@ export function dbNowPlus(ms: number): SQL {
 }
 
 /**
+ * Tenants with as many jobs running as their cap (`tenants.max_running_jobs`), computed once per
+ * claim (an InitPlan) from the running jobs, a few rows of jobs_running_idx: their queued jobs
+ * wait, so a tenant cannot hold every worker. A running job whose lease expired still counts
+ * (its worker may be alive) and is handed out again by the `expired` branch, which no cap stops.
+ * Exact because claims take CLAIM_LOCK_SQL first (JobQueue.claim).
+ */
+const TENANTS_AT_RUNNING_CAP = sql`ARRAY(
+  SELECT r.tenant_id FROM jobs AS r JOIN tenants AS t ON t.id = r.tenant_id
+   WHERE r.status = 'running' AND t.max_running_jobs IS NOT NULL
+   GROUP BY r.tenant_id, t.max_running_jobs
+  HAVING count(*) >= t.max_running_jobs)`;
+
+/**
+ * Claims take turns, one transaction at a time: two claims counting a tenant's running jobs at
+ * once would both see it below its cap and both hand it a job. A claim holds the lock for one
+ * statement (~0.1 ms at 100k queued jobs), so claims are far fewer than it could serve.
+ */
+export const CLAIM_LOCK_SQL = sql`SELECT pg_advisory_xact_lock(hashtext('loci.jobs.claim'))`;
+
+/**
  * The one statement that hands out a job. Exported so the contract test can EXPLAIN exactly
  * what runs.
  *
@@ -53,6 +73,7 @@ export function claimStatement(db: Db, workerId: string, kinds: readonly string[
       SELECT 1 AS rank, ready.tenant_id, ready.id, ready.fair_tag FROM (
         SELECT j.tenant_id, j.id, j.fair_tag FROM jobs AS j
          WHERE j.status = 'queued' AND j.run_at <= now() AND j.kind IN (${kindList})
+           AND j.tenant_id <> ALL (${TENANTS_AT_RUNNING_CAP})
          ORDER BY j.fair_tag
          LIMIT 1 FOR UPDATE SKIP LOCKED
       ) AS ready

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, eq, sql, SQL } from 'drizzle-orm';
 import { Database, DATABASE, Db, isUuid, JobRow, jobs, queryRows, tenants } from '@loci/db';
-import { claimStatement, dbNowPlus } from './claim-statement';
+import { CLAIM_LOCK_SQL, claimStatement, dbNowPlus } from './claim-statement';
 import { nextTurnFor } from './fair-turn';
 import { describeError } from './job-errors';
 
@@ -118,7 +118,10 @@ export class JobQueue {
     assertPositiveMs('leaseMs', leaseMs);
     if (kinds.length === 0) return null;
     for (let i = 0; i < MAX_EXHAUSTED_PER_CLAIM; i++) {
-      const [row] = await claimStatement(this.database.db, workerId, kinds, leaseMs);
+      const [row] = await this.database.db.transaction(async (tx) => {
+        await tx.execute(CLAIM_LOCK_SQL);
+        return claimStatement(tx, workerId, kinds, leaseMs);
+      });
       if (!row) return null;
       if (row.status !== 'running') continue;
       // Suspension parks the tenant's queued jobs (pauseTenant); this catches those queued or
