@@ -105,6 +105,9 @@ async function placement(db: Database['db'], tenantId: string) {
     expect(now).toMatchObject({ chunks_shared: 0, chunks_own: now.chunks, entities_shared: 0, entities_own: now.entities, edges_shared: 0, edges_own: now.edges });
     expect(now.chunks).toBe(2);
     expect(await foundByVector(a.tenant.id, 'Who grows quince trees at the Brambleford orchard?')).toContain(DOCS.during.text);
+    // A loading graph's documents are background work, behind every tenant's ordinary documents (issue 34.1).
+    const [queued] = await queryRows<{ kind: string; background: boolean }>(db, sql`SELECT kind, background FROM jobs WHERE tenant_id = ${a.tenant.id} ORDER BY id DESC LIMIT 1`);
+    expect(queued).toEqual({ kind: 'ingest_document', background: true });
   });
 
   it("asks a question of a loading graph in its own columns (the API reads the graph's tier)", async () => {

@@ -101,16 +101,22 @@ export const jobs = pgTable(
      * (libs/ingest/src/queue/fair-turn.ts).
      */
     fairTag: bigint('fair_tag', { mode: 'number' }).notNull().default(0),
+    /**
+     * Work that waits for every other kind (a bulk load's documents and index builds, the geo
+     * backfill): claimed only when no other job is ready. Turns are taken within each class.
+     */
+    background: boolean('background').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
     foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
-    // Claims walk the queued jobs in turn order; a new job reads the queue's first turn here.
-    index('jobs_ready_idx').on(t.fairTag).where(sql`${t.status} = 'queued'`),
-    // A new job reads its tenant's last queued turn here.
-    index('jobs_tenant_queued_idx').on(t.tenantId, t.fairTag).where(sql`${t.status} = 'queued'`),
+    // Claims walk the queued jobs of each class in turn order; a new job reads its class's first turn here.
+    index('jobs_ready_idx').on(t.fairTag).where(sql`${t.status} = 'queued' AND NOT ${t.background}`),
+    index('jobs_background_ready_idx').on(t.fairTag).where(sql`${t.status} = 'queued' AND ${t.background}`),
+    // A new job reads its tenant's last queued turn in its class here.
+    index('jobs_tenant_queued_idx').on(t.tenantId, t.background, t.fairTag).where(sql`${t.status} = 'queued'`),
     index('jobs_running_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
   ],
 );

@@ -114,7 +114,8 @@ export class BulkLoadService {
       await this.bulk.moveToOwnColumns(tx, tenantId, graphId);
       await this.bulk.setState(tx, tenantId, graphId, 'indexing');
       const payload: BuildOwnIndexesPayload = { graphId };
-      await this.queue.enqueue(tenantId, BUILD_OWN_INDEXES_JOB, payload, { db: tx });
+      // Background: a bulk load's index build waits for every tenant's ordinary documents.
+      await this.queue.enqueue(tenantId, BUILD_OWN_INDEXES_JOB, payload, { db: tx, background: true });
       queued = true;
       return state;
     });

@@ -62,7 +62,8 @@ export class DocumentsService {
         },
         tx,
       );
-      if (stored.created) await this.enqueue(tenantId, stored.document.id, tx);
+      // A document of a bulk load under way is background work: it waits for ordinary documents.
+      if (stored.created) await this.enqueue(tenantId, stored.document.id, tx, graph.ownVectors === 'loading');
       return stored;
     });
     if (result.created) this.worker.wake();
@@ -107,9 +108,9 @@ export class DocumentsService {
     return document;
   }
 
-  private async enqueue(tenantId: string, documentId: number, tx: Db) {
+  private async enqueue(tenantId: string, documentId: number, tx: Db, background = false) {
     const payload: IngestDocumentPayload = { documentId };
-    await this.queue.enqueue(tenantId, INGEST_DOCUMENT_JOB, payload, { db: tx });
+    await this.queue.enqueue(tenantId, INGEST_DOCUMENT_JOB, payload, { db: tx, background });
   }
 }
 

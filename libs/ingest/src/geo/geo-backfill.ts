@@ -76,7 +76,8 @@ export class GeoBackfill {
     const queued = await this.database.db.transaction(async (tx) => {
       await this.backfill.serializeQueueing(tx);
       const tenants = await this.backfill.tenantsBehind(GEO_BACKFILL_JOB, tx);
-      for (const tenantId of tenants) await this.queue.enqueue(tenantId, GEO_BACKFILL_JOB, {}, { db: tx });
+      // Background: the backfill waits for every tenant's documents and remembers.
+      for (const tenantId of tenants) await this.queue.enqueue(tenantId, GEO_BACKFILL_JOB, {}, { db: tx, background: true });
       return tenants.length;
     });
     if (queued > 0) {
@@ -93,7 +94,7 @@ export class GeoBackfill {
     const run = await this.locateStoredPlaces(job.tenantId, { pages: PAGES_A_JOB, signal: context.signal });
     if (run.located > 0) this.logger.log(`tenant ${job.tenantId}: ${run.located} of ${run.tried} entities tried got coordinates`);
     if (!run.done) {
-      await this.queue.enqueue(job.tenantId, GEO_BACKFILL_JOB, {});
+      await this.queue.enqueue(job.tenantId, GEO_BACKFILL_JOB, {}, { background: true });
       this.queue.notify();
     }
   }

@@ -37,6 +37,8 @@ export const CLAIM_LOCK_SQL = sql`SELECT pg_advisory_xact_lock(hashtext('loci.jo
  *   - `ready`: the queued job with the lowest turn (fair_tag: the fair queue across tenants,
  *     fair-turn.ts) whose run_at has come, from `jobs_ready_idx` (fair_tag WHERE status =
  *     'queued'); a job waiting for its run_at (a retry's backoff) is passed over as a filter.
+ *   - `waiting`: the same for background work (jobs_background_ready_idx), taken only when
+ *     no other candidate is there: a bulk load's documents and index builds, the geo backfill.
  * An expired job goes first: it was already being served. One `WHERE a OR b ... ORDER BY` scan
  * would read the whole backlog: Postgres can only combine the two indexes with a BitmapOr,
  * which loses their order and sorts every ready row on every claim (measured: 33 ms with 100k
@@ -72,11 +74,19 @@ export function claimStatement(db: Db, workerId: string, kinds: readonly string[
       UNION ALL
       SELECT 1 AS rank, ready.tenant_id, ready.id, ready.fair_tag FROM (
         SELECT j.tenant_id, j.id, j.fair_tag FROM jobs AS j
-         WHERE j.status = 'queued' AND j.run_at <= now() AND j.kind IN (${kindList})
+         WHERE j.status = 'queued' AND NOT j.background AND j.run_at <= now() AND j.kind IN (${kindList})
            AND j.tenant_id <> ALL (${TENANTS_AT_RUNNING_CAP})
          ORDER BY j.fair_tag
          LIMIT 1 FOR UPDATE SKIP LOCKED
       ) AS ready
+      UNION ALL
+      SELECT 2 AS rank, waiting.tenant_id, waiting.id, waiting.fair_tag FROM (
+        SELECT j.tenant_id, j.id, j.fair_tag FROM jobs AS j
+         WHERE j.status = 'queued' AND j.background AND j.run_at <= now() AND j.kind IN (${kindList})
+           AND j.tenant_id <> ALL (${TENANTS_AT_RUNNING_CAP})
+         ORDER BY j.fair_tag
+         LIMIT 1 FOR UPDATE SKIP LOCKED
+      ) AS waiting
     ) AS candidate
     ORDER BY candidate.rank, candidate.fair_tag
     LIMIT 1`;

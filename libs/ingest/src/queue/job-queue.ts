@@ -26,6 +26,8 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Enqueue inside the caller's transaction, so the job commits (or not) with its data. */
   db?: Db;
+  /** Background work (a bulk load's, the geo backfill): claimed only when no other job is ready. */
+  background?: boolean;
 }
 
 export interface FailOptions {
@@ -100,7 +102,8 @@ export class JobQueue {
         payload: payload ?? {},
         ...(options.runAt ? { runAt: options.runAt } : {}),
         ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
-        fairTag: nextTurnFor(tenantId),
+        background: options.background ?? false,
+        fairTag: nextTurnFor(tenantId, options.background ?? false),
       })
       .returning({ id: jobs.id });
     return row.id;
@@ -190,12 +193,12 @@ export class JobQueue {
         runAt: retryAt,
         lastError,
         attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
-        fairTag: nextTurnFor(job.tenantId),
+        fairTag: nextTurnFor(job.tenantId, job.background),
         ...NO_HOLDER,
       });
     }
     if (retryAt && job.attempts < job.maxAttempts) {
-      return this.updateHeld(job, { status: 'queued', runAt: retryAt, lastError, fairTag: nextTurnFor(job.tenantId), ...NO_HOLDER });
+      return this.updateHeld(job, { status: 'queued', runAt: retryAt, lastError, fairTag: nextTurnFor(job.tenantId, job.background), ...NO_HOLDER });
     }
     return this.updateHeld(job, { status: 'failed', lastError, leaseExpiresAt: null });
   }
@@ -232,7 +235,7 @@ export class JobQueue {
     if (!isUuid(tenantId)) return false;
     const rows = await this.database.db
       .update(jobs)
-      .set({ status: 'queued', fairTag: nextTurnFor(tenantId), updatedAt: sql`now()` })
+      .set({ status: 'queued', fairTag: nextTurnFor(tenantId, sql`${jobs.background}`), updatedAt: sql`now()` })
       .where(and(eq(jobs.tenantId, tenantId), eq(jobs.id, jobId), sql`${jobs.status} = 'deferred'`))
       .returning({ id: jobs.id });
     return rows.length === 1;
@@ -247,8 +250,8 @@ export class JobQueue {
     const rows = await queryRows<{ id: number }>(
       this.database.db,
       sql`UPDATE ${jobs} SET status = 'queued', fair_tag = resumed.base + resumed.nth, updated_at = now()
-            FROM (SELECT d.tenant_id, d.id, ${nextTurnFor(sql`d.tenant_id`)} AS base,
-                         row_number() OVER (PARTITION BY d.tenant_id ORDER BY d.id) - 1 AS nth
+            FROM (SELECT d.tenant_id, d.id, ${nextTurnFor(sql`d.tenant_id`, sql`d.background`)} AS base,
+                         row_number() OVER (PARTITION BY d.tenant_id, d.background ORDER BY d.id) - 1 AS nth
                     FROM jobs AS d
                    WHERE d.status = 'deferred' ${tenantId === undefined ? sql`` : sql`AND d.tenant_id = ${tenantId}`}
                      AND NOT EXISTS (SELECT 1 FROM ${tenants} WHERE ${tenants.id} = d.tenant_id AND ${tenants.suspendedAt} IS NOT NULL)
