@@ -27,7 +27,7 @@ const endToEnd = { ...base, globalSetup: '<rootDir>/test/support/build-once.js' 
 const FIRST_HOUR = [
   'smoke', 'health', 'first-run', 'data-directory-lock', 'bootstrap', 'auth', 'tenancy', 'http-errors',
   'documents', 'query', 'query-stream', 'no-answer-language', 'api-key-modes', 'live-descriptions', 'gb-remember', 'gb-query',
-  'mcp', 'openapi', 'console', 'loci-cli',
+  'mcp', 'mcp-oauth', 'openapi', 'console', 'loci-cli',
 ];
 const firstHourFile = (name) => `**/test/e2e/${name}.e2e-spec.ts`;
 

@@ -3,11 +3,12 @@ import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import request, { type Response } from 'supertest';
 import { sql } from 'drizzle-orm';
-import { Database, DATABASE, queryRows } from '@loci/db';
+import { Database, DATABASE, queryRows, UsersRepository } from '@loci/db';
 import { GeoBackfill, INGEST_DOCUMENT_JOB, IngestWorker, JobQueue } from '@loci/ingest';
 import { limitKeys } from '@loci/quota';
 import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
 import { createApp } from '../../apps/api/src/create-app';
+import { McpOAuthProvider } from '../../apps/api/src/mcp/oauth/mcp-oauth.provider';
 
 /**
  * Tenant lifecycle (issue 15.3): an operator suspends a tenant (every request refused with
@@ -216,6 +217,12 @@ describe('tenant lifecycle (e2e)', () => {
       await t.http.post('/v1/query').set(bearer(cast.member.token)).send({ query: 'Where does Dana Scully work?' }).expect(200);
       await asOperator.patch(`/v1/admin/tenants/${cast.tenant.id}/limits`, { daily_query_quota: 0 }).expect(200);
       await t.http.post('/v1/query').set(bearer(cast.member.token)).send({ query: 'Where does Dana Scully work?' }).expect(429);
+      // An MCP client the member authorized: its code and tokens (mcp_oauth_codes, mcp_oauth_tokens).
+      const mcp = t.app.get(McpOAuthProvider);
+      const client = await mcp.clientsStore.registerClient!({ client_id: randomUUID(), redirect_uris: ['http://127.0.0.1:9/cb'] } as Parameters<NonNullable<typeof mcp.clientsStore.registerClient>>[0]);
+      const consent = { clientId: client.client_id, redirectUri: 'http://127.0.0.1:9/cb', codeChallenge: 'x'.repeat(43), scopes: ['read' as const], resource: 'http://127.0.0.1/mcp', nonce: 'n', expiresAt: Date.now() + 60_000 };
+      const code = await mcp.createCode(consent, { ...(await t.app.get(UsersRepository).findById(cast.member.id))!, tenantId: cast.tenant.id });
+      await mcp.exchangeAuthorizationCode(client, code);
     }
 
     it('removes every row of the tenant in every table and its limit keys; the other tenant keeps all of its own', async () => {

@@ -34,6 +34,8 @@ import { RecordRefusalsInterceptor } from './limits/record-refusals.interceptor'
 import { RefusalCounter } from './limits/refusal-counter';
 import { loggerOptions } from './logging';
 import { McpController } from './mcp/mcp.controller';
+import { McpOAuthProvider } from './mcp/oauth/mcp-oauth.provider';
+import { McpOAuthTokens } from './mcp/oauth/mcp-oauth-tokens';
 import { MeController } from './me/me.controller';
 import { ApiMetricsModule } from './metrics/api-metrics.module';
 import { OperatorBootstrapService } from './operator-bootstrap.service';
@@ -101,6 +103,8 @@ export class AppModule {
         GbQueryService,
         GbTrajectoriesService,
         RefusalCounter,
+        McpOAuthTokens,
+        McpOAuthProvider,
         { provide: GB_QUERY_SETTINGS, useValue: { ...settings.gb } satisfies GbQuerySettings },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: RecordRefusalsInterceptor },

@@ -5,6 +5,7 @@ import { jsonBodyMiddleware, requestIdMiddleware } from '@loci/http';
 import { LociMetrics } from '@loci/metrics';
 import { mountConsole } from './console-assets';
 import { applyHttpHygiene } from './http-hygiene';
+import { mountMcpOAuth } from './mcp/oauth/mount-mcp-oauth';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { mountOpenApi } from './openapi';
 
@@ -17,6 +18,7 @@ export function configureApp(app: INestApplication): void {
   applyHttpHygiene(app, settings.http);
   app.use(requestIdMiddleware);
   app.use(jsonBodyMiddleware());
+  mountMcpOAuth(app);
   app.enableShutdownHooks();
   if (settings.http.apiDocs) mountOpenApi(app);
   mountConsole(app);

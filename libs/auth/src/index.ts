@@ -6,6 +6,7 @@ export * from './auth.module';
 export * from './decorators';
 export * from './login.service';
 export * from './login-throttle.service';
+export * from './mcp-oauth-secret';
 export * from './password-change.service';
 export * from './password-hasher';
 export * from './principal';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LimitExceededError, UnauthenticatedError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
+import type { UserRow } from '@loci/db';
 import { AttemptPolicy, attemptKeys, LIMIT_STORE, LimitStore } from '@loci/quota';
 import { AccessToken } from './access-token-issuer';
 import { LoginService } from './login.service';
@@ -35,6 +36,11 @@ export class LoginThrottleService {
 
   async login(email: string, password: string, clientAddress: string | undefined): Promise<AccessToken> {
     return this.attempt(email, clientAddress, () => this.logins.login(email, password), (error) => error instanceof UnauthenticatedError);
+  }
+
+  /** The user these credentials are (MCP's consent page), throttled as a login is, on the same counters. */
+  async authenticate(email: string, password: string, clientAddress: string | undefined): Promise<UserRow> {
+    return this.attempt(email, clientAddress, () => this.logins.authenticate(email, password), (error) => error instanceof UnauthenticatedError);
   }
 
   /**

@@ -28,7 +28,7 @@ export class TenantStatusGuard implements CanActivate {
     const state =
       principal.kind === 'api_key' && principal.tenant
         ? TenantStatus.stateOf(principal.tenant)
-        : principal.kind === 'jwt' && principal.tenantSuspendedAt !== undefined
+        : principal.kind !== 'api_key' && principal.tenantSuspendedAt !== undefined
           ? TenantStatus.stateOf({ suspendedAt: principal.tenantSuspendedAt })
           : await this.status.stateOf(principal.tenantId);
     assertServable(state);

@@ -31,6 +31,12 @@ describe('HTTP and login throttle settings', () => {
     expect(parseSettings({ LOCI_TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::1' }).LOCI_TRUST_PROXY).toEqual(['loopback', '10.0.0.0/8', 'fd00::1']);
   });
 
+  it('reads the public URL (MCP OAuth issuer): https anywhere, http on a loopback host, a trailing slash dropped', () => {
+    expect(parseSettings({}).LOCI_PUBLIC_URL).toBeUndefined();
+    expect(parseSettings({ LOCI_PUBLIC_URL: 'https://loci.example.com/' }).LOCI_PUBLIC_URL).toBe('https://loci.example.com');
+    expect(parseSettings({ LOCI_PUBLIC_URL: 'http://localhost:3000' }).LOCI_PUBLIC_URL).toBe('http://localhost:3000');
+  });
+
   it.each([
     ['LOCI_CORS_ORIGINS', '*'],
     ['LOCI_CORS_ORIGINS', 'https://app.example.com/'],
@@ -44,6 +50,10 @@ describe('HTTP and login throttle settings', () => {
     ['LOCI_HSTS_MAX_AGE_SECONDS', '-1'],
     ['LOCI_HTTP_REQUEST_TIMEOUT_MS', '10'],
     ['LOCI_API_DOCS', 'maybe'],
+    ['LOCI_PUBLIC_URL', 'loci.example.com'],
+    ['LOCI_PUBLIC_URL', 'http://loci.example.com'],
+    ['LOCI_PUBLIC_URL', 'https://loci.example.com/api'],
+    ['LOCI_PUBLIC_URL', 'https://loci.example.com?x=1'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);

@@ -149,6 +149,37 @@ const corsOrigins = z
     return origins;
   });
 
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * Where clients reach Loci (`scheme://host[:port]`): the issuer of MCP's OAuth and the base of
+ * the metadata's URLs. HTTPS, except on a loopback host (OAuth 2.1 asks an authorization server
+ * for TLS; a local client talks to localhost). Unset: taken from each request.
+ */
+const publicUrl = z
+  .string()
+  .optional()
+  .transform((value, ctx): string | undefined => {
+    const text = value?.trim().replace(/\/+$/, '') ?? '';
+    if (text === '') return undefined;
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `expected an origin like https://loci.example.com, got ${JSON.stringify(text)}` });
+      return z.NEVER;
+    }
+    if (!['http:', 'https:'].includes(url.protocol) || url.origin !== text) {
+      ctx.addIssue({ code: 'custom', message: `expected an origin like https://loci.example.com (no path, query or credentials), got ${JSON.stringify(text)}` });
+      return z.NEVER;
+    }
+    if (url.protocol === 'http:' && !LOOPBACK_HOSTS.includes(url.hostname)) {
+      ctx.addIssue({ code: 'custom', message: `must be https:// (http:// only on localhost), got ${JSON.stringify(text)}` });
+      return z.NEVER;
+    }
+    return text;
+  });
+
 export const settingsSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(['development', 'production', 'test']).default('development')),
   PORT: integerFromEnv(3000, 0, 65535),
@@ -285,6 +316,7 @@ export const settingsSchema = z.object({
   // HTTP hygiene.
   LOCI_TRUST_PROXY: trustProxy,
   LOCI_CORS_ORIGINS: corsOrigins,
+  LOCI_PUBLIC_URL: publicUrl,
   LOCI_HSTS_MAX_AGE_SECONDS: integerFromEnv(0, 0, 63_072_000),
   LOCI_HTTP_REQUEST_TIMEOUT_MS: integerFromEnv(60_000, 1_000, 3_600_000),
   LOCI_HTTP_HEADERS_TIMEOUT_MS: integerFromEnv(20_000, 1_000, 600_000),

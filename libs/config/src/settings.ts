@@ -79,6 +79,8 @@ export interface HttpSettings {
   headersTimeoutMs: number;
   /** Serve /docs and /openapi.json. */
   apiDocs: boolean;
+  /** The origin clients reach Loci at (MCP OAuth's issuer); unset, each request's own origin. */
+  publicUrl?: string;
 }
 
 /**
@@ -321,6 +323,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       // Node refuses a headers timeout longer than the request timeout.
       headersTimeoutMs: Math.min(raw.LOCI_HTTP_HEADERS_TIMEOUT_MS, raw.LOCI_HTTP_REQUEST_TIMEOUT_MS),
       apiDocs: raw.LOCI_API_DOCS,
+      publicUrl: raw.LOCI_PUBLIC_URL,
     },
     ingest: {
       chunkTokens: raw.LOCI_CHUNK_TOKENS,

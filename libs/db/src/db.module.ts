@@ -13,6 +13,7 @@ import { GraphWritesRepository } from './repositories/graph-writes.repository';
 import { GraphsRepository } from './repositories/graphs.repository';
 import { InferencesRepository } from './repositories/inferences.repository';
 import { LimitRefusalsRepository } from './repositories/limit-refusals.repository';
+import { McpOauthRepository } from './repositories/mcp-oauth.repository';
 import { PlatformLimitsRepository } from './repositories/platform-limits.repository';
 import { QuestionCountsRepository } from './repositories/question-counts.repository';
 import { ReembedRepository } from './repositories/reembed.repository';
@@ -42,6 +43,7 @@ const repositories = [
   TenantsRepository,
   UsersRepository,
   ApiKeysRepository,
+  McpOauthRepository,
   InferencesRepository,
   GraphsRepository,
   BulkLoadRepository,

@@ -24,6 +24,7 @@ export * from './repositories/graph-writes.repository';
 export * from './repositories/graphs.repository';
 export * from './repositories/inferences.repository';
 export * from './repositories/limit-refusals.repository';
+export * from './repositories/mcp-oauth.repository';
 export * from './repositories/platform-limits.repository';
 export * from './repositories/question-counts.repository';
 export * from './repositories/reembed.repository';

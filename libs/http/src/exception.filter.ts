@@ -57,7 +57,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
       res.status(exception.getStatus()).json(exception.getResponse());
       return;
     }
-    for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(problem.headers ?? {})) {
+      // A challenge already written in front of the route (MCP's, naming its resource metadata) says more than the bare one.
+      if (name === 'WWW-Authenticate' && res.getHeader(name) !== undefined) continue;
+      res.setHeader(name, value);
+    }
     res.status(problem.status).json(renderErrorBody(surface, problem, req.id));
   }
 

@@ -32,10 +32,14 @@ export function bodyLimitBytesOf(path: string): number {
 
 /**
  * The body parser's limit by route, or undefined where the route reads its own body: /mcp's
- * transport does, with its own limit, so that a refusal is a JSON-RPC error an agent understands.
+ * transport does, with its own limit, so that a refusal is a JSON-RPC error an agent understands;
+ * so do MCP's OAuth endpoints under /oauth/.
  */
 export function jsonBodyLimitOf(path: string): '64kb' | '1mb' | undefined {
   if (pathnameOf(path) === '/mcp') return undefined;
+  // The OAuth endpoints are the MCP SDK's handlers: they read their own bodies (form or JSON) and
+  // answer a bad one in OAuth's error shape.
+  if (pathnameOf(path).startsWith('/oauth/')) return undefined;
   return bodyLimitBytesOf(path) === QUESTION_BODY_LIMIT_BYTES ? '64kb' : '1mb';
 }
 

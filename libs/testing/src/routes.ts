@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import { API_KEY_ALLOWED, API_KEY_SCOPES, IS_PUBLIC, ROLES } from '@loci/auth';
+import { API_KEY_ALLOWED, API_KEY_SCOPES, IS_PUBLIC, MCP_OAUTH_ALLOWED, ROLES } from '@loci/auth';
 
 export interface RouteInfo {
   method: string;
@@ -38,9 +38,14 @@ export function listRoutes(app: INestApplication): RouteInfo[] {
         const apiKey = reflector.getAllAndOverride<boolean>(API_KEY_ALLOWED, targets) ?? false;
         const roles = reflector.getAllAndOverride<string[]>(ROLES, targets);
         const scopes = reflector.getAllAndOverride<string[]>(API_KEY_SCOPES, targets) ?? ['read', 'write'];
+        const mcpOAuth = reflector.getAllAndOverride<boolean>(MCP_OAUTH_ALLOWED, targets) ?? false;
         const auth = isPublic
           ? 'public'
-          : [`jwt${roles ? `(${roles.join('|')})` : '(any role)'}`, ...(apiKey ? [`api_key(${scopes.length > 0 ? scopes.join('+') : 'any scope'})`] : [])].join(' + ');
+          : [
+              `jwt${roles ? `(${roles.join('|')})` : '(any role)'}`,
+              ...(apiKey ? [`api_key(${scopes.length > 0 ? scopes.join('+') : 'any scope'})`] : []),
+              ...(mcpOAuth ? ['mcp_oauth'] : []),
+            ].join(' + ');
         const fullPath = [prefix, normalise(path)].filter(Boolean).join('/');
         routes.push({
           method: RequestMethod[method as RequestMethod],

@@ -847,7 +847,7 @@ export interface paths {
         put?: never;
         /**
          * MCP over Streamable HTTP (JSON-RPC 2.0 messages)
-         * @description The Model Context Protocol for agents, stateless, JSON replies. Tools: remember, query (gb), ask (/v1/query context) and forget (dataset delete), each with its route's validation, limits and scope. API keys only (a dashboard session is 403). Send `Accept: application/json, text/event-stream`.
+         * @description The Model Context Protocol for agents, stateless, JSON replies. Tools: remember, query (gb), ask (/v1/query context) and forget (dataset delete), each with its route's validation, limits and scope. An API key, or an OAuth access token a Loci user granted to the client (discovery at /.well-known/oauth-protected-resource/mcp; without credentials the 401 names it in WWW-Authenticate); a dashboard session is 403. Send `Accept: application/json, text/event-stream`.
          */
         post: operations["McpController_post"];
         /**

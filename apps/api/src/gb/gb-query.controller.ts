@@ -137,7 +137,7 @@ export class GbQueryController {
         requestId,
         route: '/v1/gb/query',
         principalKind: principal.kind,
-        principalId: principal.kind === 'jwt' ? principal.userId : principal.keyId,
+        principalId: principal.kind === 'api_key' ? principal.keyId : principal.userId,
         sessionId: body.session_id ?? null,
         status: failure?.status ?? 200,
         latencyMs: Math.round(performance.now() - started),

@@ -15,7 +15,8 @@ import { RefusalCounter } from '../limits/refusal-counter';
 import { KEYWORDS_MAX, queryBody, QUERY_MODES } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
 
-type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>;
+/** Who may use the tools: an API key, or an MCP client a user authorized (OAuth), both scoped read/write. */
+export type AgentPrincipal = Extract<Principal, { kind: 'api_key' | 'oauth' }>;
 
 interface ToolResult {
   [key: string]: unknown;
@@ -53,7 +54,7 @@ export const MCP_BODY_LIMIT_BYTES = Math.max(...Object.values(ROUTES).map(bodyLi
 const logger = new Logger('McpTools');
 
 /**
- * Loci's tools for agents, over MCP, for one API key: the gb routes and /v1/query with the same
+ * Loci's tools for agents, over MCP, for one API key or one user's authorized client: the gb routes and /v1/query with the same
  * validation, limits and tenant scope as over HTTP (each tool calls the route's own handler with
  * the key's principal, so there is one implementation of each). A tool's failure is a tool
  * result with `isError` and the message the route would have answered with, so an agent can
@@ -61,14 +62,15 @@ const logger = new Logger('McpTools');
  * own says "internal error" and the call's request id, as a 500 does, and goes to the log as a
  * record without the tenant's text.
  */
-export function mcpServerFor(principal: ApiKeyPrincipal, requestId: string, modules: ModuleRef, version: string): McpServer {
+export function mcpServerFor(principal: AgentPrincipal, requestId: string, modules: ModuleRef, version: string): McpServer {
   const server = new McpServer({ name: 'loci', version }, { maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS });
   let calls = 0;
   const handler = <T>(type: new (...args: never[]) => T) => modules.get(type, { strict: false });
 
   const run = async (tool: ToolName, scope: 'read' | 'write', args: object, work: (call: RequestWithId) => Promise<unknown>): Promise<ToolResult> => {
     if (!principal.scopes.includes(scope)) {
-      return failed(`403: This API key lacks the '${scope}' scope this tool needs.`);
+      const holder = principal.kind === 'api_key' ? 'This API key' : 'This authorization';
+      return failed(`403: ${holder} lacks the '${scope}' scope this tool needs.`);
     }
     const limit = bodyLimitBytesOf(ROUTES[tool]);
     // The schema has bounded each argument; together they may weigh no more than the route's body.
@@ -159,6 +161,9 @@ export function mcpServerFor(principal: ApiKeyPrincipal, requestId: string, modu
       ),
   );
 
+  // A stateless server answers each POST and forgets it: it can never tell a client that the tool
+  // list changed, so it must not promise to (registerTool advertises `listChanged: true`).
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 

@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ApiKeyAllowed, CurrentPrincipal, Principal } from '@loci/auth';
+import { ApiKeyAllowed, CurrentPrincipal, McpOAuthAllowed, Principal } from '@loci/auth';
 import { ForbiddenError } from '@loci/common';
 import { ApiErrors, ERROR_SCHEMAS, jsonRpcErrorRef, refTo, type RequestWithId } from '@loci/http';
 import { MCP_BODY_LIMIT_BYTES, mcpServerFor } from './mcp-tools';
@@ -33,15 +33,18 @@ const SERVER_VERSION = '1.0.0';
 
 /**
  * The MCP server for agents (Streamable HTTP transport, stateless): `remember`, `query`, `ask`
- * and `forget` as tools, for the API key that calls. Authentication is the routes' own (the
- * global guard, `X-API-Key` or `Authorization: Bearer loci_...`); each POST is answered by a
- * server built for that key's tenant and dropped with the response, so no session outlives its
- * request and no state is shared between keys or instances.
+ * and `forget` as tools, for the API key or the OAuth-authorized client that calls.
+ * Authentication is the routes' own (the global guard: `X-API-Key` or `Authorization: Bearer
+ * loci_...`; an OAuth token checked by the SDK's bearer middleware, oauth/mount-mcp-oauth.ts);
+ * each POST is answered by a server built for that caller's tenant and dropped with the
+ * response, so no session outlives its request and no state is shared between callers or instances.
  */
 @ApiTags('mcp')
 @ApiSecurity('api_key')
 // Any key may connect and list the tools; each tool checks the scope it needs (read or write).
 @ApiKeyAllowed({ scope: null })
+// A standard MCP client's OAuth token (oauth/): it acts for the user who consented, with the scopes granted.
+@McpOAuthAllowed()
 @Controller('mcp')
 export class McpController {
   constructor(private readonly modules: ModuleRef) {}
@@ -51,7 +54,9 @@ export class McpController {
     summary: 'MCP over Streamable HTTP (JSON-RPC 2.0 messages)',
     description:
       'The Model Context Protocol for agents, stateless, JSON replies. Tools: remember, query (gb), ask (/v1/query context) and forget ' +
-      "(dataset delete), each with its route's validation, limits and scope. API keys only (a dashboard session is 403). " +
+      "(dataset delete), each with its route's validation, limits and scope. An API key, or an OAuth access token a Loci user granted " +
+      'to the client (discovery at /.well-known/oauth-protected-resource/mcp; without credentials the 401 names it in WWW-Authenticate); ' +
+      'a dashboard session is 403. ' +
       'Send `Accept: application/json, text/event-stream`.',
   })
   @ApiBody({ schema: JSON_RPC_MESSAGE })
@@ -64,7 +69,7 @@ export class McpController {
     415: { description: 'The body is not application/json.', schema: jsonRpcErrorRef() },
   })
   async post(@CurrentPrincipal() principal: Principal, @Req() req: RequestWithId, @Res() res: Response): Promise<void> {
-    if (principal.kind !== 'api_key') throw new ForbiddenError('The MCP server takes an API key (X-API-Key), not a dashboard session.');
+    if (principal.kind === 'jwt') throw new ForbiddenError('The MCP server takes an API key (X-API-Key) or an MCP OAuth token, not a dashboard session.');
     const server = mcpServerFor(principal, req.id ?? 'unknown', this.modules, SERVER_VERSION);
     // Stateless: no session id; plain JSON replies (the tools do not stream progress). The
     // transport reads the body itself (Loci's body parser leaves /mcp alone), so a body over the

@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal } from '@loci/auth';
+import { ForbiddenError } from '@loci/common';
 import { TenantsRepository, UsersRepository } from '@loci/db';
 import { openApiSchemaOf, named } from '@loci/http';
 
@@ -40,6 +41,8 @@ export class MeController {
   @ApiKeyAllowed({ scope: null })
   @ApiOkResponse({ schema: openApiSchemaOf(principalResponse, 'output') })
   async whoAmI(@CurrentPrincipal() principal: Principal): Promise<z.infer<typeof principalResponse>> {
+    // Unreachable today (MCP tokens are accepted on /mcp only); said so the types need no other kind.
+    if (principal.kind === 'oauth') throw new ForbiddenError('This token is for the MCP server (/mcp) only.');
     const who =
       principal.kind === 'jwt'
         ? await this.users.identity(principal.userId)

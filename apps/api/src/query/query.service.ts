@@ -184,7 +184,7 @@ export class QueryService {
       requestId,
       route: '/v1/query',
       principalKind: principal.kind,
-      principalId: principal.kind === 'jwt' ? principal.userId : principal.keyId,
+      principalId: principal.kind === 'api_key' ? principal.keyId : principal.userId,
       status: 200,
       latencyMs: response.metadata.latency_ms,
       steps: {
@@ -314,7 +314,7 @@ export class QueryService {
    */
   private async tenantLanguage(principal: Principal): Promise<string | null> {
     if (principal.kind === 'api_key' && principal.tenant) return principal.tenant.answerLanguage;
-    if (principal.kind === 'jwt' && principal.tenantAnswerLanguage !== undefined) return principal.tenantAnswerLanguage;
+    if (principal.kind !== 'api_key' && principal.tenantAnswerLanguage !== undefined) return principal.tenantAnswerLanguage;
     return (await this.tenants.findById(tenantIdOf(principal)))?.answerLanguage ?? null;
   }
 }

@@ -19,6 +19,8 @@ import {
   inferences,
   jobs,
   limitRefusals,
+  mcpOauthCodes,
+  mcpOauthTokens,
   questionCounts,
   requestLogs,
   TenantRow,
@@ -50,6 +52,8 @@ const TENANT_TABLES_CHILDREN_FIRST: ReadonlyArray<PgTable & { tenantId: unknown 
   limitRefusals,
   questionCounts,
   geoBackfillProgress,
+  mcpOauthCodes,
+  mcpOauthTokens,
   apiKeys,
   users,
 ];
