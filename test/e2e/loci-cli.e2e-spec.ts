@@ -36,11 +36,11 @@ describe('loci operator CLI', () => {
 
   it('sets and shows a tenant’s limits, as the API does', async () => {
     const tenant = await createTenant(t.app);
-    const set = await run(['tenants:limits', tenant.id, '--daily-cap', '5', '--monthly-cap', 'none', '--quota', '200', '--concurrency', '3', '--tier', 'pro']);
+    const set = await run(['tenants:limits', tenant.id, '--daily-cap', '5', '--monthly-cap', 'none', '--quota', '200', '--concurrency', '3', '--running-jobs', '2', '--tier', 'pro']);
     expect(set.code).toBe(0);
     expect(JSON.parse(set.stdout)).toMatchObject({
       tier: 'pro',
-      limits: { daily_cost_cap_usd: 5, monthly_cost_cap_usd: null, daily_query_quota: 200, max_concurrent_queries: 3 },
+      limits: { daily_cost_cap_usd: 5, monthly_cost_cap_usd: null, daily_query_quota: 200, max_concurrent_queries: 3, max_running_jobs: 2 },
     });
     const shown = await run(['tenants:limits', tenant.id]);
     expect(JSON.parse(shown.stdout).limits.daily_cost_cap_usd).toBe(5);

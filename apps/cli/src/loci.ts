@@ -17,7 +17,8 @@ Commands:
   tenants:create --name <name> [--tier free|pro|enterprise] [--billing platform|own_key]
   tenants:show <tenant id>
   tenants:limits <tenant id> [--daily-cap <usd|none>] [--monthly-cap <usd|none>]
-                 [--quota <n|none>] [--concurrency <n|none>] [--tier <tier>] [--billing <billing>]
+                 [--quota <n|none>] [--concurrency <n|none>] [--running-jobs <n|none>]
+                 [--tier <tier>] [--billing <billing>]
   tenants:suspend <tenant id>                   refuses every request of the tenant, pauses its ingestion
   tenants:resume <tenant id>
   tenants:delete <tenant id> --yes              deletes the tenant and all its data (not undoable)
@@ -68,6 +69,7 @@ const OPTIONS = {
   'monthly-cap': { type: 'string' },
   quota: { type: 'string' },
   concurrency: { type: 'string' },
+  'running-jobs': { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
   tenant: { type: 'string' },
@@ -194,6 +196,7 @@ function buildCommand(command: string, args: string[], values: Record<string, st
         monthly_cost_cap_usd: limitValue('monthly-cap', str('monthly-cap'), false),
         daily_query_quota: limitValue('quota', str('quota'), true),
         max_concurrent_queries: limitValue('concurrency', str('concurrency'), true),
+        max_running_jobs: limitValue('running-jobs', str('running-jobs'), true),
         tier: str('tier'),
         billing: str('billing'),
       }) as Schemas['UpdateLimitsRequest'];
