@@ -30,6 +30,7 @@ import { RememberController } from './gb/remember.controller';
 import { GraphBrowseController } from './graph/graph-browse.controller';
 import { GraphBrowseService } from './graph/graph-browse.service';
 import { HealthController } from './health/health.controller';
+import { TenantWorkInterceptor } from './limits/tenant-work.interceptor';
 import { RecordRefusalsInterceptor } from './limits/record-refusals.interceptor';
 import { RefusalCounter } from './limits/refusal-counter';
 import { loggerOptions } from './logging';
@@ -108,6 +109,7 @@ export class AppModule {
         { provide: GB_QUERY_SETTINGS, useValue: { ...settings.gb } satisfies GbQuerySettings },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: RecordRefusalsInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: TenantWorkInterceptor },
       ],
     };
   }

@@ -6,3 +6,4 @@ export * from './tenant-errors';
 export * from './boot-logger';
 export * from './spans';
 export * from './log-destination';
+export * from './tenant-context';

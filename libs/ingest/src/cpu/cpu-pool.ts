@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Piscina } from 'piscina';
+import { currentTenant } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import type { CitableSource, Extraction, HashedAnswer, Keywords, LocalExtractOptions, LocalTextWork } from '@loci/llm';
 import { packVectors, type SimilarName } from '../graph/similar-names';
@@ -17,8 +18,8 @@ const IDLE_THREAD_MS = 60_000;
  * Worker threads for the CPU-bound steps over user text (chunking, offline extraction,
  * summaries, query keywords and answers, comparing an extraction's names, HTML and PDF text), so that ingesting a megabyte in the API process never holds the
  * event loop that answers every tenant's requests. Threads start on first use: a process that
- * never needs them never pays for them. LOCI_CPU_THREADS bounds them; tasks beyond wait in order
- * (ThreadSlots). Each task is bounded: in time (LOCI_CPU_TASK_TIMEOUT_MS, an upload's text
+ * never needs them never pays for them. LOCI_CPU_THREADS bounds them; tasks beyond wait, each
+ * tenant's in order and the tenants in turn (ThreadSlots). Each task is bounded: in time (LOCI_CPU_TASK_TIMEOUT_MS, an upload's text
  * LOCI_UPLOAD_READ_TIMEOUT_MS; piscina's abort stops the thread) and in heap (each thread's own
  * resourceLimits); a task past either fails with CpuTaskLimitError, and the pool goes on.
  */
@@ -92,7 +93,8 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
 
   /** Runs a task once a thread is free for it, within its time budget and the thread's heap. */
   private async bounded<T>(request: CpuTaskRequest, lane: CpuLane, timeoutMs: number, transferList?: ArrayBuffer[]): Promise<T> {
-    const release = await this.slots.acquire(lane);
+    // Whose work this is (the request's or the job's tenant): threads go to tenants in turn.
+    const release = await this.slots.acquire(lane, currentTenant());
     try {
       return (await this.threads().run(request, { transferList, signal: AbortSignal.timeout(timeoutMs) })) as T;
     } catch (error) {

@@ -6,43 +6,93 @@ interface Waiter {
   grant(): void;
 }
 
+/** The key of work whose tenant is not known (start-up, maintenance). */
+const NO_TENANT = '';
+
+/** Tenants whose last turn is remembered (a few hundred KB at most). */
+const MAX_REMEMBERED = 10_000;
+
 /**
- * The CPU pool's threads as slots, handed out in the order they were asked for, so that a task
- * is only given to the pool when a thread is free for it: its time budget then measures its own
- * run, never its wait behind others. Reading uploads may hold all slots but one (one, with a
- * single thread): four hostile PDFs from one tenant had both threads, and another tenant's
- * question waited 45 s for its keywords; now such a question always finds a thread. An upload
- * waiting for its lane lets tasks behind it pass.
+ * The CPU pool's threads as slots, so that a task is only given to the pool when a thread is
+ * free for it: its time budget then measures its own run, never its wait behind others.
+ *
+ * Tenants take turns (issue 34.2): each tenant's tasks wait in their own line, in the order they
+ * were asked for, and a free thread goes to the tenant served longest ago that has a task able
+ * to run. A tenant with a hundred chunks to extract gets one thread in
+ * turn with every other tenant's question, instead of making them wait behind its hundred.
+ *
+ * Reading uploads may hold all slots but one (one, with a single thread): four hostile PDFs from
+ * one tenant had both threads, and another tenant's question waited 45 s for its keywords; now
+ * such a question always finds a thread. An upload waiting for its lane lets its tenant's tasks
+ * behind it pass.
  */
 export class ThreadSlots {
   private running = 0;
   private readingUploads = 0;
-  private readonly waiting: Waiter[] = [];
+  /** Each tenant's waiting tasks, in the order asked for. */
+  private readonly waiting = new Map<string, Waiter[]>();
+  /**
+   * When each tenant was last given a thread (a count of grants). Kept while its line is empty:
+   * a tenant whose tasks come one at a time (a document's chunks, each after the last) must not
+   * count as new each time, or it would always go first.
+   */
+  private readonly lastServed = new Map<string, number>();
+  private grants = 0;
   private readonly uploadSlots: number;
 
   constructor(private readonly threads: number) {
     this.uploadSlots = Math.max(1, threads - 1);
   }
 
-  /** Resolves when a slot is free for `lane`, with the function that gives it back (once). */
-  acquire(lane: CpuLane): Promise<() => void> {
+  /** Resolves when a slot is free for `lane`, for `tenant`'s work, with the function that gives it back (once). */
+  acquire(lane: CpuLane, tenant: string = NO_TENANT): Promise<() => void> {
     return new Promise((resolve) => {
-      this.waiting.push({ lane, grant: () => resolve(this.releaser(lane)) });
+      const line = this.waiting.get(tenant) ?? [];
+      line.push({ lane, grant: () => resolve(this.releaser(lane)) });
+      this.waiting.set(tenant, line);
       this.grantFree();
     });
   }
 
+  /** Tasks waiting for a thread, of every tenant. */
+  get queued(): number {
+    let count = 0;
+    for (const line of this.waiting.values()) count += line.length;
+    return count;
+  }
+
   private grantFree(): void {
-    for (let i = 0; i < this.waiting.length && this.running < this.threads; ) {
-      const waiter = this.waiting[i];
-      if (waiter.lane === 'upload' && this.readingUploads >= this.uploadSlots) {
-        i++;
-        continue;
-      }
-      this.waiting.splice(i, 1);
-      this.running++;
-      if (waiter.lane === 'upload') this.readingUploads++;
-      waiter.grant();
+    while (this.running < this.threads && this.grantNext());
+  }
+
+  /**
+   * Gives a thread to the tenant served longest ago (never served first; ties in the order they
+   * asked) among those with a task that may run; false when none may.
+   */
+  private grantNext(): boolean {
+    let chosen: { tenant: string; line: Waiter[]; index: number; served: number } | undefined;
+    for (const [tenant, line] of this.waiting) {
+      const index = line.findIndex((waiter) => waiter.lane !== 'upload' || this.readingUploads < this.uploadSlots);
+      if (index < 0) continue;
+      const served = this.lastServed.get(tenant) ?? -1;
+      if (!chosen || served < chosen.served) chosen = { tenant, line, index, served };
+    }
+    if (!chosen) return false;
+    const [waiter] = chosen.line.splice(chosen.index, 1);
+    if (chosen.line.length === 0) this.waiting.delete(chosen.tenant);
+    this.noteServed(chosen.tenant);
+    this.running++;
+    if (waiter.lane === 'upload') this.readingUploads++;
+    waiter.grant();
+    return true;
+  }
+
+  private noteServed(tenant: string): void {
+    this.lastServed.delete(tenant);
+    this.lastServed.set(tenant, this.grants++);
+    // Bounded: past MAX_REMEMBERED tenants the least recently served are forgotten (they count as new).
+    if (this.lastServed.size > MAX_REMEMBERED) {
+      for (const forgotten of [...this.lastServed.keys()].slice(0, this.lastServed.size - MAX_REMEMBERED)) this.lastServed.delete(forgotten);
     }
   }
 

@@ -1,3 +1,4 @@
+import { runAsTenant } from '@loci/common';
 import { Job, JobQueue } from './job-queue';
 import {
   DeferJobError,
@@ -238,7 +239,8 @@ export class JobRunner {
     const handler = this.handlers.get(job.kind)!;
     const context: JobContext = { signal: controller.signal, heartbeat };
     entry.done = Promise.resolve()
-      .then(() => handler(job, context))
+      // As its tenant's work: the CPU pool serves tenants in turn (libs/common tenant-context).
+      .then(() => runAsTenant(job.tenantId, () => handler(job, context)))
       .then(
         () => ({ ok: true as const }),
         (error: unknown) => ({ ok: false as const, error }),

@@ -1,0 +1,75 @@
+import { ThreadSlots } from './thread-slots';
+
+/** Acquires and records the order in which slots are granted. */
+function recorder(slots: ThreadSlots) {
+  const granted: string[] = [];
+  const releases = new Map<string, () => void>();
+  const ask = (name: string, tenant?: string, lane: 'upload' | 'other' = 'other') =>
+    void slots.acquire(lane, tenant).then((release) => {
+      granted.push(name);
+      releases.set(name, release);
+    });
+  const release = async (name: string) => {
+    releases.get(name)!();
+    await Promise.resolve();
+    await Promise.resolve();
+  };
+  return { granted, ask, release, settle: () => new Promise((resolve) => setImmediate(resolve)) };
+}
+
+describe('ThreadSlots: the CPU pool threads, tenants in turn', () => {
+  it("gives the next free thread to another tenant's task, not to the rest of one tenant's backlog", async () => {
+    const slots = new ThreadSlots(1);
+    const r = recorder(slots);
+    for (let i = 1; i <= 5; i++) r.ask(`a${i}`, 'A');
+    r.ask('b1', 'B');
+    await r.settle();
+    expect(r.granted).toEqual(['a1']);
+    // First in, first out would give the thread to a2..a5 before b1.
+    for (const next of ['a1', 'b1', 'a2', 'a3', 'a4']) {
+      await r.release(next);
+      await r.settle();
+    }
+    expect(r.granted).toEqual(['a1', 'b1', 'a2', 'a3', 'a4', 'a5']);
+  });
+
+  it('alternates two tenants with backlogs, each in its own order', async () => {
+    const slots = new ThreadSlots(1);
+    const r = recorder(slots);
+    for (let i = 1; i <= 3; i++) r.ask(`a${i}`, 'A');
+    for (let i = 1; i <= 3; i++) r.ask(`b${i}`, 'B');
+    await r.settle();
+    for (let n = 0; n < 5; n++) {
+      await r.release(r.granted[r.granted.length - 1]);
+      await r.settle();
+    }
+    expect(r.granted).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3']);
+  });
+
+  it('keeps a thread from uploads, and lets a tenant\'s other task pass its own waiting upload', async () => {
+    const slots = new ThreadSlots(2);
+    const r = recorder(slots);
+    r.ask('upload1', 'A', 'upload');
+    r.ask('upload2', 'A', 'upload');
+    r.ask('keywords', 'A');
+    await r.settle();
+    // One of two threads may read uploads: the second upload waits, the question passes it.
+    expect(r.granted).toEqual(['upload1', 'keywords']);
+    expect(slots.queued).toBe(1);
+    await r.release('upload1');
+    await r.settle();
+    expect(r.granted).toEqual(['upload1', 'keywords', 'upload2']);
+  });
+
+  it('serves work without a tenant in turn as well', async () => {
+    const slots = new ThreadSlots(1);
+    const r = recorder(slots);
+    r.ask('a1', 'A');
+    r.ask('a2', 'A');
+    r.ask('startup');
+    await r.settle();
+    await r.release('a1');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'startup']);
+  });
+});
