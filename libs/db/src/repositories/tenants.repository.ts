@@ -56,18 +56,16 @@ export class TenantsRepository {
   }
 
   /** The tenant's own settings (its admins change them): the language of Loci's own sentences. */
-  async updateSettings(tenantId: string, patch: { answerLanguage?: string | null }): Promise<TenantRow | undefined> {
-    if (!isUuid(tenantId)) return undefined;
-    const [row] = await this.database.db
-      .update(tenants)
-      .set({ ...patch, updatedAt: new Date() })
-      .where(eq(tenants.id, tenantId))
-      .returning();
-    return row;
+  updateSettings(tenantId: string, patch: { answerLanguage?: string | null }): Promise<TenantRow | undefined> {
+    return this.update(tenantId, patch);
   }
 
   /** Changes limits (and tier/billing); undefined fields stay, null means unlimited. */
-  async updateLimits(tenantId: string, patch: TenantLimitsPatch): Promise<TenantRow | undefined> {
+  updateLimits(tenantId: string, patch: TenantLimitsPatch): Promise<TenantRow | undefined> {
+    return this.update(tenantId, patch);
+  }
+
+  private async update(tenantId: string, patch: Partial<Pick<TenantRow, 'answerLanguage'>> | TenantLimitsPatch): Promise<TenantRow | undefined> {
     if (!isUuid(tenantId)) return undefined;
     const [row] = await this.database.db
       .update(tenants)
