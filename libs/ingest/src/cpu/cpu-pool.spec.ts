@@ -74,4 +74,17 @@ describe('CpuPool', () => {
       await strict.onApplicationShutdown();
     }
   });
+
+  it("survives a thread that dies holding no task: piscina's 'error' event is logged, not thrown", async () => {
+    const own = new CpuPool(settings());
+    try {
+      await own.summarize('Alice works at Acme.');
+      const threads = (own as unknown as { pool: { emit(event: string, error: Error): boolean } }).pool;
+      // An EventEmitter with no 'error' listener throws (and, from a worker's event, ends the process).
+      expect(() => threads.emit('error', new Error('Worker terminated due to reaching memory limit: JS heap out of memory'))).not.toThrow();
+      await expect(own.summarize('Bob works at Globex.')).resolves.toBe('Bob works at Globex.');
+    } finally {
+      await own.onApplicationShutdown();
+    }
+  });
 });
