@@ -38,9 +38,16 @@ describe('ingestion takes turns across tenants', () => {
     expect(rows.every((row) => row.processedAt !== null)).toBe(true);
     const order = [...rows].sort((x, y) => x.processedAt!.getTime() - y.processedAt!.getTime() || x.id - y.id);
     const bProcessed = order.find((row) => row.tenantId === b.tenant.id && row.id === bDocument.id)!.processedAt!;
-    const aheadOfB = order.filter((row) => row.tenantId === a.tenant.id && row.processedAt! > bArrived && row.processedAt! < bProcessed);
-    // At most the jobs already claimed when it arrived, plus one: the workers of this process.
-    expect(aheadOfB.length).toBeLessThanOrEqual(t.settings.ingest.workerConcurrency + 1);
+    // Claims, not finishes: a job of A's claimed just before B's may finish after it or before it.
+    const claims = await database.db
+      .select({ tenantId: jobs.tenantId, claimedAt: jobs.lockedAt })
+      .from(jobs)
+      .where(and(inArray(jobs.tenantId, [a.tenant.id, b.tenant.id]), eq(jobs.kind, 'ingest_document')));
+    const bClaimed = claims.find((job) => job.tenantId === b.tenant.id)!.claimedAt!;
+    const claimedAheadOfB = claims.filter((job) => job.tenantId === a.tenant.id && job.claimedAt! > bArrived && job.claimedAt! < bClaimed);
+    // The one holding the queue's first turn when B arrived (B shares it, and a tie goes to the
+    // job queued first), and at most one more claimed as B's was: first come, first served, all 22 or so left.
+    expect(claimedAheadOfB.length).toBeLessThanOrEqual(2);
     // A's backlog was still there when B's document was done.
     expect(order.filter((row) => row.tenantId === a.tenant.id && row.processedAt! > bProcessed).length).toBeGreaterThan(10);
     expect(order.filter((row) => row.tenantId === a.tenant.id)).toHaveLength(aIds.length);
