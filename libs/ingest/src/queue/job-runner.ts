@@ -188,6 +188,9 @@ export class JobRunner {
       // A notify() from here on means "look again": it makes the next sleep return at once.
       this.wakeRequested = false;
       const claimNumber = ++this.claimsStarted;
+      // An empty claim made while jobs ran proves nothing: a tenant at its running cap
+      // (max_running_jobs) has queued jobs no claim may take until one of its jobs ends.
+      const quietAtClaim = this.inFlight.size === 0;
       let job: Job | null;
       try {
         job = await this.queue.claim(settings.workerId, [...this.handlers.keys()], settings.leaseMs);
@@ -201,7 +204,7 @@ export class JobRunner {
         else await this.giveBack(job);
         continue;
       }
-      if (this.inFlight.size === 0) this.settleIdleWaiters(claimNumber);
+      if (quietAtClaim && this.inFlight.size === 0) this.settleIdleWaiters(claimNumber);
       await this.sleep(settings.pollIntervalMs);
     }
   }
