@@ -25,7 +25,18 @@ describe('operators tune limits', () => {
       .set('Authorization', asOperator.Authorization())
       .send({ name: 'Free one', tier: 'free' })
       .expect(201);
-    expect(created.body.limits).toEqual({ daily_cost_cap_usd: 1, monthly_cost_cap_usd: 5, daily_query_quota: 100, max_concurrent_queries: 2, max_running_jobs: 2 });
+    expect(created.body.limits).toEqual({
+      daily_cost_cap_usd: 1,
+      monthly_cost_cap_usd: 5,
+      daily_query_quota: 100,
+      max_concurrent_queries: 2,
+      max_running_jobs: 2,
+      requests_per_minute: 60,
+      request_burst: 20,
+      daily_document_quota: 1000,
+      daily_ingest_mb: 50,
+      max_stored_mb: 200,
+    });
   });
 
   it('changes limits in USD, stored as integer micro-dollars; null is unlimited; absent stays', async () => {
@@ -43,6 +54,16 @@ describe('operators tune limits', () => {
     expect((await patch(tenant.id, { max_running_jobs: 3 }).expect(200)).body.limits.max_running_jobs).toBe(3);
     expect((await t.app.get(TenantsRepository).findById(tenant.id))!.maxRunningJobs).toBe(3);
     expect((await patch(tenant.id, { max_running_jobs: null }).expect(200)).body.limits.max_running_jobs).toBeNull();
+    // Fair share's rate and ingestion quotas (issue 34.3, 34.4), in the same PATCH.
+    const fairShare = { requests_per_minute: 120, request_burst: 30, daily_document_quota: 50, daily_ingest_mb: 5, max_stored_mb: 40 };
+    expect((await patch(tenant.id, fairShare).expect(200)).body.limits).toMatchObject(fairShare);
+    expect(await t.app.get(TenantsRepository).findById(tenant.id)).toMatchObject({
+      requestsPerMinute: 120,
+      requestBurst: 30,
+      dailyDocumentQuota: 50,
+      dailyIngestMb: 5,
+      maxStoredMb: 40,
+    });
   });
 
   it('validates limits and tenants, for operators only', async () => {
@@ -51,6 +72,9 @@ describe('operators tune limits', () => {
     await patch(tenant.id, { daily_query_quota: 1.5 }).expect(400);
     await patch(tenant.id, { max_concurrent_queries: 0 }).expect(400);
     await patch(tenant.id, { max_running_jobs: 0 }).expect(400);
+    await patch(tenant.id, { requests_per_minute: 0 }).expect(400);
+    await patch(tenant.id, { request_burst: 2.5 }).expect(400);
+    await patch(tenant.id, { daily_ingest_mb: -1 }).expect(400);
     await patch(tenant.id, { colour: 'red' }).expect(400);
     await patch('not-a-uuid', { daily_query_quota: 1 }).expect(404);
     await patch('5b0f7c3e-0000-4000-8000-000000000000', { daily_query_quota: 1 }).expect(404);

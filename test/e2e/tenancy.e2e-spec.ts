@@ -130,7 +130,18 @@ describe('tenancy and the operators API (e2e)', () => {
         tier: 'pro',
         billing: 'own_key',
         // a pro tenant starts with the pro tier's defaults
-        limits: { daily_cost_cap_usd: 50, monthly_cost_cap_usd: null, daily_query_quota: 5000, max_concurrent_queries: 10, max_running_jobs: 4 },
+        limits: {
+          daily_cost_cap_usd: 50,
+          monthly_cost_cap_usd: null,
+          daily_query_quota: 5000,
+          max_concurrent_queries: 10,
+          max_running_jobs: 4,
+          requests_per_minute: 600,
+          request_burst: 100,
+          daily_document_quota: 50000,
+          daily_ingest_mb: 2000,
+          max_stored_mb: 20000,
+        },
         suspended_at: null,
         created_at: expect.stringMatching(ISO_DATETIME),
       });

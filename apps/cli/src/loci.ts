@@ -18,6 +18,8 @@ Commands:
   tenants:show <tenant id>
   tenants:limits <tenant id> [--daily-cap <usd|none>] [--monthly-cap <usd|none>]
                  [--quota <n|none>] [--concurrency <n|none>] [--running-jobs <n|none>]
+                 [--rpm <n|none>] [--burst <n|none>] [--documents-day <n|none>]
+                 [--ingest-mb-day <n|none>] [--stored-mb <n|none>]
                  [--tier <tier>] [--billing <billing>]
   tenants:suspend <tenant id>                   refuses every request of the tenant, pauses its ingestion
   tenants:resume <tenant id>
@@ -70,6 +72,11 @@ const OPTIONS = {
   quota: { type: 'string' },
   concurrency: { type: 'string' },
   'running-jobs': { type: 'string' },
+  rpm: { type: 'string' },
+  burst: { type: 'string' },
+  'documents-day': { type: 'string' },
+  'ingest-mb-day': { type: 'string' },
+  'stored-mb': { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
   tenant: { type: 'string' },
@@ -197,6 +204,11 @@ function buildCommand(command: string, args: string[], values: Record<string, st
         daily_query_quota: limitValue('quota', str('quota'), true),
         max_concurrent_queries: limitValue('concurrency', str('concurrency'), true),
         max_running_jobs: limitValue('running-jobs', str('running-jobs'), true),
+        requests_per_minute: limitValue('rpm', str('rpm'), true),
+        request_burst: limitValue('burst', str('burst'), true),
+        daily_document_quota: limitValue('documents-day', str('documents-day'), true),
+        daily_ingest_mb: limitValue('ingest-mb-day', str('ingest-mb-day'), true),
+        max_stored_mb: limitValue('stored-mb', str('stored-mb'), true),
         tier: str('tier'),
         billing: str('billing'),
       }) as Schemas['UpdateLimitsRequest'];

@@ -30,7 +30,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     if (!found.key.lastUsedAt || now.getTime() - found.key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       void this.apiKeys.touchLastUsed(found.key.tenantId, found.key.id, now).catch(() => undefined);
     }
-    const { id: keyId, tenantId, scopes } = found.key;
-    return { kind: 'api_key', keyId, tenantId, role: null, scopes, tenant: found.tenant };
+    const { id: keyId, tenantId, scopes, requestsPerMinute } = found.key;
+    return { kind: 'api_key', keyId, tenantId, role: null, scopes, tenant: found.tenant, requestsPerMinute };
   }
 }

@@ -13,6 +13,8 @@ export interface CreatedApiKey {
 export interface ApiKeyOptions {
   scopes?: ApiKeyScope[];
   expiresAt?: Date | null;
+  /** The key's own requests a minute (within its tenant's rate); null or left out: the tenant's alone. */
+  requestsPerMinute?: number | null;
 }
 
 @Injectable()
@@ -32,6 +34,7 @@ export class ApiKeysService {
           createdByUserId,
           scopes: options.scopes,
           expiresAt: options.expiresAt ?? null,
+          requestsPerMinute: options.requestsPerMinute ?? null,
         });
         return { row, key: generated.key };
       } catch (error) {

@@ -18,7 +18,16 @@ export type Principal =
       /** The tenant's `answer_language` as read with the user (the no-answer sentence's language). */
       tenantAnswerLanguage?: string | null;
     }
-  | { kind: 'api_key'; keyId: string; tenantId: string; role: null; scopes: ApiKeyScope[]; tenant?: TenantRow }
+  | {
+      kind: 'api_key';
+      keyId: string;
+      tenantId: string;
+      role: null;
+      scopes: ApiKeyScope[];
+      tenant?: TenantRow;
+      /** The key's own requests a minute, as read with the key (null: only the tenant's rate). */
+      requestsPerMinute?: number | null;
+    }
   | {
       /**
        * An MCP client's OAuth access token (only on routes that say `@McpOAuthAllowed()`): it acts

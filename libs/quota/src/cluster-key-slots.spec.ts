@@ -27,6 +27,8 @@ describe('limit keys on a Redis Cluster', () => {
       limitKeys.clientSlots(tenantId, 'key', 'k-1'),
       limitKeys.userSlots(tenantId, 'u-1'),
       limitKeys.tenantQuotaDay(tenantId, day),
+      limitKeys.tenantRate(tenantId),
+      limitKeys.keyRate(tenantId, 'k-1'),
       'loci:admission:none',
     ];
   }

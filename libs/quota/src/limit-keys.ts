@@ -34,6 +34,9 @@ export const limitKeys = {
     `${tag(tenantId)}:slots:${clientKind}:${clientId}`,
   userSlots: (tenantId: string, userId: string) => `${tag(tenantId)}:slots:user:${userId}`,
   tenantQuotaDay: (tenantId: string, day: string) => `${tag(tenantId)}:quota:day:${day}`,
+  /** The request-rate bucket of a tenant, and of one API key within it (the same slot). */
+  tenantRate: (tenantId: string) => `${tag(tenantId)}:rate:tenant`,
+  keyRate: (tenantId: string, keyId: string) => `${tag(tenantId)}:rate:key:${keyId}`,
   platformSpendDay: (day: string) => `loci:{platform}:spend:day:${day}`,
   /** What every key of one tenant starts with (its deletion forgets them all). */
   tenantPrefix: (tenantId: string) => `${tag(tenantId)}:`,

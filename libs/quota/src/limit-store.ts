@@ -1,4 +1,5 @@
 import type { AttemptCounter } from './attempts/attempt-counter';
+import type { RateLimiter } from './rates/request-rate';
 
 /**
  * Spend control's atomic core: cost reservations against several caps at once, concurrency
@@ -84,6 +85,8 @@ export interface LimitStore {
   readonly kind: 'redis' | 'memory';
   /** Failed-attempt counters (login throttling), in the same store and on the same connection. */
   readonly attempts: AttemptCounter;
+  /** Request rates (token buckets), in the same store and on the same connection. */
+  readonly rates: RateLimiter;
   /** Server time in ms (Redis TIME; the clock for the memory store). Windows are computed from it. */
   now(): Promise<number>;
   /**

@@ -1,5 +1,6 @@
 import { AttemptCounter } from './attempts/attempt-counter';
 import { MemoryAttemptCounter } from './attempts/memory.attempt-counter';
+import { MemoryRateLimiter } from './rates/memory.rate-limiter';
 import {
   AdmissionRequest,
   AdmissionResult,
@@ -54,6 +55,7 @@ export class MemoryLimitStore implements LimitStore {
   }
 
   readonly attempts: AttemptCounter = new MemoryAttemptCounter(() => this.clock());
+  readonly rates = new MemoryRateLimiter(() => this.clock());
 
   async now(): Promise<number> {
     return this.clock();
@@ -264,7 +266,7 @@ export class MemoryLimitStore implements LimitStore {
         }
       }
     }
-    return removed;
+    return removed + this.rates.forget(prefix);
   }
 
   async bumpLimitsVersion(): Promise<string> {
@@ -273,6 +275,7 @@ export class MemoryLimitStore implements LimitStore {
 
   async close(): Promise<void> {
     for (const map of [this.counters, this.held, this.records, this.settledIds, this.slots, this.seededUntil]) map.clear();
+    this.rates.clear();
   }
 
   private sweep(scopeKey: string, now: number): void {

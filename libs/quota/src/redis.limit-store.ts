@@ -2,6 +2,8 @@ import { connectRedis, RedisReadiness, RedisTarget } from '@loci/kv';
 import type { Cluster, Redis } from 'ioredis';
 import { AttemptCounter } from './attempts/attempt-counter';
 import { RedisAttemptCounter } from './attempts/redis.attempt-counter';
+import { RateLimiter } from './rates/request-rate';
+import { RedisRateLimiter } from './rates/redis.rate-limiter';
 import { unlinkKeysMatching } from './forget-keys';
 import { limitKeys } from './limit-keys';
 import {
@@ -59,6 +61,7 @@ export const CLUSTER_KEY_PREFIX = '{loci-limits}:';
 export class RedisLimitStore implements LimitStore {
   readonly kind = 'redis' as const;
   readonly attempts: AttemptCounter = new RedisAttemptCounter((script, keys, args) => this.run(script, keys, args));
+  readonly rates: RateLimiter = new RedisRateLimiter((script, keys, args) => this.run(script, keys, args));
   private readonly namespace: string;
 
   constructor(

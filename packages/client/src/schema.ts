@@ -127,7 +127,7 @@ export interface paths {
         head?: never;
         /**
          * Change a tenant's limits
-         * @description Changes caps, quota, concurrency (questions a client; ingestion jobs running at once), tier or billing: a field left out stays, null means unlimited. Documents deferred at a cap are tried again at once.
+         * @description Changes caps, quota, concurrency (questions a client; ingestion jobs running at once), request rate and burst, ingestion quotas (documents and MB a day, MB stored), tier or billing: a field left out stays, null means unlimited. Documents deferred at a cap are tried again at once.
          */
         patch: operations["TenantAdminController_updateLimits"];
         trace?: never;
@@ -908,6 +908,11 @@ export interface components {
                 daily_query_quota: number | null;
                 max_concurrent_queries: number | null;
                 max_running_jobs: number | null;
+                requests_per_minute: number | null;
+                request_burst: number | null;
+                daily_document_quota: number | null;
+                daily_ingest_mb: number | null;
+                max_stored_mb: number | null;
             };
             /** Format: date-time */
             suspended_at: string | null;
@@ -950,6 +955,11 @@ export interface components {
                     daily_query_quota: number | null;
                     max_concurrent_queries: number | null;
                     max_running_jobs: number | null;
+                    requests_per_minute: number | null;
+                    request_burst: number | null;
+                    daily_document_quota: number | null;
+                    daily_ingest_mb: number | null;
+                    max_stored_mb: number | null;
                 };
                 /** Format: date-time */
                 suspended_at: string | null;
@@ -971,6 +981,11 @@ export interface components {
             daily_query_quota?: number | null;
             max_concurrent_queries?: number | null;
             max_running_jobs?: number | null;
+            requests_per_minute?: number | null;
+            request_burst?: number | null;
+            daily_document_quota?: number | null;
+            daily_ingest_mb?: number | null;
+            max_stored_mb?: number | null;
             /** @enum {string} */
             tier?: "free" | "pro" | "enterprise";
             /** @enum {string} */
@@ -1013,6 +1028,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             expires_at: string | null;
+            requests_per_minute: number | null;
             /** Format: date-time */
             last_used_at: string | null;
             /** Format: date-time */
@@ -1034,6 +1050,8 @@ export interface components {
              * @default null
              */
             expires_at?: string | null;
+            /** @default null */
+            requests_per_minute?: number | null;
         };
         ApiKeyList: {
             items: {
@@ -1048,6 +1066,7 @@ export interface components {
                 created_at: string;
                 /** Format: date-time */
                 expires_at: string | null;
+                requests_per_minute: number | null;
                 /** Format: date-time */
                 last_used_at: string | null;
                 /** Format: date-time */

@@ -34,6 +34,8 @@ export const createApiKeyBody = z.strictObject({
     .default(null)
     .transform((at) => (at === null ? null : new Date(at)))
     .refine((at) => at === null || at.getTime() > Date.now(), 'must be in the future'),
+  /** The key's own rate, within the tenant's: one integration cannot use up what the tenant's other keys need. */
+  requests_per_minute: z.number().int().min(1).max(1_000_000).nullable().default(null),
 });
 
 export const setLlmKeyBody = z.strictObject({
@@ -51,6 +53,11 @@ export const updateLimitsBody = z.strictObject({
   daily_query_quota: z.number().int().min(0).max(100_000_000).nullable().optional(),
   max_concurrent_queries: z.number().int().min(1).max(10_000).nullable().optional(),
   max_running_jobs: z.number().int().min(1).max(10_000).nullable().optional(),
+  requests_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  request_burst: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  daily_document_quota: z.number().int().min(0).max(100_000_000).nullable().optional(),
+  daily_ingest_mb: z.number().int().min(0).max(100_000_000).nullable().optional(),
+  max_stored_mb: z.number().int().min(0).max(100_000_000).nullable().optional(),
   tier: z.enum(['free', 'pro', 'enterprise']).optional(),
   billing: z.enum(['platform', 'own_key']).optional(),
 });
@@ -88,6 +95,16 @@ export const tenantResponse = z.object({
     max_concurrent_queries: z.number().int().nullable(),
     /** Ingestion jobs running at once, on every worker together (the fair queue's cap). */
     max_running_jobs: z.number().int().nullable(),
+    /** Metered requests (questions, gb, uploads, MCP tools) a minute, refilled steadily; null = no rate limit. */
+    requests_per_minute: z.number().int().nullable(),
+    /** How many metered requests may come at once before the rate applies; null = one minute's worth. */
+    request_burst: z.number().int().nullable(),
+    /** Documents and gb remembers a UTC day. */
+    daily_document_quota: z.number().int().nullable(),
+    /** MB (10^6 bytes) of extracted text taken in a UTC day. */
+    daily_ingest_mb: z.number().int().nullable(),
+    /** MB of text the tenant may keep stored. */
+    max_stored_mb: z.number().int().nullable(),
   }),
   /** When an operator suspended the tenant (every request refused, ingestion paused); null = active. */
   suspended_at: z.iso.datetime().nullable(),
@@ -126,6 +143,8 @@ export const apiKeyResponse = z.object({
   created_by_user_id: z.uuid().nullable(),
   created_at: z.iso.datetime(),
   expires_at: z.iso.datetime().nullable(),
+  /** The key's own requests a minute; null = only the tenant's rate applies. */
+  requests_per_minute: z.number().int().nullable(),
   /** Written at most once a minute per key, so it may lag the latest use by that much. */
   last_used_at: z.iso.datetime().nullable(),
   revoked_at: z.iso.datetime().nullable(),
@@ -149,6 +168,11 @@ export const toTenantResponse = (t: TenantRow): z.infer<typeof tenantResponse> =
     daily_query_quota: t.dailyQueryQuota,
     max_concurrent_queries: t.maxConcurrentQueries,
     max_running_jobs: t.maxRunningJobs,
+    requests_per_minute: t.requestsPerMinute,
+    request_burst: t.requestBurst,
+    daily_document_quota: t.dailyDocumentQuota,
+    daily_ingest_mb: t.dailyIngestMb,
+    max_stored_mb: t.maxStoredMb,
   },
   suspended_at: t.suspendedAt?.toISOString() ?? null,
   answer_language: t.answerLanguage === 'en' || t.answerLanguage === 'ru' ? t.answerLanguage : null,
@@ -178,6 +202,7 @@ export const toApiKeyResponse = (k: ApiKeyRow): z.infer<typeof apiKeyResponse> =
   created_by_user_id: k.createdByUserId,
   created_at: k.createdAt.toISOString(),
   expires_at: k.expiresAt?.toISOString() ?? null,
+  requests_per_minute: k.requestsPerMinute,
   last_used_at: k.lastUsedAt?.toISOString() ?? null,
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });

@@ -92,7 +92,7 @@ export class TenantAdminController {
   @ApiOperation({
     summary: "Change a tenant's limits",
     description:
-      'Changes caps, quota, concurrency (questions a client; ingestion jobs running at once), tier or billing: a field left out stays, null means unlimited. Documents deferred at a cap are tried again at once.',
+      'Changes caps, quota, concurrency (questions a client; ingestion jobs running at once), request rate and burst, ingestion quotas (documents and MB a day, MB stored), tier or billing: a field left out stays, null means unlimited. Documents deferred at a cap are tried again at once.',
   })
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async updateLimits(@Param('tenantId') tenantId: string, @ValidBody(updateLimitsBody) body: z.output<typeof updateLimitsBody>) {
@@ -103,6 +103,11 @@ export class TenantAdminController {
       dailyQueryQuota: body.daily_query_quota,
       maxConcurrentQueries: body.max_concurrent_queries,
       maxRunningJobs: body.max_running_jobs,
+      requestsPerMinute: body.requests_per_minute,
+      requestBurst: body.request_burst,
+      dailyDocumentQuota: body.daily_document_quota,
+      dailyIngestMb: body.daily_ingest_mb,
+      maxStoredMb: body.max_stored_mb,
       tier: body.tier,
       billing: body.billing,
     });
@@ -207,6 +212,7 @@ export class TenantAdminController {
     const created = await this.admin.createApiKey(tenantId, body.name, principal.kind === 'jwt' ? principal.userId : null, {
       scopes: body.scopes,
       expiresAt: body.expires_at,
+      requestsPerMinute: body.requests_per_minute,
     });
     return { ...toApiKeyResponse(created.row), key: created.key };
   }

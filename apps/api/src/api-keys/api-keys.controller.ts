@@ -40,7 +40,11 @@ export class ApiKeysController {
   @ApiCreatedResponse({ schema: openApiSchemaOf(createdApiKeyResponse, 'output') })
   async create(@CurrentPrincipal() principal: Principal, @ValidBody(createApiKeyBody) body: z.output<typeof createApiKeyBody>) {
     const userId = principal.kind === 'jwt' ? principal.userId : null;
-    const created = await this.apiKeys.create(tenantIdOf(principal), body.name, userId, { scopes: body.scopes, expiresAt: body.expires_at });
+    const created = await this.apiKeys.create(tenantIdOf(principal), body.name, userId, {
+      scopes: body.scopes,
+      expiresAt: body.expires_at,
+      requestsPerMinute: body.requests_per_minute,
+    });
     return { ...toApiKeyResponse(created.row), key: created.key };
   }
 

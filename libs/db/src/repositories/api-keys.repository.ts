@@ -13,6 +13,7 @@ export interface NewApiKey {
   /** Left out: the column's default, every scope. */
   scopes?: ApiKeyScope[];
   expiresAt?: Date | null;
+  requestsPerMinute?: number | null;
 }
 
 @Injectable()

@@ -10,6 +10,11 @@ export interface TenantLimits {
   dailyQueryQuota: number | null;
   maxConcurrentQueries: number | null;
   maxRunningJobs: number | null;
+  requestsPerMinute: number | null;
+  requestBurst: number | null;
+  dailyDocumentQuota: number | null;
+  dailyIngestMb: number | null;
+  maxStoredMb: number | null;
 }
 
 export interface NewTenant extends Partial<TenantLimits> {

@@ -25,6 +25,18 @@ export const tenants = pgTable('tenants', {
   maxConcurrentQueries: integer('max_concurrent_queries'),
   /** Ingestion jobs of the tenant running at once, on all workers together; null = no cap (issue 34.1). */
   maxRunningJobs: integer('max_running_jobs'),
+  /**
+   * Requests a minute on the metered surfaces (questions, gb, uploads, MCP tools), refilled
+   * steadily, and how many may come at once (the bucket's size); null = no rate limit (issue 34.3).
+   */
+  requestsPerMinute: integer('requests_per_minute'),
+  requestBurst: integer('request_burst'),
+  /** Documents and gb remembers a UTC day; null = unlimited (issue 34.4). */
+  dailyDocumentQuota: integer('daily_document_quota'),
+  /** MB (10^6 bytes) of extracted text taken in a UTC day; null = unlimited. */
+  dailyIngestMb: integer('daily_ingest_mb'),
+  /** MB of text the tenant may keep stored (its documents' and memories' text); null = unlimited. */
+  maxStoredMb: integer('max_stored_mb'),
   /** Set by an operator: every request of the tenant is refused and its ingestion paused. */
   suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
   /**
@@ -82,6 +94,8 @@ export const apiKeys = pgTable(
     scopes: apiKeyScope('scopes').array().notNull().default(sql`'{read,write}'::api_key_scope[]`),
     /** After this instant the key is refused as if revoked; null = never expires. */
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    /** This key's own requests a minute, within its tenant's; null = only the tenant's rate applies. */
+    requestsPerMinute: integer('requests_per_minute'),
     createdAt: createdAt(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
