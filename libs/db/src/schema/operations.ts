@@ -185,5 +185,43 @@ export const questionCounts = pgTable(
   ],
 );
 
+/**
+ * Ingestion quotas on record (docs/DECISIONS.md, "Ingestion quotas"): the documents a tenant
+ * added (uploads and gb remembers) and the bytes of their text (UTF-8, as extracted from the
+ * file), per UTC day of the database's clock. Counted in the transaction that inserts the
+ * document, whose row lock serialises a tenant's concurrent uploads, so a day's count is exact;
+ * a deduplicated upload inserts nothing and counts nothing. Deletions do not give a day back.
+ */
+export const ingestionDays = pgTable(
+  'ingestion_days',
+  {
+    tenantId: tenantIdColumn(),
+    day: date('day', { mode: 'string' }).notNull(),
+    documents: integer('documents').notNull().default(0),
+    textBytes: bigint('text_bytes', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.day] }),
+    foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
+  ],
+);
+
+/**
+ * The bytes of text a tenant keeps stored (its documents' and gb texts'), against max_stored_mb:
+ * added in the transaction that inserts a document, taken off in the one that deletes it (or
+ * its gb dataset), so reading it never sums the documents.
+ */
+export const tenantStorage = pgTable(
+  'tenant_storage',
+  {
+    tenantId: tenantIdColumn(),
+    textBytes: bigint('text_bytes', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId] }),
+    foreignKey({ columns: [t.tenantId], foreignColumns: [tenants.id] }).onDelete('cascade'),
+  ],
+);
+
 export type InferenceRow = typeof inferences.$inferSelect;
 export type JobRow = typeof jobs.$inferSelect;
