@@ -32,6 +32,7 @@ import { GraphBrowseService } from './graph/graph-browse.service';
 import { HealthController } from './health/health.controller';
 import { TenantWorkInterceptor } from './limits/tenant-work.interceptor';
 import { RecordRefusalsInterceptor } from './limits/record-refusals.interceptor';
+import { RequestRateInterceptor } from './limits/request-rate.interceptor';
 import { RefusalCounter } from './limits/refusal-counter';
 import { loggerOptions } from './logging';
 import { McpController } from './mcp/mcp.controller';
@@ -109,6 +110,7 @@ export class AppModule {
         { provide: GB_QUERY_SETTINGS, useValue: { ...settings.gb } satisfies GbQuerySettings },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: RecordRefusalsInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: RequestRateInterceptor },
         { provide: APP_INTERCEPTOR, useClass: TenantWorkInterceptor },
       ],
     };

@@ -31,7 +31,7 @@ export function ApiErrors(errors: Partial<Record<ErrorStatus, string | ErrorDoc>
 /** The spend limits' refusals (questions and remember), in the contracts' words. */
 export const LIMIT_ERRORS = {
   402: 'A cost cap is reached: the daily or monthly cap (`cost_cap_exceeded`, `cost_cap_monthly_exceeded`) or the platform budget (`platform_budget_paused`); `retry_after` and Retry-After say when.',
-  429: 'The daily question quota is used up (`daily_query_quota_exceeded`) or too many questions of this client are in flight (`too_many_concurrent_queries`); Retry-After.',
+  429: 'The daily question quota is used up (`daily_query_quota_exceeded`), too many questions of this client are in flight (`too_many_concurrent_queries`), or the request rate of the tenant or the API key is spent (`rate_limit_exceeded`, with `scope`, `limit` a minute and `burst`); Retry-After.',
   503: 'The store or the limits cannot be checked (`store_unavailable`, `limits_unavailable`); Retry-After.',
 } as const satisfies Partial<Record<ErrorStatus, string>>;
 

@@ -5,6 +5,7 @@ export * from './limit-store';
 export * from './memory.limit-store';
 export * from './open-limit-store';
 export * from './rates/request-rate';
+export * from './rates/request-rates.service';
 export * from './redis.limit-store';
 export * from './spend-control/limit-rows';
 export * from './spend-control/quota.module';

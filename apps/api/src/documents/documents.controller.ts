@@ -15,6 +15,7 @@ import { NotFoundError, toStorableText, ValidationError } from '@loci/common';
 import { openApiSchemaOf, refTo, ValidQuery, ZodValidationPipe, ApiErrors, BoundedFileInterceptor, MultipartLimits } from '@loci/http';
 import { DocumentsService } from '@loci/ingest';
 import { tenantIdOf } from '../tenant-scope';
+import { Metered } from '../limits/request-rate.interceptor';
 import {
   createDocumentBody,
   documentIdParam,
@@ -77,6 +78,7 @@ export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
 
   @Post()
+  @Metered()
   @ApiOperation({
     summary: 'Upload a document',
     description:
@@ -87,6 +89,7 @@ export class DocumentsController {
     413: 'The body is larger than the route accepts: a JSON body over 1 MiB; or a multipart file over 20 MiB, a second file, more than 8 text fields, a text field over 8 KiB, a field name over 100 bytes, or more than 10 parts. The message names the limit.',
     415: 'The file is not .txt, .md, .html or .pdf, or the body is neither JSON nor multipart.',
     422: 'The file could not be read (a broken PDF).',
+    429: 'The request rate of the tenant or the API key is spent (`rate_limit_exceeded`); Retry-After says when the next request may come.',
   })
   @ApiKeyAllowed({ scope: 'write' })
   @UseInterceptors(BoundedFileInterceptor('file', UPLOAD_LIMITS))

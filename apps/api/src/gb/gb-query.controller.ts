@@ -9,6 +9,7 @@ import { SpendControl } from '@loci/quota';
 import { GbEdge, GbEntity, GbNearbyResult, GbPassage, GbQueryResult, GbQueryService, GbQueryStep } from '@loci/retrieval';
 import { limitedClient } from '../limits/limited-client';
 import { tenantIdOf } from '../tenant-scope';
+import { Metered } from '../limits/request-rate.interceptor';
 import { nearbySearchOf } from './gb-geo.request';
 import { GbQueryBody, gbQueryBody } from './gb-query.request';
 
@@ -80,6 +81,7 @@ export class GbQueryController {
   ) {}
 
   @Post('query')
+  @Metered()
   @ApiOperation({
     summary: "Ask a user's memory (gb query)",
     description:

@@ -9,6 +9,7 @@ import { RememberResult, RememberService } from '@loci/ingest';
 import { SpendControl } from '@loci/quota';
 import { limitedClient } from '../limits/limited-client';
 import { tenantIdOf } from '../tenant-scope';
+import { Metered } from '../limits/request-rate.interceptor';
 import { RememberBody, rememberBody } from './gb-request';
 import { abortedWhenClientLeaves } from '../client-gone';
 
@@ -58,6 +59,7 @@ export class RememberController {
   ) {}
 
   @Post('remember')
+  @Metered()
   @ApiOperation({
     summary: 'Remember a text (gb remember)',
     description:

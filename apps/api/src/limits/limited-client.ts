@@ -16,5 +16,6 @@ export function limitedClient(principal: Principal, requestId: string): LimitedC
     clientId: principal.kind === 'api_key' ? principal.keyId : principal.userId,
     requestId,
     tenant: principal.kind === 'api_key' ? principal.tenant : undefined,
+    keyRequestsPerMinute: principal.kind === 'api_key' ? principal.requestsPerMinute : null,
   };
 }

@@ -3,14 +3,16 @@ import type { ModuleRef } from '@nestjs/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Principal } from '@loci/auth';
-import { ValidationError } from '@loci/common';
+import { LimitExceededError, ValidationError } from '@loci/common';
 import { errorSummary, loggableError } from '@loci/db';
 import { bodyLimitBytesOf, problemOf, QUESTION_MAX_CHARS, RequestWithId } from '@loci/http';
+import { RequestRates } from '@loci/quota';
 import { GbDatasetsController } from '../gb/gb-datasets.controller';
 import { GbQueryController } from '../gb/gb-query.controller';
 import { gbQueryBody } from '../gb/gb-query.request';
 import { DATASET_MAX_CHARS, REMEMBER_TEXT_MAX_CHARS, rememberBody, USER_ID_MAX_CHARS } from '../gb/gb-request';
 import { RememberController } from '../gb/remember.controller';
+import { limitedClient } from '../limits/limited-client';
 import { RefusalCounter } from '../limits/refusal-counter';
 import { KEYWORDS_MAX, queryBody, QUERY_MODES } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
@@ -80,6 +82,8 @@ export function mcpServerFor(principal: AgentPrincipal, requestId: string, modul
     // Each tool call is its own request for the ledger and the limits: one HTTP request may carry several.
     const call = { id: `${requestId}:${calls++}` } as RequestWithId;
     try {
+      // Every tool call is a metered request, as its route is over HTTP: one token of the rate.
+      await handler(RequestRates).take(limitedClient(principal, call.id));
       return { content: [{ type: 'text', text: JSON.stringify(await work(call)) }] };
     } catch (error) {
       // A refusal delivered as a tool result never passes the HTTP error path, where refusals are counted.
@@ -90,6 +94,8 @@ export function mcpServerFor(principal: AgentPrincipal, requestId: string, modul
         logger.error({ err: loggableError(error), callId: call.id, tool }, `${problem.code} in MCP tool ${tool}: ${errorSummary(error)}`);
       }
       if (problem.code === 'internal_error') return failed(`${problem.status}: internal error (request id ${call.id})`);
+      // A limit's refusal carries what an agent needs to wait it out (retry_after, the limit).
+      if (error instanceof LimitExceededError) return failed(`${problem.status}: ${error.code} ${JSON.stringify(error.body)}`);
       return failed(`${problem.status}: ${problem.message}`);
     }
   };

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { SpendControl } from '@loci/quota';
 import { limitedClient } from '../limits/limited-client';
+import { Metered } from '../limits/request-rate.interceptor';
 import { setRateLimitHeaders } from '../limits/rate-limit-headers';
 import { RefusalCounter } from '../limits/refusal-counter';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiProduces, ApiSecurity, ApiTags, ApiUnprocessableEntityResponse, ApiOperation } from '@nestjs/swagger';
@@ -49,6 +50,7 @@ export class QueryController {
   ) {}
 
   @Post('query')
+  @Metered()
   @ApiOperation({
     summary: 'Ask the tenant graph (/v1/query)',
     description:

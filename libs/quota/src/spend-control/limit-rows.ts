@@ -18,7 +18,7 @@ const UNKNOWN = 'unknown';
 /** What spend control reads of a tenant's row. */
 export type TenantLimitRow = Pick<
   TenantRow,
-  'id' | 'billing' | 'dailyCostCapMicros' | 'monthlyCostCapMicros' | 'dailyQueryQuota' | 'maxConcurrentQueries'
+  'id' | 'billing' | 'dailyCostCapMicros' | 'monthlyCostCapMicros' | 'dailyQueryQuota' | 'maxConcurrentQueries' | 'requestsPerMinute' | 'requestBurst'
 >;
 
 export interface LimitRowsRead {
@@ -138,6 +138,8 @@ export class LimitRows {
         monthlyCostCapMicros: row.monthlyCostCapMicros,
         dailyQueryQuota: row.dailyQueryQuota,
         maxConcurrentQueries: row.maxConcurrentQueries,
+        requestsPerMinute: row.requestsPerMinute,
+        requestBurst: row.requestBurst,
       };
       if (this.tenants.size >= MAX_ENTRIES) this.tenants.clear(); // forgetting costs reads only
       this.tenants.set(tenantId, { value, version, at });

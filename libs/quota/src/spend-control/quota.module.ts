@@ -5,6 +5,7 @@ import { PlatformLimitsRepository, QuestionCountsRepository, SpendLedgerReposito
 import { SPEND_GUARD } from '@loci/llm';
 import { LIMIT_STORE, LimitStore } from '../limit-store';
 import { openLimitStore } from '../open-limit-store';
+import { RequestRates } from '../rates/request-rates.service';
 import { SpendControl } from './spend-control.service';
 
 @Injectable()
@@ -57,7 +58,8 @@ class LimitStoreLifecycle implements OnApplicationShutdown {
       ) => new SpendControl(store, tenants, platform, ledger, settings.limits, questions),
     },
     { provide: SPEND_GUARD, useExisting: SpendControl },
+    RequestRates,
   ],
-  exports: [LIMIT_STORE, SpendControl, SPEND_GUARD],
+  exports: [LIMIT_STORE, SpendControl, SPEND_GUARD, RequestRates],
 })
 export class QuotaModule {}

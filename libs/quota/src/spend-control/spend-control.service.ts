@@ -48,6 +48,8 @@ export interface LimitedClient {
    * read with the key): admission then uses it instead of reading it again.
    */
   tenant?: TenantRow;
+  /** An API key's own requests a minute (RequestRates), as read with the key; null: the tenant's rate alone. */
+  keyRequestsPerMinute?: number | null;
 }
 
 /** An admitted request: release it (in a finally) to free its concurrency slot. */
@@ -85,7 +87,8 @@ export class SpendControl {
   /** How to end each slot and reservation still held by a running request (see endOutstanding). */
   private readonly outstanding = new Set<() => Promise<void>>();
 
-  private readonly rows: LimitRows;
+  /** The tenants' and the platform's limit rows, cached (shared with RequestRates). */
+  readonly rows: LimitRows;
 
   constructor(
     @Inject(LIMIT_STORE) private readonly store: LimitStore,

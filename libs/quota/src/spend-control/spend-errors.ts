@@ -34,3 +34,10 @@ export const tooManyConcurrentQueries = (limit: number) =>
 
 /** Limits cannot be checked (Redis down): requests that would spend money fail closed. */
 export const limitsUnavailable = (retryAfter = 5) => new LimitExceededError(503, { error: 'limits_unavailable' }, retryAfter);
+
+/**
+ * A request rate's bucket is empty (issue 34.3): the tenant's, or its API key's own. `limit` and
+ * `burst` are the bucket's; `retry_after` is when its next token arrives.
+ */
+export const rateLimitExceeded = (scope: 'tenant' | 'key', limit: number, burst: number, retryAfter: number) =>
+  new LimitExceededError(429, { error: 'rate_limit_exceeded', scope, limit, burst, retry_after: retryAfter }, retryAfter);

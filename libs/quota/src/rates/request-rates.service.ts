@@ -1,0 +1,75 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { errorSummary } from '@loci/db';
+import { limitKeys } from '../limit-keys';
+import { LIMIT_STORE, LimitStore } from '../limit-store';
+import { LimitedClient, SpendControl } from '../spend-control/spend-control.service';
+import { rateLimitExceeded } from '../spend-control/spend-errors';
+import { BucketState, RateBucket } from './request-rate';
+
+/** A bucket a request took its token from, named for the RateLimit headers. */
+export interface RatedBucket extends BucketState {
+  /** `tenant`: the tenant's rate; `key`: the API key's own. */
+  scope: 'tenant' | 'key';
+}
+
+/**
+ * Request rates per tenant, and per API key where the key has a rate of its own: each metered
+ * request (questions, gb, uploads, MCP tool calls) takes a token from its tenant's bucket and its
+ * key's, all or none, in the limit store (docs/DECISIONS.md, "Fair share"). This is what bounds
+ * the CPU one tenant's API-key questions may take, which cost no model call and so meet no cap.
+ *
+ * A request takes its token before admission (concurrency, caps, quota): a request refused
+ * there has still used its token, as a request refused for its rate would have. A store that
+ * cannot be reached lets the request through (logged): the rate protects capacity, not money,
+ * and every request that spends money fails closed at admission anyway.
+ */
+@Injectable()
+export class RequestRates {
+  private readonly logger = new Logger('RequestRates');
+
+  constructor(
+    @Inject(LIMIT_STORE) private readonly store: LimitStore,
+    private readonly spend: SpendControl,
+  ) {}
+
+  /**
+   * Takes one token for this request; throws the 429 `rate_limit_exceeded` refusal when a bucket
+   * is empty. Answers the buckets taken from (empty: the tenant has no rate limit).
+   */
+  async take(client: Omit<LimitedClient, 'requestId'>): Promise<RatedBucket[]> {
+    const buckets = await this.bucketsOf(client);
+    if (buckets.length === 0) return [];
+    let decision;
+    try {
+      decision = await this.store.rates.take(buckets);
+    } catch (error) {
+      this.logger.warn(`request rate of tenant ${client.tenantId} not checked, let through: ${errorSummary(error)}`);
+      return [];
+    }
+    if (!decision.ok) {
+      const bucket = buckets[decision.bucketIndex];
+      throw rateLimitExceeded(scopeOf(bucket, client), bucket.perMinute, bucket.burst, Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+    }
+    return decision.buckets.map((state, i) => ({ ...state, scope: scopeOf(buckets[i], client) }));
+  }
+
+  private async bucketsOf(client: Omit<LimitedClient, 'requestId'>): Promise<RateBucket[]> {
+    const { tenant } = await this.spend.rows.read(client.tenantId, client.tenant);
+    const buckets: RateBucket[] = [];
+    if (tenant.requestsPerMinute !== null) {
+      // No burst set: a minute's worth may come at once.
+      buckets.push({ key: limitKeys.tenantRate(tenant.id), perMinute: tenant.requestsPerMinute, burst: tenant.requestBurst ?? tenant.requestsPerMinute });
+    }
+    const keyRate = client.clientKind === 'key' ? client.keyRequestsPerMinute : null;
+    if (keyRate) {
+      // A key's burst is its minute, never more than its tenant's burst.
+      const burst = Math.min(keyRate, tenant.requestsPerMinute === null ? keyRate : (tenant.requestBurst ?? tenant.requestsPerMinute));
+      buckets.push({ key: limitKeys.keyRate(tenant.id, client.clientId), perMinute: keyRate, burst });
+    }
+    return buckets;
+  }
+}
+
+function scopeOf(bucket: RateBucket, client: Omit<LimitedClient, 'requestId'>): 'tenant' | 'key' {
+  return bucket.key === limitKeys.tenantRate(client.tenantId) ? 'tenant' : 'key';
+}
