@@ -37,6 +37,23 @@ describe('context budget', () => {
     expect(fitted.truncated).toBe(true);
   });
 
+  it('fits every section within a total, scaled to its share, giving the chunks what the graph leaves', () => {
+    const entities = [1, 2].map((id) => ({ id, name: `Entity${id}`, type: null, description: 'x', score: 1 }));
+    const text = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+    const chunks = [chunk(1, text), chunk(2, text)];
+    const budgets = { entityTokens: 2000, relationTokens: 3000, chunkTokens: 6000 };
+    const fitted = applyBudgets({ entities, relations: [], chunks }, budgets, 1000);
+    const entityTokens = fitted.entities.reduce((sum, e) => sum + countTokens(renderEntity(e)), 0);
+    const chunkTokens = fitted.chunks.reduce((sum, c) => sum + countTokens(c.text), 0);
+    expect(fitted.entities).toHaveLength(2);
+    // No relations: their share (272 of 1,000) went to the chunks with what the entities left.
+    expect(entityTokens + chunkTokens).toBeLessThanOrEqual(1000);
+    expect(chunkTokens).toBeGreaterThan(1000 - entityTokens - 64);
+    expect(fitted.truncated).toBe(true);
+    // A total above the sections' budgets changes nothing.
+    expect(applyBudgets({ entities, relations: [], chunks }, budgets, 50_000)).toEqual(applyBudgets({ entities, relations: [], chunks }, budgets));
+  });
+
   it('is not truncated when everything fits', () => {
     expect(fitChunks([chunk(1, 'short text')], 100)).toEqual({ kept: [chunk(1, 'short text')], truncated: false });
   });

@@ -41,14 +41,15 @@ function countRenderedTokens(text: string): number {
   return tokens;
 }
 
-/** Keeps the leading items while their rendered tokens fit `budget`; the rest are dropped. */
-export function fitToBudget<T>(items: T[], render: (item: T) => string, budget: number): { kept: T[]; truncated: boolean } {
+/** Keeps the leading items while their rendered tokens fit `budget`; the rest are dropped. `used`: the kept items' tokens. */
+export function fitToBudget<T>(items: T[], render: (item: T) => string, budget: number): { kept: T[]; truncated: boolean; used: number } {
   let used = 0;
   for (let i = 0; i < items.length; i++) {
-    used += countRenderedTokens(render(items[i]));
-    if (used > budget) return { kept: items.slice(0, i), truncated: true };
+    const tokens = countRenderedTokens(render(items[i]));
+    if (used + tokens > budget) return { kept: items.slice(0, i), truncated: true, used };
+    used += tokens;
   }
-  return { kept: items, truncated: false };
+  return { kept: items, truncated: false, used };
 }
 
 /**
@@ -85,13 +86,23 @@ export function cutToTokens(text: string, maxTokens: number): string {
   return (boundary > 0 ? prefix.slice(0, boundary) : prefix).trimEnd();
 }
 
+/**
+ * Cuts each section to its budget. With `totalTokens` (a caller's `max_total_tokens`), each
+ * section's budget is first scaled to its share of the total, and what the entities and
+ * relations leave of theirs goes to the chunks, which carry the evidence.
+ */
 export function applyBudgets(
   context: { chunks: RetrievedChunk[]; entities: RetrievedEntity[]; relations: RetrievedRelation[] },
   budgets: RetrievalBudgets,
+  totalTokens?: number,
 ): { chunks: RetrievedChunk[]; entities: RetrievedEntity[]; relations: RetrievedRelation[]; truncated: boolean } {
-  const entities = fitToBudget(context.entities, renderEntity, budgets.entityTokens);
-  const relations = fitToBudget(context.relations, renderRelation, budgets.relationTokens);
-  const chunks = fitChunks(context.chunks, budgets.chunkTokens);
+  const whole = budgets.entityTokens + budgets.relationTokens + budgets.chunkTokens;
+  const share = (budget: number) => (totalTokens === undefined || totalTokens >= whole ? budget : Math.floor((budget * totalTokens) / whole));
+  const entities = fitToBudget(context.entities, renderEntity, share(budgets.entityTokens));
+  const relations = fitToBudget(context.relations, renderRelation, share(budgets.relationTokens));
+  const chunkBudget =
+    totalTokens === undefined ? budgets.chunkTokens : Math.min(budgets.chunkTokens, totalTokens - entities.used - relations.used);
+  const chunks = fitChunks(context.chunks, chunkBudget);
   return {
     entities: entities.kept,
     relations: relations.kept,

@@ -208,7 +208,16 @@ export class RetrievalService {
       ).map((fused) => fused.item),
     };
     const at = performance.now();
-    const fitted = applyBudgets(merged, budgets);
+    const keep = request.keep ?? {};
+    const kept = {
+      entities: keep.entities === undefined ? merged.entities : merged.entities.slice(0, keep.entities),
+      relations: keep.entities === undefined ? merged.relations : merged.relations.slice(0, keep.entities),
+      chunks: keep.chunks === undefined ? merged.chunks : merged.chunks.slice(0, keep.chunks),
+    };
+    const cutByCount =
+      kept.entities.length < merged.entities.length || kept.relations.length < merged.relations.length || kept.chunks.length < merged.chunks.length;
+    const budgeted = applyBudgets(kept, budgets, keep.totalTokens);
+    const fitted = { ...budgeted, truncated: budgeted.truncated || cutByCount };
     timings.budget = Math.round((performance.now() - at) * 100) / 100;
     timings.total = Math.round((performance.now() - started) * 100) / 100;
     return { ...fitted, timings };

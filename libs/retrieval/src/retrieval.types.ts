@@ -45,6 +45,13 @@ export interface RetrievalRequest {
   budgets?: Partial<RetrievalBudgets>;
   /** Rows per search; default 20. */
   topK?: number;
+  /**
+   * What the caller keeps of the ranked context (LightRAG's QueryParam): at most `entities`
+   * entities and as many relations (`top_k`), at most `chunks` chunks (`chunk_top_k`), and at
+   * most `totalTokens` tokens of all three rendered together (`max_total_tokens`). Unset: the
+   * budgets alone cut.
+   */
+  keep?: { entities?: number; chunks?: number; totalTokens?: number };
   /** How much each channel's ranking counts when the chunk lists are fused. */
   weights?: Partial<ChannelWeights>;
   /** The instant the question looks at (`as_of`): what was true then, as recorded then. Unset: now. */

@@ -14,7 +14,7 @@ import { DATASET_MAX_CHARS, REMEMBER_TEXT_MAX_CHARS, rememberBody, USER_ID_MAX_C
 import { RememberController } from '../gb/remember.controller';
 import { limitedClient } from '../limits/limited-client';
 import { RefusalCounter } from '../limits/refusal-counter';
-import { KEYWORDS_MAX, queryBody, QUERY_MODES } from '../query/query.dto';
+import { KEYWORDS_MAX, MAX_TOTAL_TOKENS_MAX, MAX_TOTAL_TOKENS_MIN, queryBody, QUERY_MODES, TOP_K_MAX } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
 
 /** Who may use the tools: an API key, or an MCP client a user authorized (OAuth), both scoped read/write. */
@@ -142,6 +142,15 @@ export function mcpServerFor(principal: AgentPrincipal, requestId: string, modul
         mode: z.enum(QUERY_MODES).optional().describe('Retrieval mode; "mix" (default) combines graph and vector search.'),
         hl_keywords: keywords('hl_keywords').describe('High-level keywords; with ll_keywords the graph is searched by them.'),
         ll_keywords: keywords('ll_keywords').describe('Low-level keywords (names, specific terms).'),
+        top_k: z.number().int().min(1).max(TOP_K_MAX).optional().describe('Entities (and as many facts) to keep; default: as the budget holds.'),
+        chunk_top_k: z.number().int().min(1).max(TOP_K_MAX).optional().describe('Passages to keep, best first.'),
+        max_total_tokens: z
+          .number()
+          .int()
+          .min(MAX_TOTAL_TOKENS_MIN)
+          .max(MAX_TOTAL_TOKENS_MAX)
+          .optional()
+          .describe('Tokens of the whole context returned; default 11,000. Lower it to fit your model.'),
       },
       annotations: { readOnlyHint: true },
     },

@@ -23,6 +23,21 @@ const keywordList = z
 
 export const QUERY_MODES = ['mix', 'local', 'global', 'naive', 'hybrid'] as const;
 
+/** Bounds of LightRAG's QueryParam names: rows per search stay a top-k search; a context fits any model's window. */
+export const TOP_K_MAX = 200;
+export const MAX_TOTAL_TOKENS_MIN = 100;
+export const MAX_TOTAL_TOKENS_MAX = 1_000_000;
+
+/** An optional bounded integer, refused in FastAPI's words. */
+const boundedInteger = (min: number, max: number) =>
+  z
+    .number({ error: fieldError('a valid integer') })
+    .int('Input should be a valid integer')
+    .min(min, `Input should be greater than or equal to ${min}`)
+    .max(max, `Input should be less than or equal to ${max}`)
+    .nullable()
+    .optional();
+
 export const queryBody = z
   .object(
     {
@@ -39,6 +54,16 @@ export const queryBody = z
        * metadata). Only the transport changes; who answers and what is in it stay the same.
        */
       stream: z.boolean({ error: fieldError('a valid boolean') }).default(false),
+      /**
+       * Not in the contract; LightRAG's QueryParam names, so its clients can bound what comes
+       * back. Left out, the defaults are unchanged. `top_k`: entities, and relations, kept (and
+       * rows per search); `chunk_top_k`: chunks kept; `max_total_tokens`: the whole context.
+       */
+      top_k: boundedInteger(1, TOP_K_MAX).describe(`Entities (and as many relations) kept, and rows per search; 1-${TOP_K_MAX}. Default: 20 rows per search, the token budgets cut.`),
+      chunk_top_k: boundedInteger(1, TOP_K_MAX).describe(`Chunks kept, best first; 1-${TOP_K_MAX}. Default: as many as the budget holds.`),
+      max_total_tokens: boundedInteger(MAX_TOTAL_TOKENS_MIN, MAX_TOTAL_TOKENS_MAX).describe(
+        'Tokens of the whole context (entities, relations and chunks as rendered for a model). Default: 11,000 (2,000 + 3,000 + 6,000).',
+      ),
       hl_keywords: keywordList,
       ll_keywords: keywordList,
       // Loci's own addition: the instant the question is asked at (see README, "as_of").

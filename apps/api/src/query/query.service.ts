@@ -154,6 +154,8 @@ export class QueryService {
           highLevelKeywords: keywords.high_level,
           weights: this.channelWeights(),
           asOf,
+          ...(body.top_k != null ? { topK: body.top_k } : {}),
+          keep: { entities: body.top_k ?? undefined, chunks: body.chunk_top_k ?? undefined, totalTokens: body.max_total_tokens ?? undefined },
           ...embedded.vectors,
         }),
       );
