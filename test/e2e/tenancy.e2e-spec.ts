@@ -146,7 +146,11 @@ describe('tenancy and the operators API (e2e)', () => {
         created_at: expect.stringMatching(ISO_DATETIME),
       });
       const fetched = await asOperator.get(`/v1/admin/tenants/${res.body.id}`).expect(200);
-      expect(fetched.body).toEqual({ ...res.body, spend: { today_usd: 0, this_month_usd: 0 } });
+      expect(fetched.body).toEqual({
+        ...res.body,
+        spend: { today_usd: 0, this_month_usd: 0 },
+        ingestion: { documents_today: 0, ingested_mb_today: 0, stored_mb: 0 },
+      });
     });
 
     it('defaults tier to free and billing to platform, and trims the name', async () => {

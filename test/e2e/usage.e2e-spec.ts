@@ -48,6 +48,9 @@ describe('usage', () => {
         tokens_out: 30,
         cost_usd: { platform: 0.014, own_key: 0.0007 },
         refusals: {},
+        // No document taken in that day (ingestion quotas: test/e2e/ingestion-quotas.e2e-spec.ts).
+        documents: 0,
+        ingested_mb: 0,
       },
     ]);
     const all = await t.http.get('/v1/admin/usage').set('Authorization', `Bearer ${operator.token}`).expect(200);

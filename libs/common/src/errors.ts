@@ -71,16 +71,17 @@ export const STATUS_BY_ERROR_CODE: Readonly<Record<string, number>> = {
 };
 
 /**
- * A request refused by a spend limit (cost cap, platform budget, daily quota, concurrency) or
- * because the limits cannot be checked. `body` is the contract's detail object
- * (`{"error": "cost_cap_exceeded", "cap": 5, "spent": 5.01, "retry_after": 3600}`); each surface
+ * A request refused by a spend limit (cost cap, platform budget, daily quota, concurrency), a
+ * rate or an ingestion quota, or because the limits cannot be checked. `body` is the contract's
+ * detail object (`{"error": "cost_cap_exceeded", "cap": 5, "spent": 5.01, "retry_after": 3600}`); each surface
  * wraps it in its own shape, and `retryAfterSeconds` becomes the Retry-After header.
  */
 export class LimitExceededError extends DomainError {
   constructor(
-    readonly status: 402 | 429 | 503,
+    readonly status: 402 | 413 | 429 | 503,
     readonly body: { error: string } & Record<string, unknown>,
-    readonly retryAfterSeconds: number,
+    /** Null for a refusal that does not pass with time (a full storage quota): no Retry-After. */
+    readonly retryAfterSeconds: number | null,
   ) {
     super(`${body.error}`);
   }

@@ -12,6 +12,7 @@ import { GraphReadsRepository } from './repositories/graph-reads.repository';
 import { GraphWritesRepository } from './repositories/graph-writes.repository';
 import { GraphsRepository } from './repositories/graphs.repository';
 import { InferencesRepository } from './repositories/inferences.repository';
+import { IngestionCountsRepository } from './repositories/ingestion-counts.repository';
 import { LimitRefusalsRepository } from './repositories/limit-refusals.repository';
 import { McpOauthRepository } from './repositories/mcp-oauth.repository';
 import { PlatformLimitsRepository } from './repositories/platform-limits.repository';
@@ -58,6 +59,7 @@ const repositories = [
   SpendLedgerRepository,
   LimitRefusalsRepository,
   QuestionCountsRepository,
+  IngestionCountsRepository,
   TenantLifecycleRepository,
   TenantExportRepository,
   ReembedRepository,

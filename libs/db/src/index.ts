@@ -23,6 +23,7 @@ export * from './repositories/entity-name-search.sql';
 export * from './repositories/graph-writes.repository';
 export * from './repositories/graphs.repository';
 export * from './repositories/inferences.repository';
+export * from './repositories/ingestion-counts.repository';
 export * from './repositories/limit-refusals.repository';
 export * from './repositories/mcp-oauth.repository';
 export * from './repositories/platform-limits.repository';

@@ -38,7 +38,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     if (res.headersSent) return;
     if (exception instanceof LimitExceededError) {
-      res.setHeader('Retry-After', String(exception.retryAfterSeconds));
+      if (exception.retryAfterSeconds !== null) res.setHeader('Retry-After', String(exception.retryAfterSeconds));
       res.status(exception.status).json(limitBody(surface, exception, req.id));
       return;
     }

@@ -12,6 +12,7 @@ export * from './pipeline/document-ingester';
 export * from './pipeline/ingest-job';
 export * from './pipeline/ingest-worker';
 export * from './queue';
+export * from './quotas/ingestion-quotas';
 export * from './reembed/graph-reembedder';
 export * from './reembed/offline-vectors-mover';
 export * from './upload';

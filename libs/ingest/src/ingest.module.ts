@@ -10,6 +10,7 @@ import { DocumentIngester } from './pipeline/document-ingester';
 import { IngestJobHandler } from './pipeline/ingest-job';
 import { IngestWorker } from './pipeline/ingest-worker';
 import { JobQueue } from './queue';
+import { IngestionQuotas } from './quotas/ingestion-quotas';
 import { GraphReembedder } from './reembed/graph-reembedder';
 import { OfflineVectorsMover } from './reembed/offline-vectors-mover';
 
@@ -27,6 +28,7 @@ import { OfflineVectorsMover } from './reembed/offline-vectors-mover';
     IngestWorker,
     DocumentsService,
     RememberService,
+    IngestionQuotas,
     GraphReembedder,
     OfflineVectorsMover,
     BulkLoadService,

@@ -97,7 +97,7 @@ export interface paths {
         };
         /**
          * Get a tenant
-         * @description A tenant's tier, billing, limits, state and today's and this month's spend.
+         * @description A tenant's tier, billing, limits, state, today's and this month's spend, and its use of the ingestion quotas.
          */
         get: operations["TenantAdminController_getTenant"];
         put?: never;
@@ -817,7 +817,7 @@ export interface paths {
         };
         /**
          * Get the caller's tenant
-         * @description The caller's own tenant: its limits and what it spent today and this month, the numbers its caps compare. Read-only: operators change limits.
+         * @description The caller's own tenant: its limits, what it spent today and this month, and what it took in today and stores (`ingestion`): the numbers its caps and quotas compare. Read-only: operators change limits.
          */
         get: operations["OwnTenantController_get"];
         put?: never;
@@ -924,6 +924,11 @@ export interface components {
                 today_usd: number;
                 this_month_usd: number;
             };
+            ingestion?: {
+                documents_today: number;
+                ingested_mb_today: number;
+                stored_mb: number;
+            };
         };
         CreateTenantRequest: {
             name: string;
@@ -970,6 +975,11 @@ export interface components {
                 spend?: {
                     today_usd: number;
                     this_month_usd: number;
+                };
+                ingestion?: {
+                    documents_today: number;
+                    ingested_mb_today: number;
+                    stored_mb: number;
                 };
             }[];
             limit: number;
@@ -1667,10 +1677,14 @@ export interface components {
                     platform: number;
                     own_key: number;
                 };
-                /** @description requests refused by a spend limit, by kind: cost_cap_exceeded, cost_cap_monthly_exceeded, platform_budget_paused, daily_query_quota_exceeded, too_many_concurrent_queries, limits_unavailable */
+                /** @description requests refused by a spend limit, by kind: cost_cap_exceeded, cost_cap_monthly_exceeded, platform_budget_paused, daily_query_quota_exceeded, too_many_concurrent_queries, limits_unavailable, daily_document_quota_exceeded, daily_ingest_quota_exceeded, storage_quota_exceeded */
                 refusals: {
                     [key: string]: number;
                 };
+                /** @description documents taken in (uploads and gb remembers; a deduplicated upload is not counted), against daily_document_quota */
+                documents: number;
+                /** @description MB (10^6 bytes) of their text, against daily_ingest_mb */
+                ingested_mb: number;
             }[];
         };
         UserList: {
@@ -4285,7 +4299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is larger than the route accepts: a JSON body over 1 MiB; or a multipart file over 20 MiB, a second file, more than 8 text fields, a text field over 8 KiB, a field name over 100 bytes, or more than 10 parts. The message names the limit. */
+            /** @description The body is larger than the route accepts: a JSON body over 1 MiB; or a multipart file over 20 MiB, a second file, more than 8 text fields, a text field over 8 KiB, a field name over 100 bytes, or more than 10 parts. The message names the limit. Or the tenant's stored text would pass its quota (`storage_quota_exceeded`, `limit_mb`), or the document alone is larger than a day's `daily_ingest_mb` (`daily_ingest_quota_exceeded`); no Retry-After. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4305,6 +4319,15 @@ export interface operations {
             };
             /** @description The file could not be read (a broken PDF). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request rate of the tenant or the API key is spent (`rate_limit_exceeded`); or the day's documents or text are used up (`daily_document_quota_exceeded` with `limit`, `daily_ingest_quota_exceeded` with `limit_mb`): Retry-After says when the next request may come (the next UTC midnight for a daily quota). A deduplicated upload is not counted and is answered regardless. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4886,7 +4909,7 @@ export interface operations {
                     "application/json": components["schemas"]["GbError"];
                 };
             };
-            /** @description The body is larger than the route accepts. */
+            /** @description The tenant's stored text would pass its quota (`storage_quota_exceeded`, `limit_mb`), or the text alone is larger than a day's `daily_ingest_mb`; no Retry-After. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4904,7 +4927,7 @@ export interface operations {
                     "application/json": components["schemas"]["GbError"];
                 };
             };
-            /** @description The daily question quota is used up (`daily_query_quota_exceeded`) or too many questions of this client are in flight (`too_many_concurrent_queries`); Retry-After. */
+            /** @description The daily question quota is used up (`daily_query_quota_exceeded`), too many questions of this client are in flight (`too_many_concurrent_queries`), or the request rate of the tenant or the API key is spent (`rate_limit_exceeded`, with `scope`, `limit` a minute and `burst`); Retry-After. Or the tenant's documents of the day are used up (`daily_document_quota_exceeded`, a remember counts as a document; a duplicate does not) or its text of the day (`daily_ingest_quota_exceeded`), until the next UTC midnight. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5008,7 +5031,7 @@ export interface operations {
                     "application/json": components["schemas"]["GbError"];
                 };
             };
-            /** @description The daily question quota is used up (`daily_query_quota_exceeded`) or too many questions of this client are in flight (`too_many_concurrent_queries`); Retry-After. */
+            /** @description The daily question quota is used up (`daily_query_quota_exceeded`), too many questions of this client are in flight (`too_many_concurrent_queries`), or the request rate of the tenant or the API key is spent (`rate_limit_exceeded`, with `scope`, `limit` a minute and `burst`); Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5370,7 +5393,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description The daily question quota is used up (`daily_query_quota_exceeded`) or too many questions of this client are in flight (`too_many_concurrent_queries`); Retry-After. */
+            /** @description The daily question quota is used up (`daily_query_quota_exceeded`), too many questions of this client are in flight (`too_many_concurrent_queries`), or the request rate of the tenant or the API key is spent (`rate_limit_exceeded`, with `scope`, `limit` a minute and `burst`); Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { microsToUsd } from '@loci/common';
-import type { ApiKeyRow, TenantRow, UserRow } from '@loci/db';
+import type { ApiKeyRow, IngestionUse, TenantRow, UserRow } from '@loci/db';
+import { BYTES_PER_MB } from '@loci/ingest';
 import { plainName, named } from '@loci/http';
 
 // Request bodies: strict objects, so a misspelt field is a 400 instead of silently ignored.
@@ -116,6 +117,14 @@ export const tenantResponse = z.object({
    * tenant, on every item of the operators' list, and on GET /v1/tenant; not on writes.
    */
   spend: z.object({ today_usd: z.number(), this_month_usd: z.number() }).optional(),
+  /**
+   * Use against the ingestion quotas (`limits.daily_document_quota`, `daily_ingest_mb`,
+   * `max_stored_mb`): documents and MB (10^6 bytes) of text taken in this UTC day, and MB of text
+   * stored now. On the same responses as `spend`.
+   */
+  ingestion: z
+    .object({ documents_today: z.number().int(), ingested_mb_today: z.number(), stored_mb: z.number() })
+    .optional(),
 });
 
 export const tenantListResponse = z.object({
@@ -179,10 +188,22 @@ export const toTenantResponse = (t: TenantRow): z.infer<typeof tenantResponse> =
   created_at: t.createdAt.toISOString(),
 });
 
-/** A tenant with its spend (micro-dollars from the ledger; a tenant with no call spent 0). */
-export const toTenantWithSpend = (t: TenantRow, spent: { dayMicros: number; monthMicros: number } | undefined): z.infer<typeof tenantResponse> => ({
+/**
+ * A tenant with its spend (micro-dollars from the ledger; a tenant with no call spent 0) and its
+ * ingestion (a tenant with nothing counted took in and stores nothing).
+ */
+export const toTenantWithSpend = (
+  t: TenantRow,
+  spent: { dayMicros: number; monthMicros: number } | undefined,
+  ingested: Pick<IngestionUse, 'documentsToday' | 'textBytesToday' | 'storedTextBytes'> | undefined,
+): z.infer<typeof tenantResponse> => ({
   ...toTenantResponse(t),
   spend: { today_usd: microsToUsd(spent?.dayMicros ?? 0), this_month_usd: microsToUsd(spent?.monthMicros ?? 0) },
+  ingestion: {
+    documents_today: ingested?.documentsToday ?? 0,
+    ingested_mb_today: (ingested?.textBytesToday ?? 0) / BYTES_PER_MB,
+    stored_mb: (ingested?.storedTextBytes ?? 0) / BYTES_PER_MB,
+  },
 });
 
 export const toUserResponse = (u: UserRow): z.infer<typeof userResponse> => ({

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Res } from '@nestjs/common';
 import { usdToMicros } from '@loci/common';
-import { SpendLedgerRepository } from '@loci/db';
+import { IngestionCountsRepository, SpendLedgerRepository } from '@loci/db';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { z } from 'zod';
@@ -44,6 +44,7 @@ export class TenantAdminController {
     private readonly ledger: SpendLedgerRepository,
     private readonly lifecycle: TenantLifecycleService,
     private readonly exporter: TenantExportService,
+    private readonly ingested: IngestionCountsRepository,
   ) {}
 
   @Post()
@@ -69,23 +70,22 @@ export class TenantAdminController {
   })
   async listTenants(@ValidQuery(pageQuery) page: z.output<typeof pageQuery>) {
     const tenants = await this.admin.listTenants(page);
-    const spent = await this.ledger.tenantsSpend(
-      tenants.map((t) => t.id),
-      ...spendWindows(new Date()),
-    );
-    return { items: tenants.map((t) => toTenantWithSpend(t, spent.get(t.id))), limit: page.limit, offset: page.offset };
+    const ids = tenants.map((t) => t.id);
+    const [spent, ingested] = await Promise.all([this.ledger.tenantsSpend(ids, ...spendWindows(new Date())), this.ingested.uses(ids)]);
+    return { items: tenants.map((t) => toTenantWithSpend(t, spent.get(t.id), ingested.get(t.id))), limit: page.limit, offset: page.offset };
   }
 
   @Get(':tenantId')
   @ApiOperation({
     summary: 'Get a tenant',
     description:
-      "A tenant's tier, billing, limits, state and today's and this month's spend.",
+      "A tenant's tier, billing, limits, state, today's and this month's spend, and its use of the ingestion quotas.",
   })
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async getTenant(@Param('tenantId') tenantId: string) {
     const tenant = await this.admin.getTenant(tenantId);
-    return toTenantWithSpend(tenant, await this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date())));
+    const [spent, ingested] = await Promise.all([this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date())), this.ingested.use(tenant.id)]);
+    return toTenantWithSpend(tenant, spent, ingested);
   }
 
   @Patch(':tenantId/limits')

@@ -86,10 +86,10 @@ export class DocumentsController {
   })
   @ApiErrors({
     400: 'The request is not valid: each field problem is named; or the multipart body is malformed (a part\'s headers over 16 KiB, a field name with brackets, the file in a field other than `file`).',
-    413: 'The body is larger than the route accepts: a JSON body over 1 MiB; or a multipart file over 20 MiB, a second file, more than 8 text fields, a text field over 8 KiB, a field name over 100 bytes, or more than 10 parts. The message names the limit.',
+    413: 'The body is larger than the route accepts: a JSON body over 1 MiB; or a multipart file over 20 MiB, a second file, more than 8 text fields, a text field over 8 KiB, a field name over 100 bytes, or more than 10 parts. The message names the limit. Or the tenant\'s stored text would pass its quota (`storage_quota_exceeded`, `limit_mb`), or the document alone is larger than a day\'s `daily_ingest_mb` (`daily_ingest_quota_exceeded`); no Retry-After.',
     415: 'The file is not .txt, .md, .html or .pdf, or the body is neither JSON nor multipart.',
     422: 'The file could not be read (a broken PDF).',
-    429: 'The request rate of the tenant or the API key is spent (`rate_limit_exceeded`); Retry-After says when the next request may come.',
+    429: 'The request rate of the tenant or the API key is spent (`rate_limit_exceeded`); or the day\'s documents or text are used up (`daily_document_quota_exceeded` with `limit`, `daily_ingest_quota_exceeded` with `limit_mb`): Retry-After says when the next request may come (the next UTC midnight for a daily quota). A deduplicated upload is not counted and is answered regardless.',
   })
   @ApiKeyAllowed({ scope: 'write' })
   @UseInterceptors(BoundedFileInterceptor('file', UPLOAD_LIMITS))

@@ -69,6 +69,8 @@ export class RememberController {
     409: 'The same text is still being remembered in this dataset by an earlier request (a retry waited for it, LOCI_REMEMBER_WAIT_MS); Retry-After says when to try again.',
     502: 'A model call of extraction failed or its output was unusable.',
     ...LIMIT_ERRORS,
+    429: `${LIMIT_ERRORS[429]} Or the tenant's documents of the day are used up (\`daily_document_quota_exceeded\`, a remember counts as a document; a duplicate does not) or its text of the day (\`daily_ingest_quota_exceeded\`), until the next UTC midnight.`,
+    413: "The tenant's stored text would pass its quota (`storage_quota_exceeded`, `limit_mb`), or the text alone is larger than a day's `daily_ingest_mb`; no Retry-After.",
   })
   @HttpCode(200)
   @ApiKeyAllowed({ scope: 'write' })

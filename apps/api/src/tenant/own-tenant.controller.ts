@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swa
 import type { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { NotFoundError } from '@loci/common';
-import { SpendLedgerRepository, TenantsRepository } from '@loci/db';
+import { IngestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { openApiSchemaOf, ValidBody } from '@loci/http';
 import { tenantResponse, tenantSettingsBody, toTenantResponse, toTenantWithSpend } from '../admin/admin.dto';
 import { spendWindows } from '../admin/spend-windows';
@@ -24,18 +24,20 @@ export class OwnTenantController {
     private readonly admin: TenantAdminService,
     private readonly ledger: SpendLedgerRepository,
     private readonly tenants: TenantsRepository,
+    private readonly ingested: IngestionCountsRepository,
   ) {}
 
   @Get()
   @ApiOperation({
     summary: "Get the caller's tenant",
     description:
-      "The caller's own tenant: its limits and what it spent today and this month, the numbers its caps compare. Read-only: operators change limits.",
+      "The caller's own tenant: its limits, what it spent today and this month, and what it took in today and stores (`ingestion`): the numbers its caps and quotas compare. Read-only: operators change limits.",
   })
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async get(@CurrentPrincipal() principal: Principal) {
     const tenant = await this.admin.getTenant(tenantIdOf(principal));
-    return toTenantWithSpend(tenant, await this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date())));
+    const [spent, ingested] = await Promise.all([this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date())), this.ingested.use(tenant.id)]);
+    return toTenantWithSpend(tenant, spent, ingested);
   }
 
   @Patch()

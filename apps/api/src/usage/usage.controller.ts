@@ -9,8 +9,8 @@ import { toUsageResponse, usageQuery, usageResponse } from './usage.dto';
 
 /**
  * Usage per tenant per UTC day, from the inference ledger and the request log: questions,
- * model calls, tokens, cost split by who pays (platform or the tenant's own key), and the
- * requests refused by a spend limit, by kind.
+ * model calls, tokens, cost split by who pays (platform or the tenant's own key), the requests
+ * refused by a limit, by kind; and the documents and MB of text taken in (ingestion quotas).
  */
 @ApiTags('usage')
 @ApiBearerAuth('jwt')

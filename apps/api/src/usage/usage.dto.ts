@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { named } from '@loci/http';
 import { microsToUsd } from '@loci/common';
 import type { UsageDay } from '@loci/db';
+import { BYTES_PER_MB } from '@loci/ingest';
 
 const DAY_MS = 86_400_000;
 const isoDay = z.iso.date({ error: 'must be a date, YYYY-MM-DD' });
@@ -36,7 +37,9 @@ export const usageResponse = z.object({
       cost_usd: z.object({ platform: z.number(), own_key: z.number() }),
       refusals: z
         .record(z.string(), z.number().int())
-        .describe('requests refused by a spend limit, by kind: cost_cap_exceeded, cost_cap_monthly_exceeded, platform_budget_paused, daily_query_quota_exceeded, too_many_concurrent_queries, limits_unavailable'),
+        .describe('requests refused by a spend limit, by kind: cost_cap_exceeded, cost_cap_monthly_exceeded, platform_budget_paused, daily_query_quota_exceeded, too_many_concurrent_queries, limits_unavailable, daily_document_quota_exceeded, daily_ingest_quota_exceeded, storage_quota_exceeded'),
+      documents: z.number().int().describe('documents taken in (uploads and gb remembers; a deduplicated upload is not counted), against daily_document_quota'),
+      ingested_mb: z.number().describe('MB (10^6 bytes) of their text, against daily_ingest_mb'),
     }),
   ),
 });
@@ -54,6 +57,8 @@ export function toUsageResponse(range: { from: Date; to: Date }, days: UsageDay[
       tokens_out: d.tokensOut,
       cost_usd: { platform: microsToUsd(d.costPlatformMicros), own_key: microsToUsd(d.costOwnKeyMicros) },
       refusals: d.refusals,
+      documents: d.documents,
+      ingested_mb: d.textBytes / BYTES_PER_MB,
     })),
   };
 }

@@ -3,6 +3,7 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { documentNameKey } from '@loci/common';
 import { Database, DATABASE, Db, queryRows } from '../database';
 import { DocumentRow, documents, edgeDocuments, edges, entities, entityDocuments } from '../schema';
+import { freeStoredText } from './ingestion-counts.repository';
 
 export type NewDocument = Pick<
   typeof documents.$inferInsert,
@@ -199,7 +200,11 @@ export class DocumentsRepository {
           .from(entityDocuments)
           .where(and(eq(entityDocuments.tenantId, tenantId), eq(entityDocuments.documentId, documentId)))
       ).map((r) => r.id);
-      await tx.delete(documents).where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)));
+      const [deleted] = await tx
+        .delete(documents)
+        .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)))
+        .returning({ textBytes: sql<number>`octet_length(${documents.text})` });
+      await freeStoredText(tx, tenantId, Number(deleted?.textBytes ?? 0));
       if (edgeIds.length > 0) {
         await tx
           .delete(edges)

@@ -3,6 +3,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Database, DATABASE, Db, queryRows } from '../database';
 import { GraphRow, graphs, jobs } from '../schema';
 import type { VectorTier } from '../vector-width';
+import { freeStoredText } from './ingestion-counts.repository';
 
 export const DEFAULT_GRAPH_NAME = 'default';
 export const DEFAULT_GB_DATASET = 'main';
@@ -114,12 +115,13 @@ export class GraphsRepository {
         .where(and(eq(graphs.tenantId, tenantId), eq(graphs.kind, 'gb'), eq(graphs.gbUserId, gbUserId), eq(graphs.name, dataset)))
         .for('update');
       if (!graph) return undefined;
-      const [held] = await queryRows<Record<keyof GbDatasetContents, number>>(
+      const [held] = await queryRows<Record<keyof GbDatasetContents | 'text_bytes', number>>(
         tx,
         sql`SELECT (SELECT count(*) FROM documents WHERE tenant_id = ${tenantId} AND graph_id = ${graph.id})::int AS texts,
                    (SELECT count(*) FROM chunks WHERE tenant_id = ${tenantId} AND graph_id = ${graph.id})::int AS chunks,
                    (SELECT count(*) FROM entities WHERE tenant_id = ${tenantId} AND graph_id = ${graph.id})::int AS entities,
-                   (SELECT count(*) FROM edges WHERE tenant_id = ${tenantId} AND graph_id = ${graph.id})::int AS edges`,
+                   (SELECT count(*) FROM edges WHERE tenant_id = ${tenantId} AND graph_id = ${graph.id})::int AS edges,
+                   (SELECT coalesce(sum(octet_length(text)), 0) FROM documents WHERE tenant_id = ${tenantId} AND graph_id = ${graph.id})::bigint AS text_bytes`,
       );
       // Compared as text: a job of another kind may carry a documentId that is not a number.
       await tx
@@ -131,6 +133,7 @@ export class GraphsRepository {
           ),
         );
       await tx.delete(graphs).where(and(eq(graphs.tenantId, tenantId), eq(graphs.id, graph.id)));
+      await freeStoredText(tx, tenantId, Number(held.text_bytes));
       return { texts: Number(held.texts), chunks: Number(held.chunks), entities: Number(held.entities), edges: Number(held.edges) };
     });
   }

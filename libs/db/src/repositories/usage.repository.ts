@@ -14,11 +14,15 @@ export interface UsageDay {
   costOwnKeyMicros: number;
   /** Requests refused by a spend limit, by refusal kind (`cost_cap_exceeded`, …). */
   refusals: Record<string, number>;
+  /** Documents (uploads and gb remembers) taken in, and the bytes of their text (ingestion_days). */
+  documents: number;
+  textBytes: number;
 }
 
 /**
- * Usage read from the inference ledger, the request log (the truth) and the refusal counters,
- * per tenant per UTC day. Calls still pending count at their estimated (worst-case) cost.
+ * Usage read from the inference ledger, the request log (the truth), the refusal counters and
+ * the ingestion counts, per tenant per UTC day. Calls still pending count at their estimated
+ * (worst-case) cost.
  */
 @Injectable()
 export class UsageRepository {
@@ -51,18 +55,26 @@ export class UsageRepository {
             WHERE day >= (${range.from}::timestamptz AT TIME ZONE 'UTC')::date
               AND day < (${range.to}::timestamptz AT TIME ZONE 'UTC')::date ${tenantFilter('limit_refusals.tenant_id')}
             GROUP BY 1, 2
+          ), ingested AS (
+            SELECT tenant_id, to_char(day, 'YYYY-MM-DD') AS day, documents, text_bytes
+            FROM ingestion_days
+            WHERE day >= (${range.from}::timestamptz AT TIME ZONE 'UTC')::date
+              AND day < (${range.to}::timestamptz AT TIME ZONE 'UTC')::date ${tenantFilter('ingestion_days.tenant_id')}
           ), days AS (
             SELECT tenant_id, day FROM calls UNION SELECT tenant_id, day FROM questions UNION SELECT tenant_id, day FROM refusals
+            UNION SELECT tenant_id, day FROM ingested
           )
           SELECT d.tenant_id, d.day,
                  coalesce(q.questions, 0) AS questions, coalesce(c.model_calls, 0) AS model_calls,
                  coalesce(c.tokens_in, 0) AS tokens_in, coalesce(c.tokens_out, 0) AS tokens_out,
                  coalesce(c.cost_platform, 0) AS cost_platform, coalesce(c.cost_own_key, 0) AS cost_own_key,
-                 coalesce(r.by_kind, '{}'::jsonb) AS refusals
+                 coalesce(r.by_kind, '{}'::jsonb) AS refusals,
+                 coalesce(i.documents, 0) AS documents, coalesce(i.text_bytes, 0) AS text_bytes
           FROM days d
           LEFT JOIN calls c ON c.tenant_id = d.tenant_id AND c.day = d.day
           LEFT JOIN questions q ON q.tenant_id = d.tenant_id AND q.day = d.day
           LEFT JOIN refusals r ON r.tenant_id = d.tenant_id AND r.day = d.day
+          LEFT JOIN ingested i ON i.tenant_id = d.tenant_id AND i.day = d.day
           ORDER BY 2, 1`,
     );
     return rows.map((r) => ({
@@ -75,6 +87,8 @@ export class UsageRepository {
       costPlatformMicros: Number(r.cost_platform),
       costOwnKeyMicros: Number(r.cost_own_key),
       refusals: countsOf(r.refusals),
+      documents: Number(r.documents),
+      textBytes: Number(r.text_bytes),
     }));
   }
 }

@@ -8,6 +8,7 @@ import { JobQueue } from '../queue';
 import { extractUploadText, UploadedFileInput, UploadText } from '../upload';
 import { IngestWorker } from '../pipeline/ingest-worker';
 import { INGEST_DOCUMENT_JOB, IngestDocumentPayload } from '../pipeline/ingest-job';
+import { IngestionQuotas } from '../quotas/ingestion-quotas';
 
 export interface DocumentSubmission {
   name: string;
@@ -32,6 +33,7 @@ export class DocumentsService {
     private readonly worker: IngestWorker,
     private readonly cpu: CpuPool,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly quotas: IngestionQuotas,
   ) {}
 
   /**
@@ -44,7 +46,9 @@ export class DocumentsService {
 
   /**
    * Stores the document and queues its ingestion in one transaction (no document without its
-   * job, no job without its document). The same content sent again returns the first copy.
+   * job, no job without its document). The same content sent again returns the first copy, and
+   * is not counted again against the ingestion quotas; a new document past one is refused (and
+   * rolled back) before its job is queued.
    */
   async submit(tenantId: string, submission: DocumentSubmission): Promise<{ document: DocumentRow; created: boolean }> {
     const result = await this.database.db.transaction(async (tx) => {
@@ -62,6 +66,7 @@ export class DocumentsService {
         },
         tx,
       );
+      if (stored.created) await this.quotas.admit(tenantId, stored.document.id, tx);
       // A document of a bulk load under way is background work: it waits for ordinary documents.
       if (stored.created) await this.enqueue(tenantId, stored.document.id, tx, graph.ownVectors === 'loading');
       return stored;

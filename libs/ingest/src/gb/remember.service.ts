@@ -19,6 +19,7 @@ import { contentHash } from '../documents/documents.service';
 import { emptyChanges, GraphChanges } from '../graph/graph-writer';
 import { DocumentIngester } from '../pipeline/document-ingester';
 import { LeaseLostError } from '../queue/job-errors';
+import { IngestionQuotas } from '../quotas/ingestion-quotas';
 
 /** A retry of a text waits for the request ingesting it, looking again after this, doubled each time up to the longest. */
 const FIRST_LOOK_MS = 100;
@@ -79,6 +80,7 @@ export class RememberService {
     private readonly reads: GraphReadsRepository,
     private readonly ingester: DocumentIngester,
     private readonly router: ModelRouter,
+    private readonly quotas: IngestionQuotas,
   ) {}
 
   /** `signal`: the client went away; a request waiting for another's ingestion stops waiting. */
@@ -87,7 +89,7 @@ export class RememberService {
     const holder = randomUUID();
     const { document, claim } = await this.database.db.transaction(async (tx) => {
       const graph = await this.graphs.gbGraph(tenantId, input.userId, input.dataset, tx);
-      const { document } = await this.documents.createOrGet(
+      const { document, created } = await this.documents.createOrGet(
         {
           tenantId,
           graphId: graph.id,
@@ -101,6 +103,8 @@ export class RememberService {
         },
         tx,
       );
+      // Against the ingestion quotas as an upload is; the same text again is not counted twice.
+      if (created) await this.quotas.admit(tenantId, document.id, tx);
       // Claimed in the transaction that creates it: a retry sent meanwhile finds it held, never free.
       const claim = await this.documents.claimIngestion(tenantId, document.id, holder, this.settings.ingest.remember.leaseMs, tx);
       return { document, claim };
