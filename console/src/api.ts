@@ -139,6 +139,8 @@ export interface UsageDay {
   tokens_out: number;
   cost_usd: { platform: number; own_key: number };
   refusals: Record<string, number>;
+  documents: number;
+  ingested_mb: number;
 }
 
 export interface Limits {
@@ -147,6 +149,11 @@ export interface Limits {
   daily_query_quota: number | null;
   max_concurrent_queries: number | null;
   max_running_jobs: number | null;
+  requests_per_minute: number | null;
+  request_burst: number | null;
+  daily_document_quota: number | null;
+  daily_ingest_mb: number | null;
+  max_stored_mb: number | null;
 }
 
 export interface Tenant {
@@ -157,4 +164,5 @@ export interface Tenant {
   limits: Limits;
   suspended_at: string | null;
   spend?: { today_usd: number; this_month_usd: number };
+  ingestion?: { documents_today: number; ingested_mb_today: number; stored_mb: number };
 }

@@ -126,6 +126,12 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await page.getByRole('button', { name: `Edit limits of ${tenantName}` }).click();
     await input('Daily cost cap (USD)').fill('5');
     await input('Questions a day').fill('500');
+    // The rate and the ingestion quotas are in the same form, at the tier's defaults.
+    expect(await input('Requests a minute').inputValue()).toBe('60');
+    expect(await input('Request burst').inputValue()).toBe('20');
+    expect(await input('Text taken in a day (MB)').inputValue()).toBe('50');
+    await input('Documents a day').fill('100');
+    await input('Text stored (MB)').fill('300');
     await page.getByRole('button', { name: 'Save limits' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     const row = page.getByTestId('tenant-row').filter({ hasText: tenantName });
@@ -270,6 +276,9 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     const usage = page.getByTestId('usage');
     await usage.getByTestId('usage-table').waitFor();
     await usage.getByText(/of \$5\.00/).first().waitFor();
+    // Use against the ingestion quotas the operator set.
+    await usage.getByText(/^Documents today: [1-9]\d* of 100$/).waitFor();
+    await usage.getByText(/^Text stored: 0\.\d\d MB of 300\.00 MB$/).waitFor();
     // The charts by day, drawn against the cap and the quota.
     await usage.getByTestId('cost-chart').locator('svg.recharts-surface').first().waitFor();
     expect(await usage.getByTestId('cost-chart').textContent()).toContain('daily cap');

@@ -36,6 +36,19 @@ export function SpendGauge({ label, spent, cap }: { label: string; spent: number
   );
 }
 
+/** Use against an ingestion quota (null = unlimited); MB to two decimals. */
+export function QuotaGauge({ label, used, limit, unit }: { label: string; used: number; limit: number | null; unit?: 'MB' }) {
+  const amount = (n: number) => (unit ? `${n.toFixed(2)} MB` : String(n));
+  return (
+    <div data-testid="quota-gauge">
+      <Text size="sm">
+        {label}: {amount(used)} of {limit === null ? 'unlimited' : amount(limit)}
+      </Text>
+      <Progress value={limit ? Math.min(100, (used / limit) * 100) : 0} color={limit !== null && used >= limit ? 'red' : 'blue'} aria-label={`${label} against its quota`} />
+    </div>
+  );
+}
+
 function UsageCard() {
   const tenant = useLoad(() => call(loci.GET('/v1/tenant')), []);
   const usage = useLoad(() => call(loci.GET('/v1/usage')), []);
@@ -49,6 +62,9 @@ function UsageCard() {
           <SpendGauge label="This month" spent={t.spend?.this_month_usd ?? 0} cap={t.limits.monthly_cost_cap_usd} />
           <Text size="sm">Questions a day: {t.limits.daily_query_quota ?? 'unlimited'}</Text>
           <Text size="sm">Concurrent questions a client: {t.limits.max_concurrent_queries ?? 'unlimited'}</Text>
+          <QuotaGauge label="Documents today" used={t.ingestion?.documents_today ?? 0} limit={t.limits.daily_document_quota} />
+          <QuotaGauge label="Text taken in today" used={t.ingestion?.ingested_mb_today ?? 0} limit={t.limits.daily_ingest_mb} unit="MB" />
+          <QuotaGauge label="Text stored" used={t.ingestion?.stored_mb ?? 0} limit={t.limits.max_stored_mb} unit="MB" />
         </SimpleGrid>
       )}
       {usage.data && t && <UsageCharts usage={usage.data} dailyCap={t.limits.daily_cost_cap_usd} dailyQuota={t.limits.daily_query_quota} />}

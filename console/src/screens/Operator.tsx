@@ -201,6 +201,9 @@ function CreateTenant({ onCreated }: { onCreated: () => void }) {
 
 const asNullable = (v: string | number) => (v === '' ? null : Number(v));
 
+/** Limits whose 0 would refuse everything: the API takes 1 or more (or null). */
+const AT_LEAST_ONE: ReadonlyArray<keyof Limits> = ['max_concurrent_queries', 'max_running_jobs', 'requests_per_minute', 'request_burst'];
+
 function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }) {
   const [limits, setLimits] = useState<Limits>(tenant.limits);
   const action = useAction();
@@ -208,7 +211,7 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
     <NumberInput
       label={label}
       description="Empty = unlimited"
-      min={money ? 0 : key === 'max_concurrent_queries' || key === 'max_running_jobs' ? 1 : 0}
+      min={money ? 0 : AT_LEAST_ONE.includes(key) ? 1 : 0}
       decimalScale={money ? 2 : 0}
       allowNegative={false}
       value={limits[key] ?? ''}
@@ -227,6 +230,11 @@ function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }
         {field('daily_query_quota', 'Questions a day', false)}
         {field('max_concurrent_queries', 'Concurrent questions a client', false)}
         {field('max_running_jobs', 'Documents ingested at once', false)}
+        {field('requests_per_minute', 'Requests a minute', false)}
+        {field('request_burst', 'Request burst', false)}
+        {field('daily_document_quota', 'Documents a day', false)}
+        {field('daily_ingest_mb', 'Text taken in a day (MB)', false)}
+        {field('max_stored_mb', 'Text stored (MB)', false)}
         <ErrorNote error={action.error} />
         <Button type="submit" loading={action.busy}>
           Save limits

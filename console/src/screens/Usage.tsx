@@ -15,6 +15,7 @@ export function UsageByDay({ days, dailyCap, showTenant, tenantNames }: { days: 
             {showTenant && <Table.Th>Tenant</Table.Th>}
             <Table.Th>Questions</Table.Th>
             <Table.Th>Model calls</Table.Th>
+            <Table.Th>Documents</Table.Th>
             <Table.Th>Cost (USD)</Table.Th>
             <Table.Th w={160}>{dailyCap ? 'Of the daily cap' : 'Cost'}</Table.Th>
             <Table.Th>Refusals</Table.Th>
@@ -27,6 +28,9 @@ export function UsageByDay({ days, dailyCap, showTenant, tenantNames }: { days: 
               {showTenant && <Table.Td>{tenantNames?.get(d.tenant_id) ?? d.tenant_id.slice(0, 8)}</Table.Td>}
               <Table.Td>{d.questions}</Table.Td>
               <Table.Td>{d.model_calls}</Table.Td>
+              <Table.Td>
+                {d.documents} ({d.ingested_mb.toFixed(2)} MB)
+              </Table.Td>
               <Table.Td>{cost(d).toFixed(4)}</Table.Td>
               <Table.Td>
                 <Progress value={Math.min(100, (cost(d) / scale) * 100)} aria-label={`cost on ${d.day}`} />
