@@ -21,11 +21,15 @@ export interface AskedQuestion {
   /** The dashboard answer, when asked for: whether it contains the gold answer. */
   answer_contains: boolean | null;
   answer_latency_ms: number | null;
+  /** Per context budget asked (`max_total_tokens`), the document names of its chunks, in rank order. */
+  budget_titles: Record<string, string[]>;
 }
 
 export interface AskOptions {
   /** Also ask for a written answer (the local answerer) and check it for the gold answer. */
   answers: boolean;
+  /** Also ask for the context at each of these `max_total_tokens` (what a client with a small model gets). */
+  budgets: number[];
   log: (line: string) => void;
 }
 
@@ -43,6 +47,11 @@ export async function askQuestions(user: LociClient, questions: Question[], mode
     const reply = await user.query(q.question, mode, true);
     const latency = performance.now() - t0;
     const chunks = reply.context?.chunks ?? [];
+    const budgetTitles: Record<string, string[]> = {};
+    for (const budget of options.budgets) {
+      const bounded = await user.query(q.question, mode, true, { max_total_tokens: budget });
+      budgetTitles[String(budget)] = (bounded.context?.chunks ?? []).map((c) => c.document_name ?? '');
+    }
     let answerContains: boolean | null = null;
     let answerLatency: number | null = null;
     if (options.answers) {
@@ -62,6 +71,7 @@ export async function askQuestions(user: LociClient, questions: Question[], mode
       latency_ms: Math.round(latency * 10) / 10,
       answer_contains: answerContains,
       answer_latency_ms: answerLatency,
+      budget_titles: budgetTitles,
     });
     if ((i + 1) % 25 === 0) options.log(`  ${mode}: ${i + 1}/${questions.length} questions`);
   }

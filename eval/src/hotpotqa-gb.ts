@@ -36,7 +36,7 @@ import { rankChunksByBm25, rankPassagesByBm25, Ranked } from './hotpotqa-bundles
  * beside BM25 over the same chunks (cut by the same chunker with the same settings) and over the
  * passages, in the same run. A chunk holds a passage when it holds at least half of its text (bundles.ts).
  */
-export interface GbOptions extends Omit<HotpotqaOptions, 'answers' | 'modes'> {
+export interface GbOptions extends Omit<HotpotqaOptions, 'answers' | 'modes' | 'budgets'> {
   /** Passages to a remembered text. */
   docsOf: number;
 }

@@ -3,7 +3,8 @@ import { describeMachine } from '../../bench/report';
 import type { RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
 import { askQuestions, AskedQuestion } from './ask-questions';
 import { Bm25Ranker, ENGLISH_ANALYZER, PLAIN_ANALYZER } from './bm25';
-import { loadEvalSet, passagesHash, sampleEvalSet } from './corpus';
+import { countTokens } from '../../libs/llm/src/metering/token-counter';
+import { loadEvalSet, passagesHash, passageText, sampleEvalSet } from './corpus';
 import { apiKeyFor, ingestPassages, provisionTenant } from './ingestion';
 import { LociClient } from './loci-client';
 import { ingestionTuning, startLociServer } from './loci-server';
@@ -23,6 +24,8 @@ export interface HotpotqaOptions {
   distractors: number;
   modes: RetrievalMode[];
   topK: number[];
+  /** Context budgets (`max_total_tokens`) each question is also asked at, beside BM25 at the same budget. */
+  budgets: number[];
   answers: boolean;
   reuse: boolean;
   fresh: boolean;
@@ -47,7 +50,9 @@ export async function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport>
       : `ingesting ${set.passages.length} passages into a new ${location.store} store ${location.key}`,
   );
 
-  const baselines = [ENGLISH_ANALYZER, PLAIN_ANALYZER].map((a) => scoreBaseline(new Bm25Ranker(set.passages, a), set.questions, options.topK));
+  // A passage costs the tokens of its text as a chunk of it would (title line included).
+  const budgets = { tokens: options.budgets, passageTokens: new Map(set.passages.map((p) => [p.title, countTokens(passageText(p))])) };
+  const baselines = [ENGLISH_ANALYZER, PLAIN_ANALYZER].map((a) => scoreBaseline(new Bm25Ranker(set.passages, a), set.questions, options.topK, budgets));
   const server = await startLociServer({ dataDir: location.dataDir, databaseUrl: location.databaseUrl });
   try {
     const root = new LociClient(server.url);
@@ -66,7 +71,7 @@ export async function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport>
       // A fresh session per mode: a full mode can outlast a token's lifetime.
       const user = root.as({ token: await root.login(manifest.user.email, manifest.user.password) });
       const t0 = Date.now();
-      const answers = await askQuestions(user, set.questions, mode, { answers: options.answers, log });
+      const answers = await askQuestions(user, set.questions, mode, { answers: options.answers, budgets: options.budgets, log });
       asked.push(...answers);
       const result = scoreMode(mode, answers, set.questions, options.topK, baselines[0]);
       modes.push(result);
@@ -82,6 +87,7 @@ export async function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport>
         distractors: options.limit === undefined ? null : options.distractors,
         modes: options.modes,
         top_k: options.topK,
+        budgets: options.budgets,
         answers: options.answers,
       },
       caller: 'dashboard-jwt',

@@ -92,8 +92,9 @@ export class LociClient {
     }
   }
 
-  query(query: string, mode: RetrievalMode, contextOnly: boolean) {
-    return this.send<QueryReply>('POST', '/v1/query', { query, mode, context_only: contextOnly });
+  /** `bounds`: LightRAG's QueryParam names (`max_total_tokens`, `top_k`, `chunk_top_k`), left out when not given. */
+  query(query: string, mode: RetrievalMode, contextOnly: boolean, bounds: { max_total_tokens?: number } = {}) {
+    return this.send<QueryReply>('POST', '/v1/query', { query, mode, context_only: contextOnly, ...bounds });
   }
 
   /** gb remember: one text into the user's `main` dataset, synchronously (ingested when it returns). */

@@ -9,7 +9,7 @@ export interface EvalReport {
   eval: 'hotpotqa';
   created_at: string;
   corpus: { folder: string; passages: number; questions: number; sha256: string; license: string };
-  options: { limit: number | null; distractors: number | null; modes: string[]; top_k: number[]; answers: boolean };
+  options: { limit: number | null; distractors: number | null; modes: string[]; top_k: number[]; budgets?: number[]; answers: boolean };
   /** How questions were asked (see ask-questions.ts for why a dashboard session). */
   caller: 'dashboard-jwt';
   /** The embedder (`provider:model`) the store was ingested and searched with. */
@@ -52,10 +52,12 @@ const fixed = (x: number | undefined, digits = 3) => (x === undefined || !Number
 /** The results as a Markdown table: one row per mode, then the BM25 rows, measured in the same run. */
 export function resultsTable(report: EvalReport): string[] {
   const ks = report.options.top_k.map(String);
+  const budgets = (report.options.budgets ?? []).map(String);
   const header = [
     'ranker',
     ...ks.map((k) => `R@${k}`),
     'R@all',
+    ...budgets.map((b) => `R@≤${b} tok`),
     ...ks.map((k) => `×BM25@${k}`),
     '×BM25@same',
     'chunks',
@@ -68,6 +70,7 @@ export function resultsTable(report: EvalReport): string[] {
     m.mode,
     ...ks.map((k) => fixed(m.recall[k])),
     fixed(m.recall.all),
+    ...budgets.map((b) => fixed(m.budget_recall?.[b])),
     ...ks.map((k) => fixed(m.ratio_to_bm25[k], 2)),
     fixed(m.ratio_to_bm25.all, 2),
     fixed(m.chunks.mean, 1),
@@ -79,7 +82,7 @@ export function resultsTable(report: EvalReport): string[] {
   const reference = report.baselines[0];
   for (const b of report.baselines) {
     const ratios = ks.map((k) => fixed(b.recall[k] / reference.recall[k], 2));
-    rows.push([b.name, ...ks.map((k) => fixed(b.recall[k])), '–', ...ratios, '–', '–', '–', '–', '–', '–']);
+    rows.push([b.name, ...ks.map((k) => fixed(b.recall[k])), '–', ...budgets.map((x) => fixed(b.budget_recall?.[x])), ...ratios, '–', '–', '–', '–', '–', '–']);
   }
   return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
 }

@@ -41,7 +41,9 @@ Options:
                         chunking decides what a unit is: recall of the passages the returned chunks hold, at k
                         chunks and at a context budget in tokens, beside BM25 over the same chunks and over
                         the passages (no answers; cache in eval/.cache/docs-of-<n> unless --cache-dir)
-  --budgets <list>      with --docs-of: the context budgets in tokens (default 500,1000,2000,4000)
+  --budgets <list>      context budgets in tokens: each question is also asked with max_total_tokens at each
+                        (recall over the bounded context, beside BM25's best passages within the same tokens;
+                        default 1000,2000; with --docs-of: 500,1000,2000,4000)
   --corpus <dir>        the development set folder (default ../shared/eval/hotpotqa-100)
   --cache-dir <dir>     stores (default eval/.cache)
   --out <dir>           results folder (default eval/results)
@@ -110,6 +112,7 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
     distractors: integer('distractors', values.distractors, (limit ?? 0) * 3, 0, 100_000),
     modes: requested,
     topK: integerList('top-k', values['top-k'], [2, 5, 10], 1, 1000),
+    budgets: integerList('budgets', values.budgets, [1000, 2000], 100, 1_000_000),
     answers: !values['no-answers'],
     reuse: values.reuse ?? false,
     fresh: values.fresh ?? false,

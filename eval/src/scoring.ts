@@ -33,6 +33,8 @@ export interface ModeResult {
   no_answer: Record<string, number>;
   /** Dashboard answers by the offline local answerer (null: not asked). */
   answers: { asked: number; containment: number; latency_ms: LatencySummary } | null;
+  /** Per `max_total_tokens` asked: recall over every chunk of the bounded context. */
+  budget_recall: RecallByK;
 }
 
 export interface BaselineResult {
@@ -42,6 +44,14 @@ export interface BaselineResult {
   b: number;
   recall: RecallByK;
   all_gold: RecallByK;
+  /** Per token budget: recall of BM25's best passages while their text fits it (the whole budget is passages). */
+  budget_recall: RecallByK;
+}
+
+/** Context budgets to score: the tokens each, and the tokens of each passage by title. */
+export interface TokenBudgets {
+  tokens: number[];
+  passageTokens: Map<string, number>;
 }
 
 const keyOf = (k: number) => (Number.isFinite(k) ? String(k) : 'all');
@@ -61,9 +71,24 @@ function tally(values: Array<string | null>): Record<string, number> {
   return out;
 }
 
-export function scoreBaseline(ranker: Bm25Ranker, questions: Question[], ks: number[]): BaselineResult & { rankings: Map<string, string[]> } {
+export function scoreBaseline(
+  ranker: Bm25Ranker,
+  questions: Question[],
+  ks: number[],
+  budgets: TokenBudgets = { tokens: [], passageTokens: new Map() },
+): BaselineResult & { rankings: Map<string, string[]> } {
   const rankings = new Map(questions.map((q) => [q.id, ranker.rank(q.question)]));
   const avg = (metric: typeof recallAt, k: number) => mean(questions.map((q) => metric(rankings.get(q.id)!, q.supporting_titles, k)));
+  const withinBudget = (titles: string[], budget: number) => {
+    let used = 0;
+    const kept = [];
+    for (const title of titles) {
+      used += budgets.passageTokens.get(title) ?? 0;
+      if (used > budget) break;
+      kept.push(title);
+    }
+    return kept;
+  };
   return {
     name: ranker.analyzer.name,
     description: ranker.analyzer.description,
@@ -71,6 +96,12 @@ export function scoreBaseline(ranker: Bm25Ranker, questions: Question[], ks: num
     b: 0.75,
     recall: byK(ks, (k) => avg(recallAt, k)),
     all_gold: byK(ks, (k) => avg(allGoldAt, k)),
+    budget_recall: Object.fromEntries(
+      budgets.tokens.map((budget) => [
+        String(budget),
+        round3(mean(questions.map((q) => recallAt(withinBudget(rankings.get(q.id)!, budget), q.supporting_titles, Infinity)))),
+      ]),
+    ),
     rankings,
   };
 }
@@ -98,6 +129,12 @@ export function scoreMode(mode: string, asked: AskedQuestion[], questions: Quest
     latency_ms: summarize(asked.map((a) => a.latency_ms)),
     mode_used: tally(asked.map((a) => a.mode_used)),
     no_answer: tally(asked.map((a) => a.no_answer_reason)),
+    budget_recall: Object.fromEntries(
+      Object.keys(asked[0]?.budget_titles ?? {}).map((budget) => [
+        budget,
+        round3(mean(asked.map((a) => recallAt(a.budget_titles[budget], gold.get(a.id)!, Infinity)))),
+      ]),
+    ),
     answers:
       answered.length === 0
         ? null
