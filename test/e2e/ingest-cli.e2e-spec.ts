@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { TenantsRepository } from '@loci/db';
 import { createApiKey, createTenant, startTestApp, TestApp } from '@loci/testing';
 import { exitCodeOf, summarize, uploadAll } from '../../apps/cli/src/bulk-uploader';
 import { collectFiles } from '../../apps/cli/src/collect-files';
@@ -149,6 +150,22 @@ describe('ingest CLI', () => {
       expect(stdout).toMatch(/failed\s+1\n\s+broken\.pdf: HTTP 4\d\d: .+\(request .+\)/);
     } finally {
       rmSync(bad, { recursive: true, force: true });
+    }
+  });
+
+  it("stops when the tenant's daily document quota is used up (exit 1), saying when and that a rerun sends the rest", async () => {
+    const quota = mkdtempSync(join(tmpdir(), 'loci-ingest-quota-'));
+    try {
+      for (const name of ['a', 'b', 'c', 'd']) writeFileSync(join(quota, `${name}.txt`), `${name.toUpperCase()} Person works at ${name} Company.\n`);
+      const tenant = await createTenant(t.app);
+      await t.app.get(TenantsRepository).updateLimits(tenant.id, { dailyDocumentQuota: 1 });
+      const quotaKey = (await createApiKey(t.app, tenant.id)).key;
+      const { files, skipped } = await collectFiles([quota]);
+      const result = await uploadAll(files, skipped, { url, apiKey: quotaKey, concurrency: 1, pollMs: 50, timeoutMs: 5_000 });
+      expect(result.aborted).toEqual({ reason: 'quota', message: expect.stringMatching(/documents of the day are used up until the next UTC midnight \(HTTP 429: .+\)\. .*run again/) });
+      expect(exitCodeOf(result)).toBe(1);
+    } finally {
+      rmSync(quota, { recursive: true, force: true });
     }
   });
 

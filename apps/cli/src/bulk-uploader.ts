@@ -44,8 +44,11 @@ export interface BulkUploadOptions {
 export interface BulkUploadResult {
   files: FileProgress[];
   skipped: SkippedFile[];
-  /** Why the run stopped early, if it did: `auth` the key was refused, `server` nothing (or no Loci) answered. */
-  aborted?: { reason: 'auth' | 'server' | 'interrupted'; message: string };
+  /**
+   * Why the run stopped early, if it did: `auth` the key was refused, `server` nothing (or no Loci)
+   * answered, `quota` an ingestion quota of the tenant is used up (every other file would be refused).
+   */
+  aborted?: { reason: 'auth' | 'server' | 'quota' | 'interrupted'; message: string };
 }
 
 interface DocumentBody {
@@ -71,12 +74,25 @@ class NetworkError extends Error {}
 
 /** Thrown to stop every file at once: the key is refused, so every other request would be too. */
 class StopRun extends Error {
-  constructor(readonly reason: 'auth' | 'server', message: string) {
+  constructor(readonly reason: 'auth' | 'server' | 'quota', message: string) {
     super(message);
   }
 }
 
 const RETRYABLE = new Set([429, 502, 503, 504]);
+
+/**
+ * Refusals by an ingestion quota that every other file would meet too: the run stops rather than
+ * retrying each file for minutes (a day's quota passes at the next UTC midnight). A file larger
+ * than a whole day's text is refused with 413 and fails alone.
+ */
+const QUOTAS_USED_UP: Readonly<Record<string, string>> = {
+  '429 daily_document_quota_exceeded': 'documents of the day are used up until the next UTC midnight',
+  '429 daily_ingest_quota_exceeded': 'text of the day is used up until the next UTC midnight',
+  '413 storage_quota_exceeded': 'stored text is at its quota: delete documents, or ask an operator to raise max_stored_mb',
+};
+
+const errorCode = (body: unknown) => (body as { error?: { code?: unknown } } | undefined)?.error?.code;
 const UPLOAD_ATTEMPTS = 4;
 const FINAL: ReadonlySet<string> = new Set(['processed', 'failed', 'deferred']);
 
@@ -105,6 +121,8 @@ export async function uploadAll(files: CandidateFile[], skipped: SkippedFile[], 
     if (response.status === 401 || response.status === 403) {
       throw new StopRun('auth', `The server refused the API key (HTTP ${response.status}: ${message}). Check --tenant-key / LOCI_API_KEY.`);
     }
+    const quota = QUOTAS_USED_UP[`${response.status} ${errorCode(error)}`];
+    if (quota) throw new StopRun('quota', `The tenant's ${quota} (HTTP ${response.status}: ${message}). Files uploaded so far are kept and ingested; run again to send the rest (those already sent are not counted twice).`);
     if (!response.ok) throw Object.assign(new HttpError(response.status, message), { retryAfter: response.headers.get('retry-after') });
     return { status: response.status, body: data };
   };
