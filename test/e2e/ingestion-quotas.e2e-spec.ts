@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
 
 type People = Awaited<ReturnType<typeof createTenantWithPeople>>;
@@ -11,12 +13,19 @@ type People = Awaited<ReturnType<typeof createTenantWithPeople>>;
 describe('ingestion quotas', () => {
   let t: TestApp;
   let operator: TestUser;
+  let baseUrl: string;
+  const clients: Client[] = [];
 
   beforeAll(async () => {
     t = await startTestApp({ ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, LOCI_RUN_WORKER: 'false' });
+    await t.app.listen(0, '127.0.0.1');
+    baseUrl = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
     operator = await createUser(t.app, null, 'operator');
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await t.close();
+  });
 
   const limit = (tenantId: string, body: object) =>
     t.http.patch(`/v1/admin/tenants/${tenantId}/limits`).set('Authorization', `Bearer ${operator.token}`).send(body).expect(200);
@@ -102,6 +111,22 @@ describe('ingestion quotas', () => {
       documents: 2,
       refusals: { daily_document_quota_exceeded: 2 },
     });
+  });
+
+  it("refuses the MCP remember tool past daily_document_quota with a tool error naming the limit, counted as a refusal", async () => {
+    const a = await createTenantWithPeople(t.app);
+    await limit(a.tenant.id, { daily_document_quota: 1 });
+    const client = new Client({ name: 'quota-test-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { 'X-API-Key': a.apiKey.key } } }));
+    clients.push(client);
+    const rememberTool = async (text: string) =>
+      (await client.callTool({ name: 'remember', arguments: { user_id: 'u1', text } })) as { content: Array<{ text: string }>; isError?: boolean };
+    expect((await rememberTool('Jane works at Cyberdyne.')).isError).toBeFalsy();
+    const refused = await rememberTool('Kyle lives in Denver.');
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0].text).toMatch(/^429: daily_document_quota_exceeded/);
+    expect(refused.content[0].text).toMatch(/"limit":1/);
+    expect(await usageToday(a)).toMatchObject({ documents: 1, refusals: { daily_document_quota_exceeded: 1 } });
   });
 
   it('lets concurrent uploads past daily_document_quota by none', async () => {
