@@ -74,7 +74,9 @@ describe('POST /v1/gb/query: as_of and include_history', () => {
   });
 
   it('answers the story at three instants: before it, while at Acme, after joining Globex', async () => {
-    const asked = (asOf: Date) => query({ user_id: 'story', query: 'Where does Alice work?', as_of: asOf.toISOString() }).expect(200);
+    // What Loci knew at each instant about that instant: valid time and record time together.
+    const asked = (asOf: Date) =>
+      query({ user_id: 'story', query: 'Where does Alice work?', as_of: asOf.toISOString(), known_at: asOf.toISOString() }).expect(200);
 
     const before = await asked(story.before);
     expect(before.body).toEqual({ answer: GB_NO_INFORMATION_ANSWER, evidence: { entities: [], edges: [], passages: [] } });
@@ -97,7 +99,7 @@ describe('POST /v1/gb/query: as_of and include_history', () => {
     const graph = await t.app.get(GraphsRepository).findGbGraph(a.tenant.id, 'story', 'main');
     const factsAt = async (asOf: Date) => {
       const ctx = new CallContext(a.tenant.id, `as-of-${asOf.getTime()}`, 'query');
-      const context = await t.app.get(GbQueryService).retrieve(ctx, { tenantId: a.tenant.id, graphId: graph!.id, asOf }, 'Where does Alice work?', (_n, work) => work());
+      const context = await t.app.get(GbQueryService).retrieve(ctx, { tenantId: a.tenant.id, graphId: graph!.id, asOf, knownAt: asOf }, 'Where does Alice work?', (_n, work) => work());
       return context.edges.map((e) => `${e.relation} ${e.target}`);
     };
     expect(await factsAt(story.before)).toEqual([]);
@@ -121,7 +123,7 @@ describe('POST /v1/gb/query: as_of and include_history', () => {
     for (const edge of response.body.evidence.edges as EdgeJson[]) if (edge.id !== story.acme.id) expect(edge).not.toHaveProperty('history');
 
     // At an instant before the supersession there was no history yet: Acme is live then, unmarked.
-    const earlier = await query({ user_id: 'story', query: 'Where did Alice work before?', include_history: true, as_of: story.atAcme.toISOString() }).expect(200);
+    const earlier = await query({ user_id: 'story', query: 'Where did Alice work before?', include_history: true, as_of: story.atAcme.toISOString(), known_at: story.atAcme.toISOString() }).expect(200);
     expect(edgeIds(earlier.body)).toEqual([story.acme.id]);
     expect(earlier.body.evidence.edges[0]).not.toHaveProperty('history');
   });
@@ -178,11 +180,14 @@ describe('POST /v1/gb/query: as_of and include_history with an LLM', () => {
 
   it('gives the model the instant as the time and only what was true then', async () => {
     double.anthropic.reply({ text: JSON.stringify({ answer: 'Acme.', entities: [], edges: [story.acme.id], passages: [] }) });
-    const response = await query({ user_id: 'hist', query: 'Where does Alice work?', as_of: story.atAcme.toISOString() }).expect(200);
+    const atAcme = story.atAcme.toISOString();
+    const response = await query({ user_id: 'hist', query: 'Where does Alice work?', as_of: atAcme, known_at: atAcme }).expect(200);
     const [request] = double.anthropic.requests;
-    const instant = story.atAcme.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const instant = atAcme.replace(/\.\d{3}Z$/, 'Z');
     expect(promptOf(request.body)).toContain(`<current_time>${instant}</current_time>`);
-    expect(String(request.body.system)).toContain('<current_time> is the instant the question is asked at');
+    expect(promptOf(request.body)).toContain(`<known_at>${instant}</known_at>`);
+    expect(String(request.body.system)).toContain('<current_time> is the instant the question is about');
+    expect(String(request.body.system)).toContain('<known_at> is the instant the memory is read as of');
     expect(promptOf(request.body)).toContain(`[edge ${story.acme.id}] Alice`);
     expect(promptOf(request.body)).not.toContain('Globex');
     expect(response.body.evidence.edges.map((e: EdgeJson) => e.id)).toEqual([story.acme.id]);

@@ -86,12 +86,12 @@ describe('POST /v1/query: the no-answer sentence in the tenant and request langu
     expect((await ask(a)).body.answer).toBe(CONTRACT_SENTENCE);
   });
 
-  it('says the graph was empty at as_of, not empty, once it has documents; and empty_graph only when it has none', async () => {
+  it('says nothing was recorded by known_at, not an empty graph, once it has documents; and empty_graph only when it has none', async () => {
     const before = new Date(Date.now() - 60_000).toISOString();
     await t.app.get(DocumentsService).submit(b.tenant.id, { name: 'acme.txt', mimeType: 'text/plain', text: 'Alice works at Acme.' });
     await t.app.get(IngestWorker).drain();
-    const then = await ask(b, {}, { as_of: before });
-    expect(then.body).toMatchObject({ answer: CONTRACT_SENTENCE, metadata: { no_answer_reason: 'empty_at_as_of' } });
+    const then = await ask(b, {}, { known_at: before });
+    expect(then.body).toMatchObject({ answer: CONTRACT_SENTENCE, metadata: { no_answer_reason: 'empty_at_known_at' } });
     const now = await ask(b, {}, { context_only: true });
     expect(now.body.metadata.no_answer_reason).toBeNull();
     // Tenant a uploaded nothing: at any instant its graph is simply empty.

@@ -27,7 +27,10 @@ async function ingestTheStory(t: TestApp, tenantId: string) {
 
 const KEYWORDS = { hl_keywords: ['works at', 'joined'], ll_keywords: ['Alice', 'Acme', 'Globex'] };
 
-/** POST /v1/query with as_of, on the embedded default (local provider). */
+/** What Loci knew at an instant about that instant: valid time (as_of) and record time (known_at) together. */
+const then = (instant: Date) => ({ as_of: instant.toISOString(), known_at: instant.toISOString() });
+
+/** POST /v1/query with as_of and known_at, on the embedded default (local provider). */
 describe('POST /v1/query: as_of', () => {
   let t: TestApp;
   let a: Tenant;
@@ -53,11 +56,11 @@ describe('POST /v1/query: as_of', () => {
 
   it('answers the story at three instants, in every graph mode, and records the instant', async () => {
     for (const mode of ['mix', 'local', 'global', 'hybrid']) {
-      const at = (asOf: Date) => ask({ query: 'Where does Alice work?', mode, context_only: true, ...KEYWORDS, as_of: asOf.toISOString() }).expect(200);
+      const at = (asOf: Date) => ask({ query: 'Where does Alice work?', mode, context_only: true, ...KEYWORDS, ...then(asOf) }).expect(200);
 
       // The graph has documents now, none yet then: not an empty graph (issue 40.5).
       const before = await at(story.before);
-      expect(before.body.metadata.no_answer_reason).toBe('empty_at_as_of');
+      expect(before.body.metadata.no_answer_reason).toBe('empty_at_known_at');
 
       const atAcme = await at(story.atAcme);
       expect(relationsOf(atAcme.body)).toEqual(['Alice->Acme']);
@@ -68,16 +71,16 @@ describe('POST /v1/query: as_of', () => {
       expect(relationsOf(atGlobex.body)).toContain('Alice->Globex');
       expect(relationsOf(atGlobex.body)).not.toContain('Alice->Acme');
     }
-    const logged = await ask({ query: 'Where does Alice work?', context_only: true, ...KEYWORDS, as_of: story.atAcme.toISOString() }).expect(200);
+    const logged = await ask({ query: 'Where does Alice work?', context_only: true, ...KEYWORDS, ...then(story.atAcme) }).expect(200);
     const log = await t.app.get(RequestLogsRepository).byRequestId(a.tenant.id, logged.headers['x-request-id']);
-    expect((log.steps as { as_of?: string }).as_of).toBe(story.atAcme.toISOString());
+    expect(log.steps).toMatchObject({ as_of: story.atAcme.toISOString(), known_at: story.atAcme.toISOString() });
   });
 
-  it('sees only chunks ingested by the instant in naive mode, and answers a dashboard question from them', async () => {
-    const naive = await ask({ query: 'Alice Globex Acme', mode: 'naive', context_only: true, as_of: story.atAcme.toISOString() }).expect(200);
+  it('sees only chunks recorded by known_at in naive mode, and answers a dashboard question from them', async () => {
+    const naive = await ask({ query: 'Alice Globex Acme', mode: 'naive', context_only: true, ...then(story.atAcme) }).expect(200);
     expect(naive.body.context.chunks.map((c: { document_name: string }) => c.document_name)).toEqual(['acme.txt']);
 
-    const answered = await ask({ query: 'Where does Alice work?', as_of: story.atAcme.toISOString() }, a.member.token).expect(200);
+    const answered = await ask({ query: 'Where does Alice work?', ...then(story.atAcme) }, a.member.token).expect(200);
     expect(answered.body.answer).toContain('Acme');
     expect(answered.body.answer).not.toContain('Globex');
   });
@@ -133,17 +136,19 @@ describe('POST /v1/query: as_of with an LLM', () => {
         ? { text: '{"high_level":["employment"],"low_level":["Alice"]}' }
         : { text: '{"answer":"Alice works at Acme [1].","cited":["1"]}' },
     );
-    const response = await ask({ query: 'Where does Alice work?', ...KEYWORDS, as_of: story.atAcme.toISOString() }).expect(200);
+    const response = await ask({ query: 'Where does Alice work?', ...KEYWORDS, ...then(story.atAcme) }).expect(200);
     expect(response.body.answer).toBe('Alice works at Acme [1].');
     const [prompt] = answerPrompts();
-    expect(prompt).toContain(`as of ${story.atAcme.toISOString()}`);
+    expect(prompt).toContain(`about ${story.atAcme.toISOString()}`);
+    expect(prompt).toContain(`recorded by ${story.atAcme.toISOString()}`);
     expect(prompt).toContain('Acme');
     expect(prompt).not.toContain('Globex');
 
     double.reset();
     double.anthropic.reply({ text: '{"answer":"Globex.","cited":[]}' });
     await ask({ query: 'Where does Alice work?', ...KEYWORDS }).expect(200);
-    expect(answerPrompts()[0]).not.toContain('as of');
+    expect(answerPrompts()[0]).not.toContain('The question is about');
+    expect(answerPrompts()[0]).not.toContain('recorded by');
   });
 
   it('gives the instant to a streamed answer too', async () => {
@@ -152,10 +157,11 @@ describe('POST /v1/query: as_of with an LLM', () => {
         ? { text: '{"high_level":["employment"],"low_level":["Alice"]}' }
         : { text: 'Alice works at Acme [1].' },
     );
-    const response = await ask({ query: 'Where does Alice work?', ...KEYWORDS, stream: true, as_of: story.atAcme.toISOString() }).expect(200);
+    const response = await ask({ query: 'Where does Alice work?', ...KEYWORDS, stream: true, ...then(story.atAcme) }).expect(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     const [prompt] = answerPrompts();
-    expect(prompt).toContain(`as of ${story.atAcme.toISOString()}`);
+    expect(prompt).toContain(`about ${story.atAcme.toISOString()}`);
+    expect(prompt).toContain(`recorded by ${story.atAcme.toISOString()}`);
     expect(prompt).not.toContain('Globex');
   });
 });

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Card, Group, List, Modal, SegmentedControl, Stack, Switch, Table, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, List, Modal, SegmentedControl, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { call, loci } from '../api';
 import { ErrorNote } from '../ui';
@@ -28,7 +28,7 @@ const MODES = ['mix', 'hybrid', 'local', 'global', 'naive'];
 /** What to do when nothing answered, by `metadata.no_answer_reason` (the answer itself is one fixed sentence). */
 const NO_ANSWER_HINTS: Record<string, string> = {
   empty_graph: 'Nothing uploaded yet: upload a document, then ask again.',
-  empty_at_as_of: 'Nothing was known yet at that instant.',
+  empty_at_known_at: 'Nothing had been recorded yet by that instant.',
   no_relevant_context: 'Nothing in your documents matches this question: ask in other words, or upload what it is about.',
 };
 
@@ -37,6 +37,9 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
   const [query, setQuery] = useState('');
   const [mode, setMode] = useState('mix');
   const [contextOnly, setContextOnly] = useState(false);
+  // Local date-times from the inputs ('' = not asked): as_of is valid time, known_at record time.
+  const [asOf, setAsOf] = useState('');
+  const [knownAt, setKnownAt] = useState('');
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -47,7 +50,11 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      setAnswer(await call(loci.POST('/v1/query', { body: { query, mode: mode as 'mix', include_sources: true, context_only: contextOnly } })));
+      const instants = {
+        ...(asOf ? { as_of: new Date(asOf).toISOString() } : {}),
+        ...(knownAt ? { known_at: new Date(knownAt).toISOString() } : {}),
+      };
+      setAnswer(await call(loci.POST('/v1/query', { body: { query, mode: mode as 'mix', include_sources: true, context_only: contextOnly, ...instants } })));
     } catch (err) {
       setError(err);
       setAnswer(null);
@@ -71,6 +78,22 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
               <SegmentedControl aria-labelledby="mode-label" data={MODES} value={mode} onChange={setMode} />
             </div>
             <Switch label="Context only (what retrieval found, no written answer)" checked={contextOnly} onChange={(e) => setContextOnly(e.currentTarget.checked)} />
+          </Group>
+          <Group>
+            <TextInput
+              type="datetime-local"
+              label="As of"
+              description="What was true at this instant, by all Loci knows now"
+              value={asOf}
+              onChange={(e) => setAsOf(e.currentTarget.value)}
+            />
+            <TextInput
+              type="datetime-local"
+              label="Known at"
+              description="Only what had been recorded by this instant"
+              value={knownAt}
+              onChange={(e) => setKnownAt(e.currentTarget.value)}
+            />
           </Group>
           <Group>
             <Button type="submit" loading={busy}>

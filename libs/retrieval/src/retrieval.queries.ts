@@ -12,8 +12,9 @@ export type { Scope } from './visibility.sql';
  * - entities / edges: at least one entity_documents / edge_documents row names a processed
  *   document (a failed or half-ingested document's rows stay invisible until it is processed);
  * - edges: live only (`expired_at IS NULL`); ended facts (invalid_at set) are live history.
- * - at an instant (Scope.asOf): the facts true then as recorded then (liveEdge), and only the
- *   entities and chunks that existed then (recordedBy).
+ * - at a valid instant (Scope.asOf): the facts true then by all Loci knows now (liveEdge); at a
+ *   record instant (Scope.knownAt): the facts live in the record then, and only the entities
+ *   and chunks recorded by then (recordedBy).
  *
  * Vector searches are one statement each: `ORDER BY col <=> $vec LIMIT k` inside a
  * MATERIALIZED CTE, so the HNSW index yields rows in distance order and the filters run on

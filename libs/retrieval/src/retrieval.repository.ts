@@ -52,10 +52,10 @@ export class RetrievalRepository {
   }
 
   /** Entities nearest to `vector` by their name + description vector. */
-  /** The descriptions of the facts about `entityIds` that were superseded or ended by `at`, newest first, at most `limit`. */
-  async endedFactDescriptions(scope: Scope, entityIds: number[], at: Date, limit: number): Promise<Array<string | null>> {
+  /** The descriptions of the facts about `entityIds` superseded or ended by the scope's instant (now without one), newest first, at most `limit`. */
+  async endedFactDescriptions(scope: Scope, entityIds: number[], limit: number): Promise<Array<string | null>> {
     if (entityIds.length === 0 || limit <= 0) return [];
-    const rows = await queryRows<{ description: string | null }>(this.database.db, historyAroundSql(scope, entityIds, at, limit));
+    const rows = await queryRows<{ description: string | null }>(this.database.db, historyAroundSql(scope, entityIds, limit));
     return rows.map((row) => row.description);
   }
 

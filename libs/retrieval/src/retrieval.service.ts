@@ -90,9 +90,9 @@ export class RetrievalService {
     this.repository = new RetrievalRepository(database, { bm25PostingsPerTerm: settings?.query.bm25PostingsPerTerm });
   }
 
-  /** True when at least one processed document of the graph has a chunk (something to search), at `asOf` if given. */
-  graphHasContent(tenantId: string, graphId: number, asOf?: Date): Promise<boolean> {
-    return this.repository.graphHasContent({ tenantId, graphId, ...(asOf ? { asOf } : {}) });
+  /** True when at least one processed document of the graph has a chunk (something to search), recorded by `knownAt` if given. */
+  graphHasContent(tenantId: string, graphId: number, knownAt?: Date): Promise<boolean> {
+    return this.repository.graphHasContent({ tenantId, graphId, ...(knownAt ? { knownAt } : {}) });
   }
 
   /**
@@ -102,7 +102,7 @@ export class RetrievalService {
   async withoutEndedFacts(tenantId: string, graphId: number, context: RetrievedContext, sources: CitableSource[]): Promise<CitableSource[]> {
     const ids = [...new Set([...context.entities.map((e) => e.id), ...context.relations.flatMap((r) => [r.sourceId, r.targetId])])];
     const now = new Date();
-    const ended = await this.repository.endedFactDescriptions({ tenantId, graphId }, ids, now, ENDED_FACTS_READ);
+    const ended = await this.repository.endedFactDescriptions({ tenantId, graphId }, ids, ENDED_FACTS_READ);
     // The context's own ended facts (returned with their dates) are not true now either.
     const endedInContext = (r: RetrievedContext['relations'][number]) => r.invalidAt !== null && r.invalidAt <= now;
     const live = context.relations.filter((r) => !endedInContext(r)).map((r) => r.description);
@@ -117,6 +117,7 @@ export class RetrievalService {
       graphId: request.graphId,
       embeddingModel: request.embeddingModel,
       ...(request.asOf ? { asOf: request.asOf } : {}),
+      ...(request.knownAt ? { knownAt: request.knownAt } : {}),
       ...(request.vectorTier ? { vectorTier: request.vectorTier } : {}),
     };
     const topK = checkTopK(request.topK ?? DEFAULT_TOP_K);

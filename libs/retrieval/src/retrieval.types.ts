@@ -54,8 +54,10 @@ export interface RetrievalRequest {
   keep?: { entities?: number; chunks?: number; totalTokens?: number };
   /** How much each channel's ranking counts when the chunk lists are fused. */
   weights?: Partial<ChannelWeights>;
-  /** The instant the question looks at (`as_of`): what was true then, as recorded then. Unset: now. */
+  /** Valid time (`as_of`): what was true at this instant, by everything known now. Unset: now. */
   asOf?: Date;
+  /** Record time (`known_at`): only what had been recorded by this instant. Unset: everything recorded. */
+  knownAt?: Date;
 }
 
 /**

@@ -599,7 +599,7 @@ export interface paths {
         put?: never;
         /**
          * Ask a user's memory (gb query)
-         * @description Answers a question from one of a user's datasets with the evidence used (entities, facts, passages), per the gb contract; `as_of` for what was known at an instant, `include_history` for ended and superseded facts, `geo_nearby` when geo is on.
+         * @description Answers a question from one of a user's datasets with the evidence used (entities, facts, passages), per the gb contract; `as_of` for what was true at an instant (by all that is known now), `known_at` for what had been remembered by an instant, `include_history` for ended and superseded facts, `geo_nearby` when geo is on.
          */
         post: operations["GbQueryController_query"];
         delete?: never;
@@ -1286,6 +1286,8 @@ export interface components {
             models?: unknown;
             /** Format: date-time */
             as_of?: string;
+            /** Format: date-time */
+            known_at?: string;
             include_history?: boolean;
             geo_nearby?: boolean;
             geo_radius_km?: number;
@@ -1651,10 +1653,18 @@ export interface components {
             context_only?: boolean;
             /** @default false */
             stream?: boolean;
+            /** @description Entities (and as many relations) kept, and rows per search; 1-200. Default: 20 rows per search, the token budgets cut. */
+            top_k?: number | null;
+            /** @description Chunks kept, best first; 1-200. Default: as many as the budget holds. */
+            chunk_top_k?: number | null;
+            /** @description Tokens of the whole context (entities, relations and chunks as rendered for a model). Default: 11,000 (2,000 + 3,000 + 6,000). */
+            max_total_tokens?: number | null;
             hl_keywords?: string[] | null;
             ll_keywords?: string[] | null;
             /** Format: date-time */
             as_of?: string | null;
+            /** Format: date-time */
+            known_at?: string | null;
         };
         TenantSettingsRequest: {
             /**

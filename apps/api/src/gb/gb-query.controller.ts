@@ -85,7 +85,7 @@ export class GbQueryController {
   @ApiOperation({
     summary: "Ask a user's memory (gb query)",
     description:
-      "Answers a question from one of a user's datasets with the evidence used (entities, facts, passages), per the gb contract; `as_of` for what was known at an instant, `include_history` for ended and superseded facts, `geo_nearby` when geo is on.",
+      "Answers a question from one of a user's datasets with the evidence used (entities, facts, passages), per the gb contract; `as_of` for what was true at an instant (by all that is known now), `known_at` for what had been remembered by an instant, `include_history` for ended and superseded facts, `geo_nearby` when geo is on.",
   })
   @ApiErrors({ 502: 'The model call failed or its output was unusable; or the question could not be embedded or searched.', ...LIMIT_ERRORS, 503: 'No model is configured for the answer, or the store or limits cannot be checked; Retry-After.' })
   @HttpCode(200)
@@ -117,6 +117,7 @@ export class GbQueryController {
           reasoning: body.reasoning,
           models: body.models,
           asOf: body.as_of,
+          knownAt: body.known_at,
           includeHistory: body.include_history,
           geo,
         },
@@ -147,6 +148,7 @@ export class GbQueryController {
           user_id: body.user_id,
           dataset: body.dataset,
           ...(body.as_of ? { as_of: body.as_of.toISOString() } : {}),
+          ...(body.known_at ? { known_at: body.known_at.toISOString() } : {}),
           ...(body.include_history ? { include_history: true } : {}),
           model: result?.model ?? null,
           steps,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_GEO_RADIUS_KM } from '@loci/geo';
 import { freeText, named, QUESTION_MAX_CHARS } from '@loci/http';
-import { asOfField, datasetField, includeHistoryField, modelsField, QUERY_STAGES, reasoningField, sessionIdField, userIdField } from './gb-request';
+import { asOfField, datasetField, includeHistoryField, knownAtField, modelsField, QUERY_STAGES, reasoningField, sessionIdField, userIdField } from './gb-request';
 
 /**
  * The body of POST /v1/gb/query. Whether geo is on is the server's to say (`nearbySearchOf`,
@@ -19,6 +19,7 @@ export const gbQueryBody = z
     reasoning: reasoningField(QUERY_STAGES, 'query'),
     models: modelsField(QUERY_STAGES),
     as_of: asOfField,
+    known_at: knownAtField,
     include_history: includeHistoryField,
     geo_nearby: z.boolean({ error: 'geo_nearby must be a boolean' }).optional(),
     geo_radius_km: z

@@ -98,14 +98,18 @@ export function modelsField(stages: readonly string[]) {
   return perStageField<string>('models', stages, null, parseModel);
 }
 
-/**
- * `as_of` of query: the instant the question is asked at, an ISO-8601 date-time with a zone
- * (`Z` or an offset); a date alone or a local time names no instant.
- */
-export const asOfField = z.iso
-  .datetime({ offset: true, error: 'as_of must be an ISO-8601 date-time with a time zone, e.g. 2024-06-01T00:00:00Z' })
-  .transform((value) => new Date(value))
-  .optional();
+/** An instant of query: an ISO-8601 date-time with a zone (`Z` or an offset); a date alone or a local time names no instant. */
+const instantField = (name: string) =>
+  z.iso
+    .datetime({ offset: true, error: `${name} must be an ISO-8601 date-time with a time zone, e.g. 2024-06-01T00:00:00Z` })
+    .transform((value) => new Date(value))
+    .optional();
+
+/** `as_of` of query (valid time): the instant the question is about, by everything known now. */
+export const asOfField = instantField('as_of');
+
+/** `known_at` of query (record time): only what had been remembered by this instant is read. */
+export const knownAtField = instantField('known_at');
 
 /** `include_history` of query: adds the ended and superseded facts around the seeds, marked. */
 export const includeHistoryField = z.boolean({ error: 'include_history must be a boolean' }).optional();

@@ -38,6 +38,12 @@ const userId = bounded('user_id', USER_ID_MAX_CHARS).describe('Whose memory: you
 const dataset = bounded('dataset', DATASET_MAX_CHARS).optional().describe('The user\'s dataset (one graph each); default "main".');
 /** An ISO-8601 instant is some thirty characters; the route checks its form. */
 const INSTANT_MAX_CHARS = 64;
+const asOf = bounded('as_of', INSTANT_MAX_CHARS)
+  .optional()
+  .describe('ISO-8601 instant with a zone: what was true then, by everything known now (e.g. "Where did Alice work in 2022?").');
+const knownAt = bounded('known_at', INSTANT_MAX_CHARS)
+  .optional()
+  .describe('ISO-8601 instant with a zone: read only what had been recorded by then (what Loci knew at that time).');
 
 /**
  * The SDK's bound on one call's arguments, counted as array elements and object members before
@@ -124,7 +130,13 @@ export function mcpServerFor(principal: AgentPrincipal, requestId: string, modul
       title: 'Query memory',
       description:
         "Answers a question from a user's memory (POST /v1/gb/query), with the evidence it used: entities, facts (with their times) and passages.",
-      inputSchema: { user_id: userId, query: bounded('query', QUESTION_MAX_CHARS).describe('The question.'), dataset },
+      inputSchema: {
+        user_id: userId,
+        query: bounded('query', QUESTION_MAX_CHARS).describe('The question.'),
+        dataset,
+        as_of: asOf,
+        known_at: knownAt,
+      },
       annotations: { readOnlyHint: true },
     },
     (args) => run('query', 'read', args, (call) => handler(GbQueryController).query(principal, parse(gbQueryBody, args), call)),
@@ -142,6 +154,8 @@ export function mcpServerFor(principal: AgentPrincipal, requestId: string, modul
         mode: z.enum(QUERY_MODES).optional().describe('Retrieval mode; "mix" (default) combines graph and vector search.'),
         hl_keywords: keywords('hl_keywords').describe('High-level keywords; with ll_keywords the graph is searched by them.'),
         ll_keywords: keywords('ll_keywords').describe('Low-level keywords (names, specific terms).'),
+        as_of: asOf,
+        known_at: knownAt,
         top_k: z.number().int().min(1).max(TOP_K_MAX).optional().describe('Entities (and as many facts) to keep; default: as the budget holds.'),
         chunk_top_k: z.number().int().min(1).max(TOP_K_MAX).optional().describe('Passages to keep, best first.'),
         max_total_tokens: z

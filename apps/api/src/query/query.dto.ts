@@ -23,6 +23,14 @@ const keywordList = z
 
 export const QUERY_MODES = ['mix', 'local', 'global', 'naive', 'hybrid'] as const;
 
+/** An optional instant, refused in FastAPI's words unless it names its zone. */
+const instant = () =>
+  z.iso
+    .datetime({ offset: true, error: fieldError('a valid datetime with a time zone, e.g. 2024-06-01T00:00:00Z') })
+    .transform((value) => new Date(value))
+    .nullable()
+    .optional();
+
 /** Bounds of LightRAG's QueryParam names: rows per search stay a top-k search; a context fits any model's window. */
 export const TOP_K_MAX = 200;
 export const MAX_TOTAL_TOKENS_MIN = 100;
@@ -66,12 +74,10 @@ export const queryBody = z
       ),
       hl_keywords: keywordList,
       ll_keywords: keywordList,
-      // Loci's own addition: the instant the question is asked at (see README, "as_of").
-      as_of: z.iso
-        .datetime({ offset: true, error: fieldError('a valid datetime with a time zone, e.g. 2024-06-01T00:00:00Z') })
-        .transform((value) => new Date(value))
-        .nullable()
-        .optional(),
+      // Loci's own additions (README, "as_of and known_at"): valid time, what was true at the
+      // instant by everything known now; record time, only what had been recorded by then.
+      as_of: instant(),
+      known_at: instant(),
     },
     { error: () => 'Input should be a valid dictionary or object to extract fields from' },
   )

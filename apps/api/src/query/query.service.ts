@@ -26,9 +26,9 @@ export const NO_LLM_MODEL = 'context-mode-no-llm';
 /**
  * Why no model answered (`metadata.no_answer_reason`): nothing was ever uploaded
  * (`empty_graph`), nothing was known yet at the question's `as_of` though the graph has
- * content now (`empty_at_as_of`), or nothing found was close enough to the question.
+ * content now (`empty_at_known_at`: none recorded yet by the question's `known_at`), or nothing found was close enough to the question.
  */
-export type NoAnswerReason = 'empty_graph' | 'empty_at_as_of' | 'no_relevant_context';
+export type NoAnswerReason = 'empty_graph' | 'empty_at_known_at' | 'no_relevant_context';
 
 const EXCERPT_CHARS = 300;
 
@@ -111,7 +111,8 @@ export class QueryService {
     // which saves a statement on every question of a graph that has content.
     const checkFirst = askedModel || this.gateway.router.choose('embed').provider !== 'local';
     const asOf = body.as_of ?? undefined;
-    const hasContent = () => timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graphId, asOf));
+    const knownAt = body.known_at ?? undefined;
+    const hasContent = () => timed('check_graph', () => this.retrieval.graphHasContent(tenantId, graphId, knownAt));
     // A graph's tier changes when a bulk load begins, on whichever instance it was asked, so it
     // is read for every question (one primary-key read, beside the others; the id is kept).
     const [ctx, emptyGraph, vectorTier] = await Promise.all([
@@ -127,7 +128,7 @@ export class QueryService {
 
     // Empty at the question's instant: whether anything was ever uploaded tells the two reasons apart.
     const emptyReason = async (): Promise<NoAnswerReason> =>
-      asOf && (await this.retrieval.graphHasContent(tenantId, graphId)) ? 'empty_at_as_of' : 'empty_graph';
+      knownAt && (await this.retrieval.graphHasContent(tenantId, graphId)) ? 'empty_at_known_at' : 'empty_graph';
     const noAnswer = async (reason: NoAnswerReason): Promise<QueryResponse> => ({
       answer: noAnswerSentence(language, await this.tenantLanguage(principal)),
       sources: [],
@@ -154,6 +155,7 @@ export class QueryService {
           highLevelKeywords: keywords.high_level,
           weights: this.channelWeights(),
           asOf,
+          knownAt,
           ...(body.top_k != null ? { topK: body.top_k } : {}),
           keep: { entities: body.top_k ?? undefined, chunks: body.chunk_top_k ?? undefined, totalTokens: body.max_total_tokens ?? undefined },
           ...embedded.vectors,
@@ -193,6 +195,7 @@ export class QueryService {
         mode_asked: body.mode,
         mode_used: mode,
         ...(asOf ? { as_of: asOf.toISOString() } : {}),
+        ...(knownAt ? { known_at: knownAt.toISOString() } : {}),
         model: response.metadata.model,
         no_answer_reason: response.metadata.no_answer_reason,
         tokens_in: response.metadata.tokens_in,
@@ -266,11 +269,11 @@ export class QueryService {
     const graph = graphBlock(context);
     if (graph) sources.push({ id: 'kg', text: graph });
     // A question about the present is answered from what is true now; one at an instant keeps everything.
-    if (!body.as_of) sources = await this.retrieval.withoutEndedFacts(tenantId, graphId, context, sources);
+    if (!body.as_of && !body.known_at) sources = await this.retrieval.withoutEndedFacts(tenantId, graphId, context, sources);
     // Streamed, the sources go first, before the answer says which it cites: all the passages
     // the model is given, each with the reference id its citations use.
     sink?.sources(body.include_sources ? passages.map((p) => sourceItem(p.chunk, p.referenceId)) : []);
-    const asOf = { asOf: body.as_of ?? undefined };
+    const asOf = { asOf: body.as_of ?? undefined, knownAt: body.known_at ?? undefined };
     const answer = sink
       ? await this.stages.answerStream(ctx, body.query, sources, (piece) => sink.text(piece), asOf)
       : await this.stages.answer(ctx, body.query, sources, asOf);

@@ -42,13 +42,14 @@ Write the answer as plain text, not JSON. After each statement, cite the sources
 - Use only what the sources say; if they do not answer the question, say so plainly.`;
 
 /**
- * The answer stage's message (streamed or not). Asked at an instant (`as_of`), the model is
- * given that instant as the time of the question, and the sources are what was known then.
+ * The answer stage's message (streamed or not). The instants the question names are stated:
+ * `as_of`, the time the question is about (treated as now), and `known_at`, the time the
+ * sources were recorded by.
  */
-export function answerUser(question: string, sources: { id: string; text: string }[], asOf?: Date): string {
+export function answerUser(question: string, sources: { id: string; text: string }[], asOf?: Date, knownAt?: Date): string {
   const rendered = sources.map((s) => `[source ${s.id}]\n${s.text}`).join('\n\n');
-  const instant = asOf
-    ? `The question is asked as of ${asOf.toISOString()}: answer as things stood at that instant (treat it as now); the sources are what was known then.\n\n`
-    : '';
+  const about = asOf ? `The question is about ${asOf.toISOString()}: answer as things stood at that instant (treat it as now), from all the sources know.\n` : '';
+  const known = knownAt ? `The sources are what had been recorded by ${knownAt.toISOString()}: answer from that knowledge only.\n` : '';
+  const instant = about || known ? `${about}${known}\n` : '';
   return `${instant}<sources>\n${rendered}\n</sources>\n\nQuestion: ${question}`;
 }

@@ -165,7 +165,7 @@ export class StageRunner {
     ctx: CallContext,
     question: string,
     sources: CitableSource[],
-    options: StageOptions & { stage?: 'answer' | 'query'; asOf?: Date } = {},
+    options: StageOptions & { stage?: 'answer' | 'query'; asOf?: Date; knownAt?: Date } = {},
   ): Promise<Answer> {
     const stage = options.stage ?? 'answer';
     const choice = this.gateway.router.choose(stage, options.model);
@@ -204,7 +204,7 @@ export class StageRunner {
       stage,
       {
         system: ANSWER_SYSTEM,
-        messages: [{ role: 'user', content: answerUser(question, sources, options.asOf) }],
+        messages: [{ role: 'user', content: answerUser(question, sources, options.asOf, options.knownAt) }],
         maxOutputTokens: MAX_OUTPUT_TOKENS[stage],
         reasoning: options.reasoning,
         model: options.model,
@@ -224,7 +224,7 @@ export class StageRunner {
     question: string,
     sources: CitableSource[],
     onText: TextSink,
-    options: StageOptions & { stage?: 'answer' | 'query'; asOf?: Date } = {},
+    options: StageOptions & { stage?: 'answer' | 'query'; asOf?: Date; knownAt?: Date } = {},
   ): Promise<Answer> {
     const stage = options.stage ?? 'answer';
     const choice = this.gateway.router.choose(stage, options.model);
@@ -238,7 +238,7 @@ export class StageRunner {
       stage,
       {
         system: ANSWER_STREAM_SYSTEM,
-        messages: [{ role: 'user', content: answerUser(question, sources, options.asOf) }],
+        messages: [{ role: 'user', content: answerUser(question, sources, options.asOf, options.knownAt) }],
         maxOutputTokens: MAX_OUTPUT_TOKENS[stage],
         reasoning: options.reasoning,
         model: options.model,

@@ -88,6 +88,7 @@ export const GB_QUERY_SYSTEM = [
 /** What the question asks beyond the contract's request: an instant, and history. */
 export interface GbQueryFraming {
   asOf?: Date;
+  knownAt?: Date;
   includeHistory?: boolean;
 }
 
@@ -95,12 +96,15 @@ export interface GbQueryFraming {
  * The system prompt: the contract's (GB_QUERY_SYSTEM) unless the question is asked at an
  * instant (<current_time> then holds that instant) or with history (edges marked history=...).
  */
-export function gbQuerySystem({ asOf, includeHistory }: GbQueryFraming = {}): string {
-  if (!asOf && !includeHistory) return GB_QUERY_SYSTEM;
+export function gbQuerySystem({ asOf, knownAt, includeHistory }: GbQueryFraming = {}): string {
+  if (!asOf && !knownAt && !includeHistory) return GB_QUERY_SYSTEM;
   return GB_QUERY_SYSTEM.split('\n')
     .flatMap((line) => {
-      if (asOf && line.startsWith('- <current_time>')) {
-        return ['- <current_time> is the instant the question is asked at: answer as things stood then, from what was known then.'];
+      if ((asOf || knownAt) && line.startsWith('- <current_time>')) {
+        return [
+          asOf ? '- <current_time> is the instant the question is about: answer as things stood then (treat it as now).' : line,
+          ...(knownAt ? ['- <known_at> is the instant the memory is read as of: the context holds only what had been recorded by then.'] : []),
+        ];
       }
       if (includeHistory && line.startsWith('- An edge without invalid_at')) {
         return [
@@ -113,8 +117,9 @@ export function gbQuerySystem({ asOf, includeHistory }: GbQueryFraming = {}): st
     .join('\n');
 }
 
-export function gbQueryUser(question: string, context: GbContext, now: Date): string {
-  return `<current_time>${renderGbTime(now)}</current_time>\n\n${renderGbContext(context)}\n\n<question>${question}</question>`;
+export function gbQueryUser(question: string, context: GbContext, now: Date, knownAt?: Date): string {
+  const known = knownAt ? `\n<known_at>${renderGbTime(knownAt)}</known_at>` : '';
+  return `<current_time>${renderGbTime(now)}</current_time>${known}\n\n${renderGbContext(context)}\n\n<question>${question}</question>`;
 }
 
 /**

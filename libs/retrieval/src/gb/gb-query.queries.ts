@@ -7,8 +7,8 @@ import { bigintArray, chunkVisible, edgeVisible, entityVisible, liveEdge, pastEd
  * `tenant_id` and the dataset's `graph_id`, and reads only rows a `processed` document (gb:
  * artifact) supports. Edges are live only (`expired_at IS NULL`) in every statement, so a
  * superseded fact is never retrieved and the cap of the expansion counts live facts only;
- * only include_history reads the others (historyAroundSql). At an instant (Scope.asOf), live
- * means true then as recorded then (liveEdge).
+ * only include_history reads the others (historyAroundSql). At an instant (Scope.asOf: valid
+ * time; Scope.knownAt: record time), live means what liveEdge says.
  */
 
 const entityColumns = sql.raw(`e.id, e.name, e.type, e.description, e.updated_at`);
@@ -44,8 +44,8 @@ export function keywordSeedsSql(scope: Scope, k: KeywordScoring): SQL {
           sql`, `,
         )}) AS v(term)`;
   const padded = ` ${k.normalizedQuestion} `;
-  // At an instant, the visibility check reads created_at (recordedBy) off the scored rows.
-  const recorded = scope.asOf ? sql`, e.created_at` : sql``;
+  // At a record instant, the visibility check reads created_at (recordedBy) off the scored rows.
+  const recorded = scope.knownAt ? sql`, e.created_at` : sql``;
   return sql`WITH terms AS (${terms}),
     scored AS (
       SELECT ${entityColumns}${recorded},
@@ -91,13 +91,13 @@ export function edgesAroundSql(scope: Scope, seedIds: number[], limit: number): 
 }
 
 /**
- * include_history: the visible edges touching the seeds that were history at `at` (ended or
- * superseded by then: pastEdge), newest first, capped like the one hop.
+ * include_history: the visible edges touching the seeds that were history at the scope's
+ * instant (ended or superseded by then: pastEdge), newest first, capped like the one hop.
  */
-export function historyAroundSql(scope: Scope, seedIds: number[], at: Date, limit: number): SQL {
+export function historyAroundSql(scope: Scope, seedIds: number[], limit: number): SQL {
   return sql`SELECT ${edgeColumns} FROM edges x
     ${edgeEndpointJoins(scope)}
-    WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND ${pastEdge(at, 'x')}
+    WHERE x.tenant_id = ${scope.tenantId} AND x.graph_id = ${scope.graphId} AND ${pastEdge(scope, 'x')}
       AND (x.source_id = ANY(${bigintArray(seedIds)}) OR x.target_id = ANY(${bigintArray(seedIds)}))
       AND ${edgeVisible(scope, 'x')}
     ORDER BY x.created_at DESC, x.id DESC

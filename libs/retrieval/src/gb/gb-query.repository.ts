@@ -124,9 +124,10 @@ export class GbQueryRepository {
     return (await queryRows<Raw>(this.database.db, edgesAroundSql(scope, seedIds, limit))).map(toEdge);
   }
 
-  async historyAround(scope: Scope, seedIds: number[], at: Date, limit: number): Promise<GbEdge[]> {
+  /** The edges touching the seeds that were history at the scope's instant (now without one). */
+  async historyAround(scope: Scope, seedIds: number[], limit: number): Promise<GbEdge[]> {
     if (seedIds.length === 0 || limit <= 0) return [];
-    return (await queryRows<Raw>(this.database.db, historyAroundSql(scope, seedIds, at, limit))).map(toEdge);
+    return (await queryRows<Raw>(this.database.db, historyAroundSql(scope, seedIds, limit))).map(toEdge);
   }
 
   async liveEdgesByIds(scope: Scope, ids: number[]): Promise<GbEdge[]> {

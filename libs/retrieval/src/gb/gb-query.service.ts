@@ -32,8 +32,10 @@ export interface GbQueryInput {
   models?: Partial<Record<GbQueryStage, string>>;
   /** The nearby search (server with geo on, asked for by geo_nearby / geo_radius_km). */
   geo?: { radiusKm: number };
-  /** `as_of`: retrieval sees what was true at this instant, as recorded then; the prompt gets it as the time. */
+  /** `as_of` (valid time): retrieval sees what was true at this instant, by all Loci knows now; the prompt gets it as the time. */
   asOf?: Date;
+  /** `known_at` (record time): retrieval sees only what Loci had recorded by this instant. */
+  knownAt?: Date;
   /** `include_history`: the ended and superseded facts around the seeds join the context, marked. */
   includeHistory?: boolean;
 }
@@ -108,7 +110,13 @@ export class GbQueryService {
     this.checkModels(input.models);
     const graph = await this.graphs.findGbGraph(tenantId, input.userId, input.dataset);
     if (!graph) throw new NotFoundError(`dataset "${input.dataset}" does not exist for user_id "${input.userId}"`);
-    const scope: Scope = { tenantId, graphId: graph.id, vectorTier: vectorTierOf(graph), ...(input.asOf ? { asOf: input.asOf } : {}) };
+    const scope: Scope = {
+      tenantId,
+      graphId: graph.id,
+      vectorTier: vectorTierOf(graph),
+      ...(input.asOf ? { asOf: input.asOf } : {}),
+      ...(input.knownAt ? { knownAt: input.knownAt } : {}),
+    };
     const ctx = await this.ownKeys.callContext(tenantId, requestId, 'query');
     const timed = async <T>(name: GbQueryStep['name'], work: () => Promise<T>, counts: (value: T) => GbQueryStep['counts']) => {
       const started = performance.now();
@@ -266,10 +274,10 @@ export class GbQueryService {
       for (const entity of await this.repository.recentEntities(scope, s.fallbackSeeds)) seeds.set(entity.id, entity);
     }
     // History (include_history) is read beside the one hop, with the same cap of its own.
-    const at = scope.asOf ?? new Date();
+    const at = scope.asOf ?? scope.knownAt ?? new Date();
     const [around, history] = await Promise.all([
       this.repository.edgesAround(scope, [...seeds.keys()], s.maxExpandedEdges),
-      includeHistory ? this.repository.historyAround(scope, [...seeds.keys()], at, s.maxExpandedEdges) : [],
+      includeHistory ? this.repository.historyAround(scope, [...seeds.keys()], s.maxExpandedEdges) : [],
     ]);
     const edges = new Map<number, GbEdge>(around.map((edge) => [edge.id, edge]));
     for (const fact of facts) if (!edges.has(fact.id)) edges.set(fact.id, fact); // even over the cap
@@ -281,7 +289,7 @@ export class GbQueryService {
     for (const entity of await this.repository.entitiesByIds(scope, missing)) entities.set(entity.id, entity);
     // An edge is given with both of its entities; one whose endpoint is not visible is left out.
     const kept = [...edges.values()].filter((edge) => entities.has(edge.sourceId) && entities.has(edge.targetId));
-    return { entities: [...entities.values()].map((e) => asKnownAt(e, scope.asOf)), edges: kept, seeds: seeds.size, seedIds: [...seeds.keys()], fallback };
+    return { entities: [...entities.values()].map((e) => asKnownAt(e, scope.knownAt)), edges: kept, seeds: seeds.size, seedIds: [...seeds.keys()], fallback };
   }
 
   /** The chunks BM25 ranks best for the question (none when the channel is off, LOCI_GB_LEXICAL_CHUNKS=0). */
@@ -324,7 +332,7 @@ export class GbQueryService {
     if (choice.provider === 'local') {
       let sources = localSources(context, input.asOf);
       // A question about the present is answered from what is true now (an instant or history asked for keep everything).
-      if (!input.asOf && !input.includeHistory) sources = await this.withoutEndedFacts(scope, context, sources);
+      if (!input.asOf && !input.knownAt && !input.includeHistory) sources = await this.withoutEndedFacts(scope, context, sources);
       const answered = await this.stages.answer(ctx, input.question, sources, { stage: 'query', model });
       const cited = { entities: [] as number[], edges: [] as number[], passages: [] as number[] };
       for (const id of answered.cited) {
@@ -339,8 +347,8 @@ export class GbQueryService {
       ctx,
       'query',
       {
-        system: gbQuerySystem({ asOf: input.asOf, includeHistory: input.includeHistory }),
-        messages: [{ role: 'user', content: gbQueryUser(input.question, context, input.asOf ?? new Date()) }],
+        system: gbQuerySystem({ asOf: input.asOf, knownAt: input.knownAt, includeHistory: input.includeHistory }),
+        messages: [{ role: 'user', content: gbQueryUser(input.question, context, input.asOf ?? new Date(), input.knownAt) }],
         maxOutputTokens: this.settings.maxOutputTokens,
         reasoning: input.reasoning?.query ?? 'none',
         model,
@@ -360,7 +368,7 @@ export class GbQueryService {
    */
   private async withoutEndedFacts(scope: Scope, context: GbContext, sources: CitableSource[]): Promise<CitableSource[]> {
     const ids = [...new Set([...context.entities.map((e) => e.id), ...context.edges.flatMap((x) => [x.sourceId, x.targetId])])];
-    const ended = await this.repository.historyAround(scope, ids, new Date(), ENDED_FACTS_READ);
+    const ended = await this.repository.historyAround(scope, ids, ENDED_FACTS_READ);
     return withoutStaleStatements(sources, ended.map((x) => x.description), context.edges.map((x) => x.description));
   }
 
