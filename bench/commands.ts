@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
+import { Client } from 'pg';
 import { loadSettings } from '@loci/config';
 import { EDGES_PER_ENTITY_HIT } from '../libs/retrieval/src/retrieval.service';
 import { DEFAULT_TOP_K, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
@@ -13,6 +15,7 @@ import { statisticsLines } from './scenarios/graph-statistics';
 import { checkGb, gbCellLine, gbDoubleAnswer, GbCell, gbQuestionsOf, gbStepTimings, runGbCell } from './scenarios/gb-query';
 import { benchDocuments, IngestProvider, runIngestBench } from './scenarios/ingest';
 import { LimitsLayer, LimitsStoreKind, runLimitsBench } from './scenarios/limits';
+import { aloneTable, neighboursTable, runAloneOnly, runNeighboursBench, TARGETS } from './scenarios/neighbours';
 import { DOUBLE_MODEL, startModelDouble } from './scenarios/model-double';
 import { API_RSS_LIMIT_MB, runQueryBench } from './scenarios/query';
 import { runIngestedBench } from './scenarios/query-ingested';
@@ -366,4 +369,144 @@ export async function runQueryIngestedCommand(
   } finally {
     await api.stop();
   }
+}
+
+export interface NeighboursConfig extends CommonConfig {
+  quick: boolean;
+  mode: RetrievalMode;
+  phaseS: number;
+  bRate: number;
+  backlog: number;
+  aloneDocuments: number;
+  keepDatabase: boolean;
+  /** Only A alone (enterprise, no PATCH), on `apiMain`'s build when given. */
+  aloneOnly: boolean;
+  apiMain?: string;
+}
+
+/**
+ * `neighbours` (issue 34.5): a scratch database made on DATABASE_URL's server (dropped after),
+ * the API started on it with its in-process worker, PostgreSQL and Redis, the local providers;
+ * then bench/scenarios/neighbours.ts.
+ */
+export async function runNeighboursCommand(config: NeighboursConfig, out: Out): Promise<Report> {
+  const server = config.databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const scratch = `loci_bench_neighbours_${Date.now().toString(36)}`;
+  const scratchUrl = withDatabase(server, scratch);
+  const admin = new Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${scratch}"`);
+  await admin.end();
+  const chunking = loadSettings(Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('LOCI_')))).ingest;
+  const tokensPerChunk = chunking.chunkTokens - chunking.chunkOverlapTokens;
+  const bCorpus = benchDocuments({ documents: config.quick ? 8 : 20, documentChunks: 2, seed: 11 }, tokensPerChunk);
+  const aCorpus = benchDocuments({ documents: config.backlog, documentChunks: 1, seed: 12 }, tokensPerChunk);
+  const aAlone = benchDocuments({ documents: config.aloneDocuments, documentChunks: 1, seed: 13 }, tokensPerChunk);
+  const operator = { email: 'bench-operator@loci.invalid', password: randomBytes(18).toString('base64url') };
+  let api: ApiProcess | undefined;
+  const loadBefore = afterLoad();
+  try {
+    api = await startApi({
+      databaseUrl: scratchUrl,
+      redisUrl: config.redisUrl,
+      logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel,
+      poolMax: config.poolMax,
+      apiMain: config.apiMain,
+      extraEnv: {
+        LOCI_RUN_WORKER: 'true',
+        LOCI_MOVE_LOCAL_VECTORS: 'false',
+        LOCI_BOOTSTRAP_OPERATOR_EMAIL: operator.email,
+        LOCI_BOOTSTRAP_OPERATOR_PASSWORD: operator.password,
+      },
+    });
+    const machine = await describeMachine(scratchUrl);
+    out(
+      `bench neighbours${config.quick ? ' (quick)' : ''}${config.aloneOnly ? ` --alone-only on ${config.apiMain ?? 'this build'}: A's graph ${aCorpus.length} documents; ` : ': '}B asks ${config.bRate}/s (${config.mode}, context only) for ${config.phaseS} s a phase; ` +
+        `A's backlog ${aCorpus.length} documents, A alone ${aAlone.length} documents a pass`,
+    );
+    out(`machine: ${machine.cpus} cpus, ${machine.memory_mb} MB, load ${machine.load_average.join(' ')}, node ${machine.node}, pgvector ${machine.pgvector}`);
+    out(`API pid ${api.pid} at ${api.url} (log: ${api.logPath}), scratch database ${scratch}, Redis ${config.redisUrl ? 'yes' : 'no (in-process limits)'}`);
+    const benchOptions = {
+      url: api.url,
+      databaseUrl: scratchUrl,
+      operator,
+      mode: config.mode,
+      phaseS: config.phaseS,
+      bRate: config.bRate,
+      bCorpus,
+      aCorpus,
+      aAloneDocuments: aAlone,
+      aUploadConcurrency: 4,
+      aQueryConcurrency: 16,
+      pdf: config.quick ? { textPages: 10, readPages: 10, readLinesPerPage: 8_000 } : { textPages: 30, readPages: 20, readLinesPerPage: 20_000 },
+      drainCapS: config.quick ? 30 : 120,
+      docTimeoutS: 120,
+      log: out,
+    };
+    const settings = {
+      quick: config.quick,
+      mode: config.mode,
+      context_only: true,
+      phase_s: config.phaseS,
+      a_upload_concurrency: 4,
+      a_query_concurrency: 16,
+      a_alone_documents: aAlone.length,
+      pool_max: config.poolMax,
+      api: { process: `child: ${config.apiMain ? `node <npm start flags> ${config.apiMain}` : API_COMMAND}, in-process worker (LOCI_RUN_WORKER=true), local providers`, env: api.env },
+      database: `scratch ${scratch} on ${describeDatabase(server)}${config.keepDatabase ? ' (kept)' : ' (dropped)'}`,
+    };
+    if (config.aloneOnly) {
+      const alone = await runAloneOnly(benchOptions, 2);
+      out('');
+      for (const line of aloneTable(alone)) out(line);
+      const loadAfter = afterLoad();
+      out(`load average before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')}`);
+      return {
+        scenario: 'neighbours',
+        label: `alone-${config.apiMain ? 'other-build' : 'this-build'}`,
+        created_at: new Date().toISOString(),
+        machine: { ...machine, load_average: loadBefore, load_average_after: loadAfter },
+        settings: { ...settings, alone_only: true, api_main: config.apiMain ?? 'this checkout', a_graph_documents: aCorpus.length },
+        alone_table: aloneTable(alone),
+        ...alone,
+      };
+    }
+    const outcome = await runNeighboursBench(benchOptions);
+    out('');
+    for (const line of neighboursTable(outcome)) out(line);
+    out('');
+    for (const line of aloneTable(outcome)) out(line);
+    const loadAfter = afterLoad();
+    out(`load average before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')}`);
+    return {
+      scenario: 'neighbours',
+      label: config.quick ? 'quick' : `${config.backlog}backlog`,
+      created_at: new Date().toISOString(),
+      machine: { ...machine, load_average: loadBefore, load_average_after: loadAfter },
+      settings: {
+        ...settings,
+        b_rate_per_s: config.bRate,
+        b_corpus_documents: bCorpus.length,
+        a_backlog_documents: aCorpus.length,
+        targets: TARGETS,
+      },
+      table: neighboursTable(outcome),
+      alone_table: aloneTable(outcome),
+      ...outcome,
+    };
+  } finally {
+    await api?.stop();
+    if (!config.keepDatabase) {
+      const cleanup = new Client({ connectionString: server });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS "${scratch}" WITH (FORCE)`).catch(() => undefined);
+      await cleanup.end();
+    }
+  }
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
 }

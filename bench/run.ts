@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { defaultWorkerConcurrency } from '../libs/config/src/settings';
 import { RETRIEVAL_MODES, RetrievalMode } from '../libs/retrieval/src/retrieval.types';
 import { choiceList, integer, integerList, parse, UsageError } from './args';
@@ -10,6 +10,7 @@ import {
   runGbCommand,
   runIngestCommand,
   runLimitsCommand,
+  runNeighboursCommand,
   runQueryCommand,
   runQueryIngestedCommand,
   UsageFailure,
@@ -25,7 +26,7 @@ const QUERY_SCENARIOS: Record<string, QueryScenario[]> = {
   'query-floor': ['query-floor'],
   query: ['query-floor', 'query-context'],
 };
-const SCENARIOS = [...Object.keys(QUERY_SCENARIOS), 'query-ingested', 'gb-query', 'explain', 'limits', 'ingest'];
+const SCENARIOS = [...Object.keys(QUERY_SCENARIOS), 'query-ingested', 'gb-query', 'explain', 'limits', 'ingest', 'neighbours'];
 /** Scenarios that read the seeded database's questions file. */
 const SEEDED = [...Object.keys(QUERY_SCENARIOS), 'gb-query', 'explain'];
 
@@ -50,6 +51,12 @@ Scenarios:
                   (admit, reserve, settle, release), Redis and in-process; µs and round trips
   ingest          chunks per second through DocumentsService.submit + IngestWorker, local
                   provider and the LLM double with --model-delay per call
+  neighbours      noisy neighbours (issue 34.5): tenant B's question latency and one-document
+                  wait alone, then while tenant A has --backlog documents queued, uploads heavy
+                  PDFs, floods questions at concurrency 16; then A alone with its limits on and
+                  off. A scratch database on DATABASE_URL's server (default
+                  postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards; the API with
+                  its in-process worker and local providers. --quick: a short smoke run
 
 Needs DATABASE_URL (query, query-context/-floor, gb-query, explain: the seeded database; ingest,
 query-ingested: any database, migrated on the way;
@@ -79,6 +86,17 @@ Options:
   --bulk               ingest: each cell as usual and then in bulk mode (issue 16.3), side by side
   --then-analyze       query-ingested: then ANALYZE the graph tables by hand and run the plans
                        and the cells again (what the statistics Loci left cost)
+  --quick              neighbours: a short smoke run (backlog 100, 8 s phases)
+  --phase <s>          neighbours: seconds B is measured a phase (default 30; quick 8)
+  --b-rate <n>         neighbours: B's questions a second (default 4)
+  --backlog <n>        neighbours: A's queued documents in phase a (default 1000; quick 100)
+  --mode <mode>        neighbours: the questions' mode (default mix)
+  --keep-db            neighbours: keep the scratch database
+  --alone-only         neighbours: only tenant A alone (enterprise, no limit set) on a graph of
+                       --backlog documents (default 150): questions/s at concurrency 16 and
+                       --documents documents/s, two passes; with --api-main, on another build
+  --api-main <path>    neighbours: another build's dist/apps/api/src/main.js (e.g. one before
+                       issue 34, for "today's" numbers)
   --out <dir>          results folder (default bench/results)
   -h, --help           this text
 `;
@@ -103,6 +121,14 @@ const OPTIONS = {
   'document-chunks': { type: 'string' },
   'then-analyze': { type: 'boolean' },
   bulk: { type: 'boolean' },
+  quick: { type: 'boolean' },
+  phase: { type: 'string' },
+  'b-rate': { type: 'string' },
+  backlog: { type: 'string' },
+  mode: { type: 'string' },
+  'keep-db': { type: 'boolean' },
+  'alone-only': { type: 'boolean' },
+  'api-main': { type: 'string' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -147,6 +173,24 @@ async function dispatch(scenario: string, values: Values, out: (line: string) =>
   }
   if (scenario === 'gb-query') return runGbCommand(common, out);
   if (scenario === 'explain') return runExplainCommand(common, out);
+  if (scenario === 'neighbours') {
+    const quick = values.quick === true;
+    return runNeighboursCommand(
+      {
+        ...common,
+        quick,
+        mode: choiceList<RetrievalMode>('mode', values.mode, RETRIEVAL_MODES, ['mix'])[0],
+        phaseS: integer('phase', values.phase, quick ? 8 : 30, 3, 600),
+        bRate: integer('b-rate', values['b-rate'], 4, 1, 50),
+        backlog: integer('backlog', values.backlog, values['alone-only'] ? (quick ? 40 : 150) : quick ? 100 : 1000, 1, 100_000),
+        aloneDocuments: integer('documents', values.documents, quick ? 20 : 100, 1, 10_000),
+        keepDatabase: values['keep-db'] === true,
+        aloneOnly: values['alone-only'] === true,
+        apiMain: values['api-main'] === undefined ? undefined : resolve(values['api-main']),
+      },
+      out,
+    );
+  }
   if (scenario === 'limits') {
     const layers = choiceList<LimitsLayer>('layers', values.layers, LIMITS_LAYERS, LIMITS_LAYERS);
     const stores = choiceList<LimitsStoreKind>('stores', values.stores, LIMITS_STORES, LIMITS_STORES);

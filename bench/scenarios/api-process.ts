@@ -24,6 +24,8 @@ export interface ApiOptions {
   poolMax: number;
   /** More settings for the child (e.g. a model stage pointed at the LLM double); they win over the above. */
   extraEnv?: Record<string, string>;
+  /** Another build's dist/apps/api/src/main.js (default: this checkout's). */
+  apiMain?: string;
 }
 
 async function freePort(): Promise<number> {
@@ -56,7 +58,8 @@ export function npmStartNodeFlags(): string[] {
  * Resolves once /healthz answers 200.
  */
 export async function startApi(options: ApiOptions): Promise<ApiProcess> {
-  if (!existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: run npm run build (npm run bench does)`);
+  const apiMain = options.apiMain ?? API_MAIN;
+  if (!existsSync(apiMain)) throw new Error(`${apiMain} is missing: run npm run build (npm run bench does)`);
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'loci-bench-api-'));
   const logPath = join(dataDir, 'api.log');
@@ -85,7 +88,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   // then the bench's own (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where its CPU goes
   // under the bench's load; NODE_OPTIONS refuses some of them).
   const nodeArgs = [...npmStartNodeFlags(), ...(process.env.LOCI_BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
-  const child = spawn(process.execPath, [...nodeArgs, API_MAIN], { env: { ...inherited, ...env }, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [...nodeArgs, apiMain], { env: { ...inherited, ...env }, stdio: ['ignore', log, log] });
   closeSync(log);
   let exited: number | null | undefined;
   const exit = new Promise<void>((done) => child.once('exit', (code) => ((exited = code), done())));
