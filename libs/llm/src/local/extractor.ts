@@ -1,5 +1,6 @@
 import type { ExtractedEntity, ExtractedRelation, Extraction } from '../tasks.types';
-import { dateNames, findDates, type DateSpan } from './dates';
+import { dateNames, findDates, parseExplicitDate, type DateSpan } from './dates';
+import { attributeTurns, sessionDate } from './speaker-turns';
 import { findMentions, nameWords, type Mention } from './mentions';
 import { parseText, type ParsedText } from './nlp';
 import { extractSentenceRelations, type RelationCandidate } from './relations';
@@ -45,13 +46,16 @@ interface Occurrence {
   description: string;
 }
 
-export function extractLocally(text: string, options: LocalExtractOptions = {}): Extraction {
+export function extractLocally(text: string, given: LocalExtractOptions = {}): Extraction {
+  // A session's own date line says when its turns were spoken ("yesterday" is the day before it).
+  const options = { ...given, referenceDate: sessionDate(text, parseExplicitDate) ?? given.referenceDate };
   const occurrences: Occurrence[] = [];
   const candidates: RelationCandidate[] = [];
   const sentenceText = new Map<number, string>();
   let sentenceOffset = 0;
   const blocks: ParsedText[] = [];
-  for (const block of splitParagraphs(text)) {
+  // "Caroline: I went…" turns state facts about their speaker (speaker-turns.ts).
+  for (const block of splitParagraphs(attributeTurns(text))) {
     const parsed = parseText(block, sentenceOffset);
     sentenceOffset += parsed.sentences.length;
     for (const s of parsed.sentences) sentenceText.set(s.index, s.text);
@@ -59,7 +63,7 @@ export function extractLocally(text: string, options: LocalExtractOptions = {}):
   }
   const knownNames = new Set<string>();
   for (const parsed of blocks) nameWords(parsed, knownNames);
-  for (const parsed of blocks) extractBlock(parsed, options, knownNames, occurrences, candidates);
+  for (const parsed of blocks) extractBlock(parsed, options, knownNames, occurrences, candidates, sentenceText);
   const describe = (sentence: number) => truncateText(sentenceText.get(sentence) ?? '', DESCRIPTION_CHARS);
 
   const entities = mergeEntities(occurrences);
@@ -95,13 +99,18 @@ function extractBlock(
   knownNames: ReadonlySet<string>,
   occurrences: Occurrence[],
   candidates: RelationCandidate[],
+  sentenceText: Map<number, string>,
 ): void {
   const dates = findDates(parsed, options.referenceDate);
   const dateTokens = new Set<number>();
   for (const d of dates) for (let i = d.start; i < d.end; i++) dateTokens.add(i);
+  // A description outlives the day it was written on: "yesterday" is given its date.
+  for (const d of dates) {
+    const written = sentenceText.get(d.sentence);
+    if (written !== undefined) sentenceText.set(d.sentence, withAbsoluteDate(written, d));
+  }
   const mentions = findMentions(parsed, (i) => dateTokens.has(i), knownNames);
-  const describe = (sentence: number) =>
-    truncateText(parsed.sentences.find((s) => s.index === sentence)?.text ?? '', DESCRIPTION_CHARS);
+  const describe = (sentence: number) => truncateText(sentenceText.get(sentence) ?? '', DESCRIPTION_CHARS);
 
   const concepts: Mention[] = [];
   for (const sentence of parsed.sentences) {
@@ -122,6 +131,17 @@ function extractBlock(
   }
   for (const d of dates) occurrences.push(...dateOccurrences(d, describe(d.sentence)));
   occurrences.sort((a, b) => a.sentence - b.sentence || a.start - b.start);
+}
+
+/** The sentence with a relative date followed by the day it resolved to: "Yesterday (2023-05-07) Caroline went…". */
+export function withAbsoluteDate(sentence: string, span: DateSpan): string {
+  if (span.explicitYear) return sentence;
+  const day = span.startsAt.slice(0, 10);
+  const at = sentence.indexOf(span.text);
+  if (at < 0 || sentence.includes(`${span.text} (${day}`)) return sentence;
+  const end = at + span.text.length;
+  const resolved = span.endsAt ? `${day} to ${span.endsAt.slice(0, 10)}` : day;
+  return `${sentence.slice(0, end)} (${resolved})${sentence.slice(end)}`;
 }
 
 function dateOccurrences(span: DateSpan, description: string): Occurrence[] {

@@ -7,7 +7,8 @@ export const EXTRACT_SYSTEM = `You extract a knowledge graph from text.
 Return only JSON: {"entities": [{"name", "type", "description"}], "relations": [{"source", "target", "relation", "description", "keywords", "valid_at", "invalid_at"}]}.
 - entities: the people, organizations, locations, dates, events, products and concepts the text names. type is one lowercase word. description says who or what it is, from the text only.
 - relations: facts linking two entities named in "entities" (source and target use their exact names). relation is a short snake_case predicate (works_at, lives_in, founded). description states the fact in one sentence. keywords: up to 5 words.
-- valid_at / invalid_at: ISO-8601 instants when the text says when the fact became true / stopped being true, else null. Resolve relative dates against the document date when one is given.
+- valid_at / invalid_at: ISO-8601 instants when the text says when the fact became true / stopped being true, else null. Resolve relative dates (yesterday, last week, in May, on Friday) against the document date when one is given, or against a date line in the text, and write the absolute date in the description.
+- A line "Name: text" is a turn of a conversation: "I", "me" and "my" in it are that speaker, who is a person entity and the source of what they say of themselves.
 - Do not invent anything the text does not say. Pronouns are not entities.`;
 
 export function extractUser(text: string, documentDate?: Date): string {
