@@ -11,6 +11,8 @@ COPY libs ./libs
 COPY packages ./packages
 # npm run build bundles the console (React) into dist/console: no runtime dependency of its own.
 COPY console ./console
+# The build's up-to-date check (scripts/build-api-if-changed.mjs).
+COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
