@@ -82,6 +82,7 @@ Options:
   --model-concurrency <n>  ingest: LOCI_MODEL_CONCURRENCY (default the setting, 8)
   --model-delay <ms>   ingest: the double's latency per model call (default 300)
   --documents <n>      ingest: documents submitted per cell; query-ingested: documents uploaded (default 40)
+                       neighbours: A's documents a pass of A alone (default 100; quick 20)
   --document-chunks <n> ingest, query-ingested: chunks per document, about (default 3)
   --bulk               ingest: each cell as usual and then in bulk mode (issue 16.3), side by side
   --then-analyze       query-ingested: then ANALYZE the graph tables by hand and run the plans
