@@ -284,6 +284,7 @@ describe('authentication and authorization (e2e)', () => {
         created_by_user_id: a.admin.id,
         created_at: expect.any(String),
         expires_at: null,
+        requests_per_minute: null,
         last_used_at: null,
         revoked_at: null,
       });
@@ -294,7 +295,7 @@ describe('authentication and authorization (e2e)', () => {
       expect(list.text).not.toContain(key);
       expect(list.text).not.toContain(key.slice(13));
       const item = list.body.items.find((k: { id: string }) => k.id === created.body.id);
-      expect(Object.keys(item).sort()).toEqual(['created_at', 'created_by_user_id', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scopes']);
+      expect(Object.keys(item).sort()).toEqual(['created_at', 'created_by_user_id', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'requests_per_minute', 'revoked_at', 'scopes']);
       expect(item.prefix).toBe(key.slice(0, 13));
     });
 
