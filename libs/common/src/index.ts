@@ -7,3 +7,4 @@ export * from './boot-logger';
 export * from './spans';
 export * from './log-destination';
 export * from './tenant-context';
+export * from './thread-slots';

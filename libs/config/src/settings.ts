@@ -24,7 +24,12 @@ export interface Settings {
    * /v1/query: `minSimilarity`; `bm25PostingsPerTerm`, how many of a question word's postings
    * BM25 reads at most, its best (libs/retrieval lexical.queries.ts).
    */
-  query: { minSimilarity: number; bm25PostingsPerTerm: number };
+  /**
+   * questionsAtOnce: questions retrieved at once in this process, tenants taking turns for the
+   * slots (QuestionTurns in @loci/retrieval): one tenant's flood cannot queue another's question
+   * behind all of its own.
+   */
+  query: { minSimilarity: number; bm25PostingsPerTerm: number; questionsAtOnce: number };
   /** gb query: every number of its contract, tunable, the contract's values by default. */
   gb: GbSettings;
   /** Geo (gb query's nearby search, coordinates of places): off unless LOCI_GEO_ENABLED. */
@@ -285,7 +290,11 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       concurrency: raw.LOCI_MODEL_CONCURRENCY,
       pricesFile: raw.LOCI_PRICES_FILE,
     },
-    query: { minSimilarity: raw.LOCI_QUERY_MIN_SIMILARITY, bm25PostingsPerTerm: raw.LOCI_BM25_POSTINGS_PER_TERM },
+    query: {
+      minSimilarity: raw.LOCI_QUERY_MIN_SIMILARITY,
+      bm25PostingsPerTerm: raw.LOCI_BM25_POSTINGS_PER_TERM,
+      questionsAtOnce: raw.LOCI_QUESTIONS_AT_ONCE,
+    },
     gb: {
       maxTerms: raw.LOCI_GB_MAX_TERMS,
       minTermLength: raw.LOCI_GB_MIN_TERM_LENGTH,

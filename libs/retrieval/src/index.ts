@@ -6,3 +6,4 @@ export * from './retrieval.repository';
 export * from './retrieval.service';
 export * from './retrieval.types';
 export * from './gb';
+export * from './question-turns';

@@ -6,6 +6,7 @@ import { CallContext, CitableSource, Keywords, ModelGateway, OwnKeysService, Sta
 import {
   ChannelWeights,
   channelWeightsFor,
+  QuestionTurns,
   RetrievalMode,
   RetrievalService,
   RetrievedChunk,
@@ -76,6 +77,7 @@ export class QueryService {
     private readonly requestLogs: RequestLogsRepository,
     private readonly tenants: TenantsRepository,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly turns: QuestionTurns,
   ) {}
 
   /**
@@ -145,8 +147,9 @@ export class QueryService {
       const keywords = await timed('keywords', () => this.keywords(ctx, body, mode, viaModel, given));
       const embedded = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
       embedCostMicros = embedded.costMicros;
+      // In the tenant's turn: another tenant's flood of questions cannot queue this one behind it.
       const context = await timed('retrieve', () =>
-        this.retrieval.retrieve({
+        this.turns.take<RetrievedContext>(tenantId, () => this.retrieval.retrieve({
           tenantId,
           graphId,
           vectorTier,
@@ -159,7 +162,7 @@ export class QueryService {
           ...(body.top_k != null ? { topK: body.top_k } : {}),
           keep: { entities: body.top_k ?? undefined, chunks: body.chunk_top_k ?? undefined, totalTokens: body.max_total_tokens ?? undefined },
           ...embedded.vectors,
-        }),
+        })),
       );
       if (foundNothing(context) && !checkFirst && !(await hasContent())) {
         response = await noAnswer(await emptyReason());

@@ -9,7 +9,7 @@ import type { UploadParsers } from '../upload/upload-text';
 import { asCpuTaskLimit, CpuTaskLimitError } from './cpu-task-errors';
 import type { CpuTaskName, CpuTaskRequest, CpuTasks, UploadTextResult } from './cpu-tasks';
 import { cpuWorkerEntry, letThreadsSizeTheirHeaps } from './cpu-worker-entry';
-import { CpuLane, ThreadSlots } from './thread-slots';
+import { CpuLane, ThreadSlots } from '@loci/common';
 
 /** Threads that have had no task for this long exit (each holds the NLP lexicon, ~35 MB). */
 const IDLE_THREAD_MS = 60_000;

@@ -21,6 +21,7 @@ import { buildEvidence, GbContext, GbEvidence, GbPassage, gbQuerySystem, gbQuery
 import { GbEdge, GbEntity, GbQueryRepository, VectorMatch } from './gb-query.repository';
 import { GbNearby, GbNearbyResult, joinNearby, NEARBY_LIMIT } from './gb-nearby';
 import { DEFAULT_GB_QUERY_SETTINGS, GB_NO_INFORMATION_ANSWER, GB_QUERY_SETTINGS, GbQuerySettings } from './gb-query.settings';
+import { QuestionTurns } from '../question-turns';
 
 export type GbQueryStage = 'query' | 'detect_geo';
 
@@ -99,6 +100,8 @@ export class GbQueryService {
     @Optional() @Inject(GB_QUERY_SETTINGS) overrides?: Partial<GbQuerySettings>,
     // BM25's cut, one setting for both surfaces (LOCI_BM25_POSTINGS_PER_TERM); the default without.
     @Optional() @Inject(SETTINGS) settings?: Pick<Settings, 'query'>,
+    // Tenants take turns for retrieval (question-turns.ts); absent where the service is built alone.
+    @Optional() private readonly turns?: QuestionTurns,
   ) {
     this.repository = new GbQueryRepository(database, { bm25PostingsPerTerm: settings?.query.bm25PostingsPerTerm });
     this.nearbySearch = new GbNearby(database, new GraphWritesRepository(), gazetteer());
@@ -132,7 +135,8 @@ export class GbQueryService {
       return value;
     };
 
-    const context = await this.retrieve(ctx, scope, input.question, timed, input.includeHistory);
+    const retrieve = () => this.retrieve(ctx, scope, input.question, timed, input.includeHistory);
+    const context = await (this.turns ? this.turns.take(tenantId, retrieve) : retrieve());
     const nearby = input.geo ? await this.nearby(ctx, scope, input, input.geo.radiusKm, context, timed) : undefined;
     if (context.entities.length === 0 && context.edges.length === 0 && context.passages.length === 0) {
       return { answer: GB_NO_INFORMATION_ANSWER, evidence: { entities: [], edges: [], passages: [] }, model: null, steps, nearby };

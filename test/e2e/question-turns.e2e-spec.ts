@@ -1,0 +1,81 @@
+import { DocumentsService, IngestWorker } from '@loci/ingest';
+import { QuestionTurns } from '@loci/retrieval';
+import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+
+const until = async (check: () => boolean, what: string) => {
+  for (let i = 0; i < 500; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+/**
+ * Questions take turns across tenants for their retrieval (QuestionTurns), on both question
+ * surfaces, on the stores the environment selects. With one slot held, tenant A queues three
+ * questions and then B one; when the slot frees, B's goes first: first come, first served
+ * would answer it last. (The noisy-neighbour bench measures what this does under a flood.)
+ */
+describe('questions take turns across tenants', () => {
+  let t: TestApp;
+  let a: Awaited<ReturnType<typeof createTenantWithPeople>>;
+  let b: Awaited<ReturnType<typeof createTenantWithPeople>>;
+  let turns: QuestionTurns;
+
+  beforeAll(async () => {
+    t = await startTestApp({ LOCI_QUESTIONS_AT_ONCE: '1' });
+    [a, b] = await Promise.all([createTenantWithPeople(t.app), createTenantWithPeople(t.app)]);
+    const documents = t.app.get(DocumentsService);
+    await documents.submit(a.tenant.id, { name: 'a.txt', mimeType: 'text/plain', text: 'Alice works at Acme in Berlin.' });
+    await documents.submit(b.tenant.id, { name: 'b.txt', mimeType: 'text/plain', text: 'Bob works at Globex in Paris.' });
+    await t.app.get(IngestWorker).drain();
+    turns = t.app.get(QuestionTurns);
+  });
+  afterAll(() => t.close());
+
+  /** Holds the only slot, as a long question of A's would, until the returned function is called. */
+  const holdTheSlot = async () => {
+    let release!: () => void;
+    const held = turns.take(a.tenant.id, () => new Promise<void>((resolve) => (release = resolve)));
+    await until(() => release !== undefined, 'the slot');
+    return () => {
+      release();
+      return held;
+    };
+  };
+
+  it("answers B's /v1/query before A's questions queued ahead of it", async () => {
+    const free = await holdTheSlot();
+    const order: string[] = [];
+    const ask = (who: string, key: string) =>
+      t.http
+        .post('/v1/query')
+        .set('X-API-Key', key)
+        .send({ query: 'Who works where?', context_only: true })
+        .then((response) => {
+          expect(response.status).toBe(200);
+          order.push(who);
+        });
+    const asked = [ask('a1', a.apiKey.key), ask('a2', a.apiKey.key), ask('a3', a.apiKey.key)];
+    await until(() => turns.waiting === 3, "A's three questions at the gate");
+    asked.push(ask('b', b.apiKey.key));
+    await until(() => turns.waiting === 4, "B's question at the gate");
+    await free();
+    await Promise.all(asked);
+    expect(order[0]).toBe('b');
+    expect(order).toHaveLength(4);
+  });
+
+  it('gb query takes the same turns', async () => {
+    await t.http.post('/v1/gb/remember').set('X-API-Key', b.apiKey.key).send({ user_id: 'u', text: 'Carol lives in Rome.' }).expect(200);
+    const free = await holdTheSlot();
+    const pending = t.http.post('/v1/gb/query').set('X-API-Key', b.apiKey.key).send({ user_id: 'u', query: 'Where does Carol live?' });
+    const answered = pending.then((response) => response);
+    await until(() => turns.waiting === 1, 'the gb question at the gate');
+    await free();
+    const response = await answered;
+    expect(response.status).toBe(200);
+    expect(JSON.stringify(response.body)).toContain('Rome');
+    expect(JSON.stringify(response.body)).not.toContain('Acme');
+  });
+});
