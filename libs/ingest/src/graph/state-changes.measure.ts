@@ -1,0 +1,286 @@
+// Deep paths, as cpu-tasks.ts does: `@loci/llm`'s index would load the providers' SDKs and NestJS.
+import { normalizeEntityName } from '@loci/common';
+import type { EdgeRow, LockedEntity } from '@loci/db';
+import { extractLocally } from '../../../llm/src/local/extractor';
+import { hashEmbed } from '../../../llm/src/local/hashing.features';
+import { LOCAL_EMBEDDING_MODEL } from '../../../llm/src/local/models';
+import fixture from '../../../llm/src/local/fixtures/state-changes.json';
+import { planEdges, relationsConsulted, type ResolvedFact } from './edge-plan';
+import { entityNameText } from './embedding-texts';
+import { planEntities } from './entity-plan';
+import { normalizeRelation } from './names';
+import { supersededBy } from './temporal-rules';
+
+/**
+ * Changes of state, measured offline (issue 36.4): each pair of the fixture
+ * (libs/llm/src/local/fixtures/state-changes.json) is remembered as two texts, one after the
+ * other, into an empty graph held in memory, through what ingestion does with a text on the
+ * offline provider: `extractLocally` with the text's reference date, the relations' endpoints
+ * added as entities, names resolved to the graph's entities (the same normalised name, else the
+ * closest name vector of the hashing embedder at the default threshold, `planEntities`), and the
+ * store's supersession rule (`planEdges`, the pure function GraphWriter applies in its
+ * transaction). No database: the graph is two arrays, and the rows the store would lock are the
+ * ones `lockLiveEdges` selects (live edges of the text's existing sources, the relations
+ * `relationsConsulted` names).
+ *
+ * A change pair counts when the fact the first text stated (the fixture's `ended`) is stored and
+ * the second text ends it (an `invalid_at` or an `expired_at` it did not have). A control pair
+ * is wrong when the second text ends any fact the first one stored.
+ */
+
+export interface Fact {
+  subject: string;
+  relation: string;
+  object: string;
+}
+
+export interface StateChangePair {
+  id: string;
+  part: 'tuning' | 'held-out';
+  category: string;
+  kind: 'change' | 'control';
+  state: string;
+  change: string;
+  ended?: Fact;
+  kept?: Fact;
+  new?: Fact;
+  stateDate?: string;
+  changeDate?: string;
+}
+
+export interface StateChangeFixture {
+  stateDate: string;
+  changeDate: string;
+  pairs: StateChangePair[];
+}
+
+export interface StoredFact {
+  source: string;
+  relation: string;
+  target: string;
+  validAt: string | null;
+  invalidAt: string | null;
+  expired: boolean;
+}
+
+export interface PairResult {
+  pair: StateChangePair;
+  /** The first text stored the fact the pair is about (`ended` or `kept`). */
+  stateFound: boolean;
+  /** A change pair: that fact was ended by the second text. */
+  ended: boolean;
+  /** A control pair: some fact of the first text was ended by the second. */
+  wronglyEnded: boolean;
+  /** The pair names a new fact and the graph holds it live. */
+  newFound: boolean | null;
+  /** What the graph held after each text (for reading a failure). */
+  afterState: StoredFact[];
+  afterChange: StoredFact[];
+}
+
+export interface PartRates {
+  changes: number;
+  ended: number;
+  controls: number;
+  wronglyEnded: number;
+  stateFound: number;
+  newPairs: number;
+  newFound: number;
+}
+
+export const STATE_CHANGES: StateChangeFixture = fixture as StateChangeFixture;
+
+/** The store's default entity match threshold (LOCI_ENTITY_MATCH_THRESHOLD). */
+const RESOLUTION_THRESHOLD = 0.75;
+const DIMENSIONS = 1024;
+
+interface MemoryEntity {
+  id: number;
+  name: string;
+  normalizedName: string;
+  nameVector: number[];
+  description: string | null;
+  type: string | null;
+}
+
+/** A graph in memory: the rows ingestion reads and writes for entities and edges. */
+class MemoryGraph {
+  readonly entities: MemoryEntity[] = [];
+  readonly edges: EdgeRow[] = [];
+  private nextEntity = 1;
+  private nextEdge = 1;
+
+  remember(text: string, referenceDate: Date): void {
+    const extraction = extractLocally(text, { referenceDate });
+    const named = new Map<string, { name: string; type: string; description: string }>();
+    const add = (name: string, type: string, description: string) => {
+      const key = normalizeEntityName(name);
+      if (key && !named.has(key)) named.set(key, { name, type, description });
+    };
+    for (const e of extraction.entities) add(e.name, e.type, e.description);
+    // Entities a relation names but the extraction did not list (DocumentIngester does the same).
+    for (const r of extraction.relations) for (const name of [r.source, r.target]) add(name, 'concept', '');
+    const list = [...named].map(([key, e]) => ({
+      key,
+      entity: { ...e, nameVector: hashEmbed(entityNameText(e.name), DIMENSIONS), textVector: [] as number[] },
+    }));
+
+    const exact = new Map<string, number>();
+    const nearest = new Map<string, { id: number; similarity: number }>();
+    for (const { key, entity } of list) {
+      const same = this.entities.find((row) => row.normalizedName === key);
+      if (same) {
+        exact.set(key, same.id);
+        continue;
+      }
+      let best: { id: number; similarity: number } | undefined;
+      for (const row of this.entities) {
+        const similarity = cosine(entity.nameVector, row.nameVector);
+        if (similarity >= RESOLUTION_THRESHOLD && (!best || similarity > best.similarity)) best = { id: row.id, similarity };
+      }
+      if (best) nearest.set(key, best);
+    }
+    const rows = new Map<number, LockedEntity>(
+      this.entities.map((row) => [row.id, { id: row.id, description: row.description, type: row.type, embeddingModel: LOCAL_EMBEDDING_MODEL }]),
+    );
+    const plan = planEntities({ named: list, exact, nearest, rows, threshold: RESOLUTION_THRESHOLD, embeddingModel: LOCAL_EMBEDDING_MODEL });
+    for (const node of plan.created) {
+      node.id = this.nextEntity++;
+      this.entities.push({
+        id: node.id,
+        name: node.insert!.name,
+        normalizedName: node.insert!.normalizedName,
+        nameVector: node.insert!.nameVector,
+        description: node.description,
+        type: node.type,
+      });
+    }
+
+    // GraphWriter's resolvedFacts: both endpoints resolved, two different entities, each fact once.
+    const facts: ResolvedFact[] = [];
+    const seen = new Set<string>();
+    for (const relation of extraction.relations) {
+      const sourceId = plan.byKey.get(normalizeEntityName(relation.source))?.id;
+      const targetId = plan.byKey.get(normalizeEntityName(relation.target))?.id;
+      const name = normalizeRelation(relation.relation);
+      if (sourceId === undefined || targetId === undefined || sourceId === targetId) continue;
+      const key = `${sourceId}:${name}:${targetId}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      facts.push({ relation: { ...relation, relation: name, vector: [] }, sourceId, targetId });
+    }
+    // lockLiveEdges: the live edges of the text's existing sources, in the relations consulted.
+    const existing = new Set([...plan.byKey.values()].filter((node) => !node.insert).map((node) => node.id!));
+    const consulted = new Map<number, Set<string>>();
+    for (const fact of facts) {
+      if (!existing.has(fact.sourceId)) continue;
+      const relations = consulted.get(fact.sourceId) ?? new Set<string>();
+      relationsConsulted(fact.relation.relation).forEach((r) => relations.add(r));
+      consulted.set(fact.sourceId, relations);
+    }
+    const live = this.edges.filter((e) => e.expiredAt === null && consulted.get(e.sourceId)?.has(e.relation));
+    const edges = planEdges(live, facts, referenceDate, referenceDate);
+    for (const node of edges.created) {
+      this.edges.push({
+        id: this.nextEdge++,
+        sourceId: node.sourceId,
+        targetId: node.targetId,
+        relation: node.relation,
+        description: node.description,
+        weight: node.weight,
+        validAt: node.validAt,
+        invalidAt: node.invalidAt,
+        expiredAt: node.expiredAt,
+      } as EdgeRow);
+    }
+    for (const node of edges.changed) {
+      const row = this.edges.find((e) => e.id === node.id)!;
+      Object.assign(row, { weight: node.weight, description: node.description, validAt: node.validAt, invalidAt: node.invalidAt, expiredAt: node.expiredAt });
+    }
+  }
+
+  nameOf(id: number): string {
+    return this.entities.find((e) => e.id === id)?.name ?? `#${id}`;
+  }
+
+  facts(): StoredFact[] {
+    return this.edges.map((e) => ({
+      source: this.nameOf(e.sourceId),
+      relation: e.relation,
+      target: this.nameOf(e.targetId),
+      validAt: e.validAt ? e.validAt.toISOString().slice(0, 10) : null,
+      invalidAt: e.invalidAt ? e.invalidAt.toISOString().slice(0, 10) : null,
+      expired: e.expiredAt !== null,
+    }));
+  }
+}
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/** An entity's name stands for the expected one when it is that name or contains it as whole words ("Dr. Shaw" for "Shaw"). */
+export function sameName(actual: string, expected: string): boolean {
+  const a = normalizeEntityName(actual);
+  const e = normalizeEntityName(expected);
+  return a === e || ` ${a} `.includes(` ${e} `);
+}
+
+/** The relation is the expected one or one the store treats as the same slot (works_at, joined, …). */
+export function sameRelation(actual: string, expected: string): boolean {
+  return actual === expected || supersededBy(expected).includes(actual);
+}
+
+const matches = (fact: StoredFact, wanted: Fact) =>
+  sameName(fact.source, wanted.subject) && sameName(fact.target, wanted.object) && sameRelation(fact.relation, wanted.relation);
+
+export function measurePair(pair: StateChangePair, fixtureDates: Pick<StateChangeFixture, 'stateDate' | 'changeDate'> = STATE_CHANGES): PairResult {
+  const graph = new MemoryGraph();
+  graph.remember(pair.state, new Date(pair.stateDate ?? fixtureDates.stateDate));
+  const afterState = graph.facts();
+  const liveBefore = new Set(graph.edges.filter((e) => e.invalidAt === null && e.expiredAt === null).map((e) => e.id));
+  const about = pair.kind === 'change' ? pair.ended! : pair.kept!;
+  const stated = graph.edges.filter((e, i) => liveBefore.has(e.id) && matches(afterState[i], about)).map((e) => e.id);
+
+  graph.remember(pair.change, new Date(pair.changeDate ?? fixtureDates.changeDate));
+  const afterChange = graph.facts();
+  const endedIds = new Set(graph.edges.filter((e) => liveBefore.has(e.id) && (e.invalidAt !== null || e.expiredAt !== null)).map((e) => e.id));
+  const newFound = pair.new ? afterChange.some((f) => !f.expired && f.invalidAt === null && matches(f, pair.new!)) : null;
+  return {
+    pair,
+    stateFound: stated.length > 0,
+    ended: stated.some((id) => endedIds.has(id)),
+    wronglyEnded: pair.kind === 'control' && endedIds.size > 0,
+    newFound,
+    afterState,
+    afterChange,
+  };
+}
+
+export function measureStateChanges(pairs: StateChangePair[] = STATE_CHANGES.pairs): PairResult[] {
+  return pairs.map((pair) => measurePair(pair));
+}
+
+export function ratesOf(results: PairResult[]): PartRates {
+  const changes = results.filter((r) => r.pair.kind === 'change');
+  const controls = results.filter((r) => r.pair.kind === 'control');
+  const withNew = changes.filter((r) => r.newFound !== null);
+  const share = (n: number, of: number) => (of === 0 ? 0 : n / of);
+  return {
+    changes: changes.length,
+    ended: share(changes.filter((r) => r.ended).length, changes.length),
+    controls: controls.length,
+    wronglyEnded: share(controls.filter((r) => r.wronglyEnded).length, controls.length),
+    stateFound: share(results.filter((r) => r.stateFound).length, results.length),
+    newPairs: withNew.length,
+    newFound: share(withNew.filter((r) => r.newFound).length, withNew.length),
+  };
+}
