@@ -68,6 +68,26 @@ export default defineConfig(
     },
   },
   {
+    // The layers: libs/ sit under apps/ (the processes) and test/ (what needs a whole app), so
+    // nothing in libs/ may import from either, libs/testing included: a helper that boots the
+    // app lives in test/support/. A relative path into apps/ or test/ is what would break it;
+    // the @loci/* aliases all name libraries.
+    files: ['libs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(apps|test)(/|$)',
+              message: 'libs/ must not import from apps/ or test/ (the app is above them); move the code that needs the app next to its callers.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.{js,cjs,mjs}'],
     extends: [js.configs.recommended],
     languageOptions: { globals: NODE_GLOBALS },

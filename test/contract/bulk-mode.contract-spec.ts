@@ -1,4 +1,5 @@
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Who has bulk mode (docs/DECISIONS.md, "Bulk mode"): PostgreSQL begins a graph's bulk load;

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { Database, findMigrationsFolder, jobs, openDatabase, PostgresDatabase, queryRows, tenants } from '@loci/db';
-// The settings module alone: @loci/testing's index also loads the whole HTTP app.
-import { createTestEnvironment, TestEnvironment } from '../../libs/testing/src/test-settings';
+import { createTestEnvironment, TestEnvironment } from '@loci/testing';
 import {
   claimStatement,
   Job,

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { Database, DATABASE, GraphsRepository, queryRows, TableStatisticsKeeper } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenant, startTestApp, TestApp } from '@loci/testing';
+import { createTenant } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * A tenant small against the store is planned with its own size, not as if empty: the table-wide

@@ -1,7 +1,8 @@
 import { SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { Database, DATABASE, Db, GraphsRepository, INGESTED_TABLES, queryRows, TableStatisticsKeeper } from '@loci/db';
-import { createTenant, startTestApp, TestApp } from '@loci/testing';
+import { createTenant } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * How the statistics keeper analyzes: one table a statement and a transaction, so a pass never

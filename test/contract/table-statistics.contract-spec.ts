@@ -11,7 +11,8 @@ import {
   searchTransaction,
   supportingChunksSql,
 } from '@loci/retrieval';
-import { createTenant, startTestApp, TestApp } from '@loci/testing';
+import { createTenant } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * A freshly ingested tenant's questions are planned on the intended indexes: ingestion keeps

@@ -1,6 +1,7 @@
 import { RequestLogsRepository } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 40.3: an API key's question is searched in the mode it asks for. Without both keyword

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { eq } from 'drizzle-orm';
 import { apiKeys, Database, DATABASE } from '@loci/db';
-import { createApiKey, createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createApiKey, createTenantWithPeople, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 15.2: API keys carry scopes (read: questions and context; write: documents and

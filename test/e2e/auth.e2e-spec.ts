@@ -1,7 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { generateApiKey } from '@loci/auth';
-import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenantWithPeople, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** Every way a credential can be wrong, seen from the wire; and an API key's life, as its holder sees it. */
 

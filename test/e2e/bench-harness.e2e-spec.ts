@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { startTestApp, TestApp } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { generateDocuments, planTenants } from '../../bench/generator';
 import { describeMachine, describeRun, writeReport } from '../../bench/report';
 import { EXPLAIN_STATEMENTS, runExplainBench } from '../../bench/scenarios/explain';

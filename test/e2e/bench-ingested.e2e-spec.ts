@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { GraphsRepository, TableStatisticsKeeper } from '@loci/db';
-import { createTenant, startTestApp, TestApp } from '@loci/testing';
+import { createTenant } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { EXPLAIN_STATEMENTS } from '../../bench/scenarios/explain';
 import { GRAPH_SCAN_TABLES, graphStatistics } from '../../bench/scenarios/graph-statistics';
 import { benchDocuments } from '../../bench/scenarios/ingest';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Database, DATABASE, GraphWritesRepository } from '@loci/db';
 import { CallContext } from '@loci/llm';
 import { GbQueryService, RetrievalService } from '@loci/retrieval';
-import { createGbGraph, createTenant, recordStatements, startTestApp, TestApp } from '@loci/testing';
+import { createGbGraph, createTenant, recordStatements } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * LOCI_BM25_POSTINGS_PER_TERM (BM25's cut, libs/retrieval lexical.queries.ts) is one setting for

@@ -4,7 +4,8 @@ import { eq } from 'drizzle-orm';
 import type { Settings } from '@loci/config';
 import { hashPassword } from '@loci/auth';
 import { Database, DATABASE, users, UserRow, UsersRepository } from '@loci/db';
-import { createTenant, createTestEnvironment, startTestApp } from '@loci/testing';
+import { createTenant, createTestEnvironment } from '@loci/testing';
+import { startTestApp } from '../support/test-app';
 import { createApp } from '../../apps/api/src/create-app';
 import { OperatorBootstrapService } from '../../apps/api/src/operator-bootstrap.service';
 

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { BulkLoadRepository, Database, DATABASE, GraphsRepository, ownIndexesOf, queryRows } from '@loci/db';
 import { BulkLoadService, GraphReembedder, IngestWorker, Job } from '@loci/ingest';
 import { chunkSearchSql, RetrievalService } from '@loci/retrieval';
-import { createApiKey, createTenantWithPeople, recordStatements, startTestApp, TestApp } from '@loci/testing';
+import { createApiKey, createTenantWithPeople, recordStatements } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { TenantLifecycleService } from '../../apps/api/src/admin/tenant-lifecycle.service';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { askStream, createLociClient, LociApiError, QueryStreamEvent, unwrap } from '@loci/client';
-import { createTenantWithPeople, createUser, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, createUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const ROOT = join(__dirname, '../..');
 const PACKAGE = join(ROOT, 'packages/client');

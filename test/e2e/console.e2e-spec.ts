@@ -3,7 +3,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
-import { createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { consoleDir } from '../../apps/api/src/console-assets';
 
 /**

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { createTenantWithPeople, startTestApp, TestApp, textPdf } from '@loci/testing';
+import { createTenantWithPeople, textPdf } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 13.1: no request stalls the API. While the API process (the embedded default's

@@ -2,7 +2,8 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUILT_API, BUILT_LOCI_CLI, ensureBuilt, freePort, startBuiltApi } from '@loci/testing';
+import { freePort } from '@loci/testing';
+import { BUILT_API, BUILT_LOCI_CLI, ensureBuilt, startBuiltApi } from '../support/built-api';
 
 /**
  * Issue 40.1: the embedded store is one process's. `loci init` beside a running embedded

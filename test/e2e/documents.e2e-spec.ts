@@ -1,6 +1,7 @@
 import { GraphReadsRepository, GraphsRepository } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** /v1/documents on the embedded default: the local provider, the in-process worker. */
 describe('/v1/documents', () => {

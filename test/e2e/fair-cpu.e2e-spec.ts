@@ -1,6 +1,7 @@
 import { runAsTenant } from '@loci/common';
 import { CpuPool } from '@loci/ingest';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The CPU pool serves tenants in turn (issue 34.2): with one thread, tenant A's eight slow tasks

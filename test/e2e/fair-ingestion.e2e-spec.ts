@@ -1,7 +1,8 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { DATABASE, Database, documents, jobs, tenants } from '@loci/db';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The fair ingestion queue end to end (issue 34.1): tenant A uploads a backlog, then tenant B

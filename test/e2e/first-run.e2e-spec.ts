@@ -4,7 +4,7 @@ import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BUILT_API, BUILT_LOCI_CLI, startBuiltApi } from '@loci/testing';
+import { BUILT_API, BUILT_LOCI_CLI, startBuiltApi } from '../support/built-api';
 
 /**
  * A plain `npm start` on an empty store: the log's boot lines carry the times they happened,

@@ -3,7 +3,8 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { JWT_AUDIENCE, JWT_ISSUER } from '@loci/auth';
 import { errorSurfaceOf, ErrorSurface, jsonBodyLimitOf } from '@loci/http';
-import { createTenant, createTenantWithPeople, createUser, listRoutes, RouteInfo, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenant, createTenantWithPeople, createUser, listRoutes, RouteInfo, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 13, item 2: no input gives a 5xx. Walks every operation of the app's own /openapi.json

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 33: the fuzz walk (fuzz-operations.e2e-spec.ts) reaches each operation of

@@ -1,4 +1,5 @@
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The gb contract's own example is `curl -d '{json}'`, which labels the body

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { Database, DATABASE, InferencesRepository, queryRows } from '@loci/db';
 import { gazetteer, haversineKm } from '@loci/geo';
 import { GbQueryService } from '@loci/retrieval';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
 interface NearbyJson {

@@ -1,7 +1,8 @@
 import { GraphsRepository } from '@loci/db';
 import { CallContext } from '@loci/llm';
 import { GB_NO_INFORMATION_ANSWER, GbQueryService } from '@loci/retrieval';
-import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
 interface EdgeJson {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { GraphsRepository } from '@loci/db';
 import { CallContext } from '@loci/llm';
 import { GbQueryService } from '@loci/retrieval';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
 

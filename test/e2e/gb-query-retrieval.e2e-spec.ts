@@ -14,10 +14,9 @@ import {
   LlmDouble,
   recordStatements,
   startLlmDouble,
-  startTestApp,
-  TestApp,
   vectorAtSimilarity,
 } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * gb query retrieval (the contract's steps 1–2) on graphs written straight into the store, with

@@ -3,7 +3,8 @@ import { ClientClosedRequestError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import { Database, DATABASE, DocumentsRepository, GraphsRepository, InferencesRepository, queryRows } from '@loci/db';
 import { contentHash, RememberService } from '@loci/ingest';
-import { createTenantWithPeople, embeddingFor, LlmDouble, llmDoubleEnv, ReceivedRequest, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, embeddingFor, LlmDouble, llmDoubleEnv, ReceivedRequest, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
 

@@ -1,5 +1,6 @@
 import { EdgeRow, GraphReadsRepository, GraphsRepository } from '@loci/db';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** POST /v1/gb/remember on the embedded default (local provider). */
 describe('POST /v1/gb/remember', () => {

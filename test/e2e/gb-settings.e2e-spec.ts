@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CallContext } from '@loci/llm';
 import { GbContext, GbEntity, GbQueryService } from '@loci/retrieval';
-import { createGbGraph, createTenant, GbGraphFixture, insertGbEdges, insertGbEntities, startTestApp, TestApp } from '@loci/testing';
+import { createGbGraph, createTenant, GbGraphFixture, insertGbEdges, insertGbEntities } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** Every number of gb-query-contract.md, as the contract states it. */
 const CONTRACT = {

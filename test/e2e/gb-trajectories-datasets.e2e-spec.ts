@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { Database, DATABASE, GraphsRepository, InferencesRepository, jobs, queryRows, RequestLogsRepository } from '@loci/db';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
 

@@ -1,5 +1,6 @@
 import { IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenantWithPeople, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The graph-browsing API (issue 17, item 1): entities by name, an entity with its facts in time

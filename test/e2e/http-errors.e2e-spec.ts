@@ -1,4 +1,5 @@
-import { createTenant, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenant, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** Bad input always gets a clear 4xx in the generic error shape, never a 5xx. */
 describe('bad input on the generic surface', () => {

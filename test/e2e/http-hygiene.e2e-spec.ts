@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Response } from 'supertest';
-import { createTenantWithPeople, createUser, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, createUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 15, item 6: security headers on every response, no caching of API answers (tokens and

@@ -1,6 +1,7 @@
 import { Database, DATABASE, GraphReadsRepository, GraphsRepository, queryRows } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenant, startTestApp, TestApp } from '@loci/testing';
+import { createTenant } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { sql } from 'drizzle-orm';
 
 /** Six facts about ten entities; every document states all of them, in its own order. */

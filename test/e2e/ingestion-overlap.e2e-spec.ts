@@ -1,6 +1,7 @@
 import { DocumentsRepository, GraphReadsRepository, GraphsRepository, InferencesRepository } from '@loci/db';
 import { DocumentIngester, DocumentsService, GraphWriter, LeaseLostError } from '@loci/ingest';
-import { createTenant, embeddingFor, LlmDouble, llmDoubleEnv, ReceivedRequest, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenant, embeddingFor, LlmDouble, llmDoubleEnv, ReceivedRequest, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * One document's chunks overlap: the next chunk's model calls run while the chunk before it is

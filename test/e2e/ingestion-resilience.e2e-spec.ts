@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DocumentsRepository, GraphReadsRepository, GraphsRepository, InferencesRepository } from '@loci/db';
 import { DocumentIngester, DocumentsService, INGEST_DOCUMENT_JOB, IngestWorker, JobQueue } from '@loci/ingest';
 import { StageRunner } from '@loci/llm';
-import { createTenant, embeddingFor, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenant, embeddingFor, LlmDouble, llmDoubleEnv, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Ingestion with the real SDKs against the loopback double: entity resolution decided by the

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PlatformLimitsRepository, QuestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { AdmissionRequest, LIMIT_ROWS_TTL_MS, LimitRows, MemoryLimitStore, RedisLimitStore, SpendControl } from '@loci/quota';
-import { createTenant, startTestApp, TestApp } from '@loci/testing';
+import { createTenant } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The per-process cache of limit rows on the real store, on a clock of its own: rows are read

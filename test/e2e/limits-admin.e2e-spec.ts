@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { TenantsRepository } from '@loci/db';
-import { createTenant, createTenantWithPeople, createUser, recordStatements, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenant, createTenantWithPeople, createUser, recordStatements, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { createApp } from '../../apps/api/src/create-app';
 
 const sharedStores = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);

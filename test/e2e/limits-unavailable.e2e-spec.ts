@@ -1,6 +1,7 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { TenantsRepository } from '@loci/db';
-import { createTenantWithPeople, createUser, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, createUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** With the limit store unreachable, spending requests fail closed; free ones keep working. */
 describe('limits unavailable (Redis down)', () => {

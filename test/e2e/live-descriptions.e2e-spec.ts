@@ -1,5 +1,6 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 40.4: descriptions follow the live facts. After "Alice works at Acme since 2023." and

@@ -1,5 +1,6 @@
 import { EdgeRow, GraphReadsRepository, GraphsRepository } from '@loci/db';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Phrasings of change, remembered offline (the local extractor) after an earlier fact: the

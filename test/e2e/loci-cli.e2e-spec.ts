@@ -4,7 +4,9 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createTenant, createUser, ensureBuilt, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenant, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
+import { ensureBuilt } from '../support/built-api';
 import { main } from '../../apps/cli/src/loci';
 
 const ROOT = join(__dirname, '../..');

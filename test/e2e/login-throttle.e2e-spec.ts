@@ -1,6 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import { createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 15, item 1: failed logins (and wrong current passwords at a password change) are counted

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { Database, DATABASE } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Tenant text stays out of the logs (issue 15.4). The app's log lines are captured on error

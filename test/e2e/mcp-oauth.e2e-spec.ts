@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { createApiKey, createTenant, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createApiKey, createTenant, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const REDIRECT_URL = 'http://127.0.0.1:9/callback';
 

@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createApiKey, createTenant, createUser, startTestApp, TestApp } from '@loci/testing';
+import { createApiKey, createTenant, createUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The MCP server at /mcp, driven by the official SDK's own client over Streamable HTTP against

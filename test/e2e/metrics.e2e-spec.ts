@@ -12,9 +12,8 @@ import {
   Sample,
   sampleValue,
   startLlmDouble,
-  startTestApp,
-  TestApp,
 } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * GET /metrics: off without LOCI_METRICS_TOKEN, a bearer of it only when set; a request, a

@@ -1,5 +1,6 @@
 import { CallContext, StageRunner } from '@loci/llm';
-import { createTenant, LlmDouble, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenant, LlmDouble, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { randomUUID } from 'node:crypto';
 
 /**

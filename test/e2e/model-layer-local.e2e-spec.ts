@@ -1,6 +1,7 @@
 import { InferencesRepository } from '@loci/db';
 import { CallContext, ModelGateway, StageRunner } from '@loci/llm';
-import { createTenant, startTestApp, TestApp } from '@loci/testing';
+import { createTenant } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { randomUUID } from 'node:crypto';
 
 /** With no provider key at all, the whole model layer runs offline on the local provider. */

@@ -9,7 +9,8 @@ import {
   StageRunner,
   UnknownModelError,
 } from '@loci/llm';
-import { createTenant, LlmDouble, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenant, LlmDouble, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { Database, DATABASE, GraphsRepository, queryRows } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
 import { RetrievalService } from '@loci/retrieval';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 
 /**

@@ -1,5 +1,6 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, serverSentEvents, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, serverSentEvents } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import type { AddressInfo } from 'node:net';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { VALID_QUERY_SCHEMA } from '@loci/http';
-import { listRoutes, RouteInfo, startTestApp, TestApp } from '@loci/testing';
+import { listRoutes, RouteInfo } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { z } from 'zod';
 
 type Schema = Record<string, any>;

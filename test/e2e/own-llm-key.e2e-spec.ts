@@ -1,5 +1,6 @@
 import { TenantsRepository } from '@loci/db';
-import { createTenant, createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenant, createTenantWithPeople, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 describe('PUT /v1/admin/tenants/:id/llm-key', () => {
   let t: TestApp;

@@ -1,4 +1,5 @@
-import { createTenantWithPeople, createUser, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, createUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** GET /v1/tenant: a tenant admin reads their own tenant's limits and spend (the console's usage screen). */
 describe('own tenant (e2e)', () => {

@@ -1,6 +1,7 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { RequestLogsRepository } from '@loci/db';
-import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

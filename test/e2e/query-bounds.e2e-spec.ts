@@ -3,7 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { countTokens } from '@loci/llm';
 import { renderEntity, renderRelation } from '@loci/retrieval';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 35: API clients bound what /v1/query returns with LightRAG's QueryParam names:

@@ -1,5 +1,6 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, LlmDouble, llmDoubleEnv, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** POST /v1/query with model providers: the real SDKs against the loopback double. */
 describe('POST /v1/query with an LLM', () => {

@@ -9,9 +9,8 @@ import {
   ReadEvent,
   serverSentEvents,
   startLlmDouble,
-  startTestApp,
-  TestApp,
 } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const DAY_MS = 86_400_000;
 const QUESTION = { query: 'Where does Alice work?', hl_keywords: ['work'], ll_keywords: ['Alice'] };

@@ -1,6 +1,7 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { RequestLogsRepository } from '@loci/db';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** POST /v1/query on the embedded default: local provider, real store. */
 describe('POST /v1/query (embedded default)', () => {

@@ -1,6 +1,7 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { QuestionTurns } from '@loci/retrieval';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const until = async (check: () => boolean, what: string) => {
   for (let i = 0; i < 500; i++) {

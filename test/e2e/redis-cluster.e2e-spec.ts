@@ -1,4 +1,5 @@
-import { createLimitedTenant, LlmDouble, llmDoubleEnv, startLlmDouble, startTestApp, TestApp } from '@loci/testing';
+import { createLimitedTenant, LlmDouble, llmDoubleEnv, startLlmDouble } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const clusterNodes = process.env.REDIS_CLUSTER_NODES || undefined;
 const title = clusterNodes

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { createTenantWithPeople, freePort, hasRedisServer, killRedis, startRedis, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, freePort, hasRedisServer, killRedis, startRedis } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * A Redis that stops answering without closing its connections (here a private redis-server

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApiKey, createTenantWithPeople, createUser, parsePrometheusText, sampleValue, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createApiKey, createTenantWithPeople, createUser, parsePrometheusText, sampleValue, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Request rates (issue 34.3) on the stores the environment selects (PostgreSQL + Redis, or the

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 describe('smoke', () => {
   let t: TestApp;

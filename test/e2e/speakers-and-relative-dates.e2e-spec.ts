@@ -1,5 +1,6 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
 interface EdgeJson {

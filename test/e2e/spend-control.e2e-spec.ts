@@ -3,7 +3,8 @@ import { InferencesRepository, TenantsRepository } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { OwnKeysService } from '@loci/llm';
 import { LIMIT_STORE, LimitStore, limitKeys, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createApiKey, createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, recordStatements, setPlatformCap, setTenantLimits, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
+import { createApiKey, createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, recordStatements, setPlatformCap, setTenantLimits, startLlmDouble, TenantLimits } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Spend control through HTTP with the real SDKs against the double: the contract's 402 and 429

@@ -6,7 +6,8 @@ import request from 'supertest';
 import { Database, DATABASE, inferences, InferencesRepository, PlatformLimitsRepository, QuestionCountsRepository, queryRows, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
 import { LIMIT_STORE, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createLimitedTenant, createTenant, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
+import { createLimitedTenant, createTenant, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, TenantLimits } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { createApp } from '../../apps/api/src/create-app';
 import { LEDGER_CHECK_TTL_MS } from '../../libs/quota/src/spend-control/ledger-mirror';
 

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { LimitSettings } from '@loci/config';
 import { InferencesRepository, PlatformLimitsRepository, QuestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { LIMIT_STORE, LimitedClient, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, startTestApp, TenantLimits, TestApp } from '@loci/testing';
+import { createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, TenantLimits } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const DAY_MS = 86_400_000;
 const ROOT = join(__dirname, '../..');

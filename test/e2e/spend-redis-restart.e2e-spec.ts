@@ -15,9 +15,8 @@ import {
   setTenantLimits,
   startLlmDouble,
   startRedis,
-  startTestApp,
-  TestApp,
 } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import type { Response } from 'supertest';
 import { Database, DATABASE } from '@loci/db';
-import { createTenantWithPeople, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The store's connections lost (pg_terminate_backend) or refused (the database closed to new

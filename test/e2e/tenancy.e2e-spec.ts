@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenantWithPeople, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** Tenant isolation on every route that takes an id, and the operators' tenant API. */
 

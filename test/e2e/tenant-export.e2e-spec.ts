@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { TenantExportRepository } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenantWithPeople, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Tenant export (issue 15.3): a tenant admin (and an operator, for any tenant) takes the

@@ -6,7 +6,8 @@ import { sql } from 'drizzle-orm';
 import { Database, DATABASE, queryRows, UsersRepository } from '@loci/db';
 import { GeoBackfill, INGEST_DOCUMENT_JOB, IngestWorker, JobQueue } from '@loci/ingest';
 import { limitKeys } from '@loci/quota';
-import { createTenantWithPeople, createUser, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createTenantWithPeople, createUser, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 import { createApp } from '../../apps/api/src/create-app';
 import { McpOAuthProvider } from '../../apps/api/src/mcp/oauth/mcp-oauth.provider';
 

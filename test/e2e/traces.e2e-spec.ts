@@ -4,17 +4,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  BUILT_API,
-  BuiltApi,
   createFreshPostgresDatabase,
   LlmDouble,
   llmDoubleEnv,
   OtlpReceiver,
   ReceivedSpan,
-  startBuiltApi,
   startLlmDouble,
   startOtlpReceiver,
 } from '@loci/testing';
+import { BUILT_API, BuiltApi, startBuiltApi } from '../support/built-api';
 
 /**
  * Traces, on the built server as `npm start` runs it (instrumentations patch modules as they are

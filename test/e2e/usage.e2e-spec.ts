@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { Database, DATABASE, InferencesRepository, queryRows, RequestLogsRepository } from '@loci/db';
-import { createApiKey, createTenantWithPeople, createUser, setTenantLimits, startTestApp, TestApp, TestUser } from '@loci/testing';
+import { createApiKey, createTenantWithPeople, createUser, setTenantLimits, TestUser } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 describe('usage', () => {
   let t: TestApp;

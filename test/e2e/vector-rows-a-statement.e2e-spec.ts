@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { Database, DATABASE, queryRows } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, recordStatements, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, recordStatements } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * How many new rows with vectors one ingestion statement carries (vectorRowsAStatement): on

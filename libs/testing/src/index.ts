@@ -1,5 +1,4 @@
 export * from './factories';
-export * from './test-app';
 export * from './test-database';
 export * from './test-settings';
 export * from './routes';
@@ -7,7 +6,7 @@ export * from './llm-double';
 export * from './gb-graph';
 export * from './limited-tenant';
 export * from './pdf';
-export * from './built-api';
+export * from './free-port';
 export * from './prometheus-text';
 export * from './server-sent-events';
 export * from './statements';

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { createTenantWithPeople, HealthProbe, sharedStreamPdf, startHealthProbe, startTestApp, TestApp, textPdf } from '@loci/testing';
+import { createTenantWithPeople, HealthProbe, sharedStreamPdf, startHealthProbe, textPdf } from '@loci/testing';
+import { startTestApp, TestApp } from '../../support/test-app';
 
 /**
  * Issue 33.4: uploads are bounded by what they expand to, not what they weigh. A PDF of a few

@@ -4,7 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Database, DATABASE, GraphsRepository } from '@loci/db';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
-import { createTenantWithPeople, HealthProbe, startHealthProbe, startTestApp, TestApp } from '@loci/testing';
+import { createTenantWithPeople, HealthProbe, startHealthProbe } from '@loci/testing';
+import { startTestApp, TestApp } from '../../support/test-app';
 
 /**
  * Issue 33.3: MCP is a surface like the others. Its tools take what their routes take

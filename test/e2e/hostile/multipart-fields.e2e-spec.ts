@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BuiltApi, createFreshPostgresDatabase, HealthProbe, startBuiltApi, startHealthProbe } from '@loci/testing';
+import { createFreshPostgresDatabase, HealthProbe, startHealthProbe } from '@loci/testing';
+import { BuiltApi, startBuiltApi } from '../../support/built-api';
 
 /**
  * Issue 33, item 1: a multipart upload of many large text fields beside a small file. multer

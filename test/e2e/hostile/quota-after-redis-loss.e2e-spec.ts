@@ -9,9 +9,8 @@ import {
   killRedis,
   startHealthProbe,
   startRedis,
-  startTestApp,
-  TestApp,
 } from '@loci/testing';
+import { startTestApp, TestApp } from '../../support/test-app';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

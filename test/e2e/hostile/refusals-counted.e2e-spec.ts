@@ -15,9 +15,8 @@ import {
   serverSentEvents,
   startHealthProbe,
   startLlmDouble,
-  startTestApp,
-  TestApp,
 } from '@loci/testing';
+import { startTestApp, TestApp } from '../../support/test-app';
 
 /**
  * Issue 33.7: a refusal is counted wherever it is delivered. A cost-cap refusal that meets a

@@ -7,15 +7,13 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { RetrievalRepository } from '@loci/retrieval';
 import {
-  BuiltApi,
   createTenantWithPeople,
   HealthProbe,
   HealthProbeReport,
-  startBuiltApi,
   startHealthProbe,
-  startTestApp,
-  TestApp,
 } from '@loci/testing';
+import { startTestApp, TestApp } from '../../support/test-app';
+import { BuiltApi, startBuiltApi } from '../../support/built-api';
 
 /**
  * Issue 33.2, unawaited work: in naive and local modes the retrieval created the passages

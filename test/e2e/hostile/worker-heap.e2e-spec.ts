@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { BuiltApi, createFreshPostgresDatabase, HealthProbeReport, startBuiltApi, startHealthProbe } from '@loci/testing';
+import { createFreshPostgresDatabase, HealthProbeReport, startHealthProbe } from '@loci/testing';
+import { BuiltApi, startBuiltApi } from '../../support/built-api';
 
 /**
  * Issue 33.5: worker threads have a heap of their own. V8's heap flag is per process, so with

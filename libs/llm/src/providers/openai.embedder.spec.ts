@@ -1,4 +1,4 @@
-// The double is imported by path: `@loci/testing` also loads the whole app, which will load this lib.
+// The double is imported by path: `@loci/testing`'s index loads libraries above this one (quota), which load this lib.
 import { embeddingFor, float32Base64, LlmDouble, startLlmDouble } from '../../../testing/src/llm-double';
 import { ModelCallError } from '../model-call.error';
 import type { EmbeddingRequest } from '../model.types';

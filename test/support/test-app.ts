@@ -2,8 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import type { Settings } from '@loci/config';
-import { createApp } from '../../../apps/api/src/create-app';
-import { createTestEnvironment } from './test-settings';
+import { createTestEnvironment } from '@loci/testing';
+import { createApp } from '../../apps/api/src/create-app';
 
 export interface TestApp {
   app: INestApplication;

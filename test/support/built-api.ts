@@ -1,9 +1,9 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@loci/testing';
 
-const ROOT = join(__dirname, '../../..');
+const ROOT = join(__dirname, '../..');
 export const BUILT_API = join(ROOT, 'dist/apps/api/src/main.js');
 export const BUILT_LOCI_CLI = join(ROOT, 'dist/apps/cli/src/loci.js');
 
@@ -52,15 +52,4 @@ export async function startBuiltApi(env: Record<string, string>, readyWithinMs =
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { baseUrl, output: () => output, stop };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
