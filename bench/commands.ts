@@ -15,7 +15,7 @@ import { statisticsLines } from './scenarios/graph-statistics';
 import { checkGb, gbCellLine, gbDoubleAnswer, GbCell, gbQuestionsOf, gbStepTimings, runGbCell } from './scenarios/gb-query';
 import { benchDocuments, IngestProvider, runIngestBench } from './scenarios/ingest';
 import { LimitsLayer, LimitsStoreKind, runLimitsBench } from './scenarios/limits';
-import { aloneTable, neighboursTable, runAloneOnly, runNeighboursBench, TARGETS } from './scenarios/neighbours';
+import { aloneTable, neighboursTable, type NeighboursPhase, runAloneOnly, runNeighboursBench, TARGETS } from './scenarios/neighbours';
 import { DOUBLE_MODEL, startModelDouble } from './scenarios/model-double';
 import { API_RSS_LIMIT_MB, runQueryBench } from './scenarios/query';
 import { runIngestedBench } from './scenarios/query-ingested';
@@ -381,6 +381,7 @@ export interface NeighboursConfig extends CommonConfig {
   keepDatabase: boolean;
   /** Only A alone (enterprise, no PATCH), on `apiMain`'s build when given. */
   aloneOnly: boolean;
+  phases: ReadonlySet<NeighboursPhase>;
   apiMain?: string;
 }
 
@@ -441,6 +442,7 @@ export async function runNeighboursCommand(config: NeighboursConfig, out: Out): 
       pdf: config.quick ? { textPages: 10, readPages: 10, readLinesPerPage: 8_000 } : { textPages: 30, readPages: 20, readLinesPerPage: 20_000 },
       drainCapS: config.quick ? 30 : 120,
       docTimeoutS: 120,
+      phases: config.phases,
       log: out,
     };
     const settings = {

@@ -19,6 +19,7 @@ import { findQuestionsFile } from './questions';
 import { writeReport } from './report';
 import { INGEST_PROVIDERS, IngestProvider } from './scenarios/ingest';
 import { LIMITS_LAYERS, LIMITS_STORES, LimitsLayer, LimitsStoreKind } from './scenarios/limits';
+import { NEIGHBOURS_PHASES, type NeighboursPhase } from './scenarios/neighbours';
 import type { QueryScenario } from './scenarios/types';
 
 const QUERY_SCENARIOS: Record<string, QueryScenario[]> = {
@@ -92,6 +93,8 @@ Options:
   --b-rate <n>         neighbours: B's questions a second (default 4)
   --backlog <n>        neighbours: A's queued documents in phase a (default 1000; quick 100)
   --mode <mode>        neighbours: the questions' mode (default mix)
+  --phases <list>      neighbours: of quiet,a,b,c,alone (default all); without a, A's graph for c
+                       and alone is uploaded and ingested first, unmeasured
   --keep-db            neighbours: keep the scratch database
   --alone-only         neighbours: only tenant A alone (enterprise, no limit set) on a graph of
                        --backlog documents (default 150): questions/s at concurrency 16 and
@@ -127,6 +130,7 @@ const OPTIONS = {
   'b-rate': { type: 'string' },
   backlog: { type: 'string' },
   mode: { type: 'string' },
+  phases: { type: 'string' },
   'keep-db': { type: 'boolean' },
   'alone-only': { type: 'boolean' },
   'api-main': { type: 'string' },
@@ -187,6 +191,7 @@ async function dispatch(scenario: string, values: Values, out: (line: string) =>
         aloneDocuments: integer('documents', values.documents, quick ? 20 : 100, 1, 10_000),
         keepDatabase: values['keep-db'] === true,
         aloneOnly: values['alone-only'] === true,
+        phases: new Set(choiceList<NeighboursPhase>('phases', values.phases, NEIGHBOURS_PHASES, NEIGHBOURS_PHASES)),
         apiMain: values['api-main'] === undefined ? undefined : resolve(values['api-main']),
       },
       out,

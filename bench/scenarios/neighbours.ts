@@ -48,8 +48,13 @@ export interface NeighboursOptions {
   drainCapS: number;
   /** Longest wait for B's one document. */
   docTimeoutS: number;
+  /** The phases run (all by default); without `a`, A's graph for `c` is uploaded and ingested unmeasured. */
+  phases: ReadonlySet<NeighboursPhase>;
   log: (line: string) => void;
 }
+
+export const NEIGHBOURS_PHASES = ['quiet', 'a', 'b', 'c', 'alone'] as const;
+export type NeighboursPhase = (typeof NEIGHBOURS_PHASES)[number];
 
 export interface TenantHandle {
   id: string;
@@ -540,18 +545,31 @@ export async function runNeighboursBench(options: NeighboursOptions): Promise<Ne
       log(`    A's queue after ${after}: ${waited.drained ? 'drained' : `not drained after ${options.drainCapS} s, ${cancelled} pending documents deleted`} (${round(waited.waitedS)} s)`);
     };
 
-    await phase('quiet', 'B alone', quiet(), null);
-    await phase('a', `A has ${options.aCorpus.length} documents queued`, backlog(options.url, a, options.aCorpus, options.aUploadConcurrency, log), a.id);
-    await drain('a');
-    await phase('b', 'A uploads heavy PDFs', heavyPdfs(options.url, a, options.aCorpus, options.aUploadConcurrency, options.pdf), a.id);
-    await drain('b');
+    const runs = (name: NeighboursPhase) => options.phases.has(name);
+    if (runs('quiet')) await phase('quiet', 'B alone', quiet(), null);
+    if (runs('a')) {
+      await phase('a', `A has ${options.aCorpus.length} documents queued`, backlog(options.url, a, options.aCorpus, options.aUploadConcurrency, log), a.id);
+      await drain('a');
+    } else if (runs('c') || runs('alone')) {
+      // A's graph for its questions, uploaded and ingested outside any window.
+      await backlog(options.url, a, options.aCorpus, options.aUploadConcurrency, log).start();
+      await waitUntilIngested(db, a.id, 1_800, log);
+    }
+    if (runs('b')) {
+      await phase('b', 'A uploads heavy PDFs', heavyPdfs(options.url, a, options.aCorpus, options.aUploadConcurrency, options.pdf), a.id);
+      await drain('b');
+    }
     // (c): A's own tier's limits back (pro: 600 a minute, burst 100, 10 questions at once).
     await setLimits(api, token, a.id, { requests_per_minute: 600, request_burst: 100, max_concurrent_queries: 10 });
     const aQuestions = questionsOf(options.aCorpus, 2, 500);
-    await phase('c', `A floods questions at concurrency ${options.aQueryConcurrency} (its pro limits)`, questionFlood(options.url, a, aQuestions, options.mode, options.aQueryConcurrency), a.id);
+    if (runs('c')) {
+      await phase('c', `A floods questions at concurrency ${options.aQueryConcurrency} (its pro limits)`, questionFlood(options.url, a, aQuestions, options.mode, options.aQueryConcurrency), a.id);
+    }
 
     // A alone: its questions a second and documents a second, fairness limits off, then on, twice.
-    const alone = await aloneCells(options, db, a, aQuestions, [['off', 1], ['on', 1], ['off', 2], ['on', 2]], (limits) => setLimits(api, token, a.id, limits));
+    const alone = runs('alone')
+      ? await aloneCells(options, db, a, aQuestions, [['off', 1], ['on', 1], ['off', 2], ['on', 2]], (limits) => setLimits(api, token, a.id, limits))
+      : [];
     return {
       tenants: { a: { id: a.id, name: a.name, tier: a.tier }, b: { id: b.id, name: b.name, tier: b.tier } },
       b_graph: { ...graph, questions: bQuestionsList.length, seed_s: round(seedS) },
