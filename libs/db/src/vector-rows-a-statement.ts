@@ -6,7 +6,7 @@ import type { DatabaseKind } from './database';
  * statement, insertions included, on the thread that answers requests: the loop turns only
  * between statements (pglite.database.ts). Ingesting HotpotQA passages, 25 entities a statement
  * held it for up to 1.8 s on a graph of a few hundred entities; one row a statement, at most
- * 0.15 s (bench/offline-vectors-move.ts, docs/BENCHMARKS.md "Ingestion's holds on PGlite").
+ * 0.15 s (bench/experiments/offline-vectors-move.ts, docs/BENCHMARKS.md "Ingestion's holds on PGlite").
  * PostgreSQL runs them in the server, so there a statement carries 25 rows: fewer round trips,
  * and drizzle's serialisation of a batch stays in the milliseconds on the calling thread.
  */

@@ -12,14 +12,14 @@
  *   backend's CPU is all of it.
  * Texts: 12-word windows of the HotpotQA-100 passages, embedded by the offline hashing embedder.
  * One connection; CPU is the backend's (/proc), so the client's encoding is not counted.
- * Usage: DATABASE_URL=… node dist/bench/hnsw-build-once.js [prefill] [tenantRows] [widths]
+ * Usage: DATABASE_URL=… node dist/bench/experiments/hnsw-build-once.js [prefill] [tenantRows] [widths]
  */
 import { cpus } from 'node:os';
 import { Client } from 'pg';
 import { backendCpuMs } from './backend-cpu';
 import { passageWindows } from './hotpot-passages';
-import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
-import { halfvecText } from '../libs/db/src/vector-text';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import { halfvecText } from '../../libs/db/src/vector-text';
 
 const CHUNK_VECTORS = 33; // vectors a chunk writes (docs/BENCHMARKS.md, "CPU a chunk")
 const TENANT = 7;

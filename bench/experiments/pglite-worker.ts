@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { loadSettings } from '@loci/config';
-import { WorkerModule } from '../apps/worker/src/worker.module';
+import { WorkerModule } from '../../apps/worker/src/worker.module';
 
 /**
  * A worker's application context on a PGlite store in `dataDir`, with the offline providers and

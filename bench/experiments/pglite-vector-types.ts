@@ -9,12 +9,12 @@
  * the 10 nearest (`ORDER BY v <=> $1 LIMIT 10`, hnsw.ef_search 40). Vectors: the offline hashing
  * embedder's, of 12-word windows of the HotpotQA-100 passages (entity names and facts are short
  * texts like these). The same vectors, in the same order, for every type.
- * Usage: npm run build && node dist/bench/pglite-vector-types.js [rows=1200] [queries=100] [widths=1024,256]
+ * Usage: npm run build && node dist/bench/experiments/pglite-vector-types.js [rows=1200] [queries=100] [widths=1024,256]
  */
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { passageWindows } from './hotpot-passages';
-import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 
 const TYPES = ['halfvec', 'vector'] as const;
 

@@ -3,12 +3,12 @@
  * CPU from /proc (the database runs on this machine) and this process's from process.cpuUsage,
  * per statement, the two interleaved in rounds. What a vector search pays for its vector
  * beyond the search itself; a mix question sends three to four.
- * Usage: DATABASE_URL=… npx tsx bench/vector-param-cpu.ts [statements] [rounds]
+ * Usage: DATABASE_URL=… npx tsx bench/experiments/vector-param-cpu.ts [statements] [rounds]
  */
 import { Client } from 'pg';
 import { backendCpuMs } from './backend-cpu';
-import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
-import { halfvecParam, halfvecText } from '../libs/db/src/vector-text';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import { halfvecParam, halfvecText } from '../../libs/db/src/vector-text';
 
 const [countArg, roundsArg] = process.argv.slice(2);
 const count = Number(countArg ?? 2000);

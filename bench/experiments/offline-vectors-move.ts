@@ -15,7 +15,7 @@
  * The store: PGlite in a temporary directory, the embedded default, where the move shares the
  * API's thread (on PostgreSQL the writes run in the server; and the mover would move every
  * tenant's offline rows of a shared bench database, so this bench does not take one).
- * Usage: npm run build && node dist/bench/offline-vectors-move.js [passages] [from] [to]
+ * Usage: npm run build && node dist/bench/experiments/offline-vectors-move.js [passages] [from] [to]
  */
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -7,14 +7,14 @@
  * another, which costs no CPU and keeps them on the backend measured.
  * With BY_STATEMENT=1 each mode's statements are then replayed one kind at a time (labels as
  * profile-retrieval.ts names them), for the PostgreSQL CPU of each kind per question.
- * Usage: DATABASE_URL=… [LOCI_BM25_POSTINGS_PER_TERM=n] npx tsx bench/retrieval-cpu.ts <questions.json> [questions] [rounds] [modes]
+ * Usage: DATABASE_URL=… [LOCI_BM25_POSTINGS_PER_TERM=n] npx tsx bench/experiments/retrieval-cpu.ts <questions.json> [questions] [rounds] [modes]
  */
 import { readFileSync } from 'node:fs';
 import { Pool } from 'pg';
-import { PostgresDatabase } from '../libs/db/src/postgres.database';
-import { SESSION_SETTINGS } from '../libs/db/src/database';
-import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
-import { RetrievalService } from '../libs/retrieval/src/retrieval.service';
+import { PostgresDatabase } from '../../libs/db/src/postgres.database';
+import { SESSION_SETTINGS } from '../../libs/db/src/database';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import { RetrievalService } from '../../libs/retrieval/src/retrieval.service';
 import { backendCpuMs } from './backend-cpu';
 import { labelOf } from './profile-retrieval-labels';
 

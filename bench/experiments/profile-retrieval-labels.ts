@@ -1,4 +1,4 @@
-/** A short name for a retrieval statement by what it reads (bench/profile-retrieval.ts, bench/retrieval-cpu.ts). */
+/** A short name for a retrieval statement by what it reads (bench/experiments/profile-retrieval.ts, bench/experiments/retrieval-cpu.ts). */
 export function labelOf(text: string): string {
   const t = text.replace(/\s+/g, ' ');
   if (t.includes('chunk_terms') && t.includes('edge_chunks')) return 'edge_lexical';

@@ -12,7 +12,7 @@
  * --hnsw "ef_construction = 32" (an ALTER INDEX … SET applied to every HNSW index before the
  * ingestion; pgvector reads ef_construction at each insertion, while m stays what the index was
  * built with), --drop index[,index] (indexes dropped first: what one index costs).
- * Usage: npm run build && node dist/bench/pglite-statements.js [options]
+ * Usage: npm run build && node dist/bench/experiments/pglite-statements.js [options]
  */
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +25,7 @@ import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { sql } from 'drizzle-orm';
 import { hotpotPassages } from './hotpot-passages';
 import { pgliteWorker } from './pglite-worker';
-import { integer, parse, UsageError } from './args';
+import { integer, parse, UsageError } from '../args';
 
 type Timed = { ms: number; text: string };
 type Query = (text: string, ...rest: never[]) => Promise<unknown>;

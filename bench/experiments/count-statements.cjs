@@ -1,4 +1,4 @@
-// A --require hook for the API child (LOCI_BENCH_API_NODE_ARGS="--require $PWD/bench/count-statements.cjs"):
+// A --require hook for the API child (LOCI_BENCH_API_NODE_ARGS="--require $PWD/bench/experiments/count-statements.cjs"):
 // counts the statements the API sends (node-postgres Client.prototype.query, pooled and
 // transaction clients alike) by their first 90 characters, and the HTTP requests it serves by
 // method and path, and writes both as JSON to $LOCI_COUNT_OUT (default

@@ -9,16 +9,16 @@
  * Then each table's ANALYZE alone, at the default statistics target and at 10.
  * The HNSW indexes are dropped before seeding (their inserts would take most of the seed's time;
  * ANALYZE reads the heap, never an HNSW index). Timings are of this machine; compare runs of one.
- * Usage: npx tsx bench/analyze-stall.ts [data dir, seeded when empty; default a temporary one] [rounds, default 5]
+ * Usage: npx tsx bench/experiments/analyze-stall.ts [data dir, seeded when empty; default a temporary one] [rounds, default 5]
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { findMigrationsFolder } from '../libs/db/src/migrations-folder';
-import { PgliteDatabase } from '../libs/db/src/pglite.database';
-import { queryRows } from '../libs/db/src/database';
-import { TableStatisticsKeeper } from '../libs/db/src/table-statistics.keeper';
+import { findMigrationsFolder } from '../../libs/db/src/migrations-folder';
+import { PgliteDatabase } from '../../libs/db/src/pglite.database';
+import { queryRows } from '../../libs/db/src/database';
+import { TableStatisticsKeeper } from '../../libs/db/src/table-statistics.keeper';
 
 const SIZE = { documents: 500, chunks: 5_000, termsPerChunk: 60, entities: 20_000 };
 const TABLES = ['documents', 'chunks', 'chunk_terms', 'entities'];

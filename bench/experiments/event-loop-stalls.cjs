@@ -4,7 +4,7 @@
  * interval runs beside each step; the longest gap between its ticks is the stall.
  * Works on any build's dist: a build without countLocalTokens / CpuPool.similarEarlierNames
  * is measured the way it did the step (countTokens inline, the arrays cloned to the thread).
- * Usage: node bench/event-loop-stalls.cjs [dist folder, default ./dist] [rounds, default 3]
+ * Usage: node bench/experiments/event-loop-stalls.cjs [dist folder, default ./dist] [rounds, default 3]
  */
 const { resolve } = require('node:path');
 const dist = resolve(process.argv[2] ?? 'dist');

@@ -4,16 +4,16 @@
  * how much of the exact top k the cut keeps (the chunks of the exact first k found in the cut's
  * first k, averaged over questions), plus the postings the question's words have. The cuts are
  * interleaved question by question, so load from other work falls on all of them alike.
- * Usage: DATABASE_URL=… node dist/bench/bm25-cut.js <questions.json> [questions] [rounds] [cuts]
+ * Usage: DATABASE_URL=… node dist/bench/experiments/bm25-cut.js <questions.json> [questions] [rounds] [cuts]
  *   cuts: comma-separated, default 500,1000,2000,4000; the exact ranking is always measured.
  */
 import { readFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { sql } from 'drizzle-orm';
-import { PostgresDatabase } from '../libs/db/src/postgres.database';
-import { queryRows, SESSION_SETTINGS } from '../libs/db/src/database';
-import { chunkLexicalSearchSql, CorpusStats } from '../libs/retrieval/src/lexical.queries';
-import { TEXT_SEARCH_CONFIG } from '../libs/db/src/lexical';
+import { PostgresDatabase } from '../../libs/db/src/postgres.database';
+import { queryRows, SESSION_SETTINGS } from '../../libs/db/src/database';
+import { chunkLexicalSearchSql, CorpusStats } from '../../libs/retrieval/src/lexical.queries';
+import { TEXT_SEARCH_CONFIG } from '../../libs/db/src/lexical';
 import { backendCpuMs } from './backend-cpu';
 
 /** A cut no word reaches: every posting is read. */

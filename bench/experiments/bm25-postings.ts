@@ -8,11 +8,11 @@
  * what a perfect θ (the true k-th score) would read, and the same run with θ0 taken from lower
  * bounds alone (no seed probes: the short lists and each long list's first k postings). RULE picks the short lists: `best` (the
  * split reading least, known only in hindsight), `dfX` (df at most X·N), or a count.
- * Usage: DATABASE_URL=… [RULE=df0.1] npx tsx bench/bm25-postings.ts <questions.json> [questions] [k]
+ * Usage: DATABASE_URL=… [RULE=df0.1] npx tsx bench/experiments/bm25-postings.ts <questions.json> [questions] [k]
  */
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { BM25_B as B, BM25_K1 as K1 } from '../libs/retrieval/src/lexical.queries';
+import { BM25_B as B, BM25_K1 as K1 } from '../../libs/retrieval/src/lexical.queries';
 
 const [questionsPath, countArg, kArg] = process.argv.slice(2);
 const count = Number(countArg ?? 30);

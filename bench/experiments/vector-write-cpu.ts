@@ -5,12 +5,12 @@
  * difference), one transaction a chunk, on one connection. PostgreSQL backend CPU from /proc (the
  * database runs on this machine), this process's from process.cpuUsage, the two interleaved in
  * rounds. A chunk of the ingest bench writes ~33 vectors (chunk, summary, two an entity, one a fact).
- * Usage: DATABASE_URL=… npx tsx bench/vector-write-cpu.ts [chunks] [rounds] [perChunk]
+ * Usage: DATABASE_URL=… npx tsx bench/experiments/vector-write-cpu.ts [chunks] [rounds] [perChunk]
  */
 import { Client } from 'pg';
 import { backendCpuMs } from './backend-cpu';
-import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
-import { halfvecParam, halfvecText } from '../libs/db/src/vector-text';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import { halfvecParam, halfvecText } from '../../libs/db/src/vector-text';
 
 const [chunksArg, roundsArg, perChunkArg] = process.argv.slice(2);
 const chunks = Number(chunksArg ?? 200);

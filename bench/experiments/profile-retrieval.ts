@@ -2,15 +2,15 @@
  * recorded (statements per question, by mode), then run again under EXPLAIN (ANALYZE, BUFFERS):
  * p50 execution, planning and buffers per statement; the results are written to <out.json> so two
  * builds can be compared row for row. `npm run bench -- explain` covers only the floor's statements.
- * Usage: DATABASE_URL=… npx tsx bench/profile-retrieval.ts <questions.json> <out.json> [n] [modes] [noexplain]
+ * Usage: DATABASE_URL=… npx tsx bench/experiments/profile-retrieval.ts <questions.json> <out.json> [n] [modes] [noexplain]
  * (PLAN=<label> prints one plan; DUMP=<prefix> writes the statements of the last question).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Pool } from 'pg';
-import { PostgresDatabase } from '../libs/db/src/postgres.database';
-import { SESSION_SETTINGS } from '../libs/db/src/database';
-import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
-import { RetrievalService } from '../libs/retrieval/src/retrieval.service';
+import { PostgresDatabase } from '../../libs/db/src/postgres.database';
+import { SESSION_SETTINGS } from '../../libs/db/src/database';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import { RetrievalService } from '../../libs/retrieval/src/retrieval.service';
 import { labelOf } from './profile-retrieval-labels';
 
 const [questionsPath, outPath, countArg, modesArg, explainArg] = process.argv.slice(2);

@@ -8,13 +8,13 @@
  * width; a temporary table per width with an HNSW index (halfvec_cosine_ops, the store's
  * m/ef_construction defaults), prefilled, then single-row inserts timed by the backend's CPU
  * (/proc), widths interleaved in rounds. One connection.
- * Usage (from the checkout, beside ../shared): DATABASE_URL=… node dist/bench/hnsw-width-cpu.js [prefill] [inserts] [rounds] [widths]
+ * Usage (from the checkout, beside ../shared): DATABASE_URL=… node dist/bench/experiments/hnsw-width-cpu.js [prefill] [inserts] [rounds] [widths]
  */
 import { Client } from 'pg';
 import { backendCpuMs } from './backend-cpu';
 import { passageWindows } from './hotpot-passages';
-import { LocalHashingEmbedder } from '../libs/llm/src/local/hashing.embedder';
-import { halfvecText } from '../libs/db/src/vector-text';
+import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import { halfvecText } from '../../libs/db/src/vector-text';
 
 const STORE_WIDTH = 1024;
 
