@@ -6,13 +6,22 @@ import { join } from 'node:path';
 
 export const SOURCE_ROOTS = ['apps', 'libs', 'bench', 'eval', join('packages', 'client', 'src')];
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+/** What the bench and the eval write beside their sources (JSON too): a run is not a change to build. */
+const OUTPUTS = [
+  join('bench', 'results'),
+  join('bench', 'data'),
+  join('bench', 'summaries'),
+  join('eval', 'results'),
+  join('eval', 'summaries'),
+];
 
-function* sourceFiles(dir) {
+function* sourceFiles(dir, root) {
   if (!existsSync(dir)) return;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* sourceFiles(path);
+    if (entry.isDirectory() && OUTPUTS.some((output) => path === join(root, output))) continue;
+    if (entry.isDirectory()) yield* sourceFiles(path, root);
     else if (/\.(?:ts|json|sql)$/.test(entry.name)) yield path;
   }
 }
@@ -21,7 +30,7 @@ function sourcesNow(root) {
   let newest = 0;
   let count = 0;
   for (const dir of SOURCE_ROOTS) {
-    for (const file of sourceFiles(join(root, dir))) {
+    for (const file of sourceFiles(join(root, dir), root)) {
       newest = Math.max(newest, statSync(file).mtimeMs);
       count++;
     }

@@ -61,4 +61,16 @@ describe('the API build is skipped when nothing changed', () => {
     writeFileSync(join(root, 'tsconfig.json'), '{"compilerOptions":{}}');
     expect(current()).toBe(false);
   });
+
+  it('does not count what a bench or eval run writes (results, summaries, seeded questions) as a change', () => {
+    built();
+    for (const dir of ['bench/results', 'bench/data', 'bench/summaries', 'eval/results', 'eval/summaries']) {
+      mkdirSync(join(root, dir), { recursive: true });
+      writeFileSync(join(root, dir, 'run.json'), '{}');
+    }
+    expect(current()).toBe(true);
+    mkdirSync(join(root, 'bench/scenarios'), { recursive: true });
+    writeFileSync(join(root, 'bench/scenarios/new.ts'), 'export {};');
+    expect(current()).toBe(false);
+  });
 });
