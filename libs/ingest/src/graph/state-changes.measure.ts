@@ -24,8 +24,9 @@ import { supersededBy } from './temporal-rules';
  * `relationsConsulted` names).
  *
  * A change pair counts when the fact the first text stated (the fixture's `ended`) is stored and
- * the second text ends it (an `invalid_at` or an `expired_at` it did not have). A control pair
- * is wrong when the second text ends any fact the first one stored.
+ * the second text ends it (an `expired_at`, or an `invalid_at` no later than the second text's
+ * date, that it did not have). A control pair is wrong when the second text ends any fact the
+ * first one stored.
  */
 
 export interface Fact {
@@ -250,9 +251,13 @@ export function measurePair(pair: StateChangePair, fixtureDates: Pick<StateChang
   const about = pair.kind === 'change' ? pair.ended! : pair.kept!;
   const stated = graph.edges.filter((e, i) => liveBefore.has(e.id) && matches(afterState[i], about)).map((e) => e.id);
 
-  graph.remember(pair.change, new Date(pair.changeDate ?? fixtureDates.changeDate));
+  const changeDate = new Date(pair.changeDate ?? fixtureDates.changeDate);
+  graph.remember(pair.change, changeDate);
   const afterChange = graph.facts();
-  const endedIds = new Set(graph.edges.filter((e) => liveBefore.has(e.id) && (e.invalidAt !== null || e.expiredAt !== null)).map((e) => e.id));
+  // Ended by the time of the second text: an end in the future ("will step down next year") is not one yet.
+  const endedIds = new Set(
+    graph.edges.filter((e) => liveBefore.has(e.id) && (e.expiredAt !== null || (e.invalidAt !== null && e.invalidAt <= changeDate))).map((e) => e.id),
+  );
   const newFound = pair.new ? afterChange.some((f) => !f.expired && f.invalidAt === null && matches(f, pair.new!)) : null;
   return {
     pair,

@@ -2,44 +2,97 @@
  * Which facts replace which. A fact about a "slot" that holds one value at a time (where
  * someone works, lives, who they are married to) supersedes the live fact of the same slot and
  * source with another target: "works at Acme" then "joined Globex" closes the Acme fact. An
- * ending event ("left Acme") ends the slot's fact with the same target without superseding it.
- * Relation names are the snake_case predicates of extraction; the local extractor names state
- * facts in the present (`works_at`) and events in the past (`joined`, `moved_to`).
+ * ending event ("left Acme") ends the live facts of the families it ends with the same target,
+ * without superseding them. Relation names are the snake_case predicates of extraction; the
+ * local extractor names state facts in the present (`works_at`) and events in the past
+ * (`joined`, `moved_to`).
  */
 const SLOTS: Record<string, readonly string[]> = {
-  employment: ['works_at', 'joined', 'employed_by', 'hired_by', 'switched_to', 'employee_of'],
-  residence: ['lives_in', 'moved_to', 'relocated_to', 'resides_in'],
+  employment: ['works_at', 'joined', 'employed_by', 'hired_by', 'switched_to', 'employee_of', 'transferred_to'],
+  residence: ['lives_in', 'moved_to', 'relocated_to', 'resides_in', 'emigrated_to', 'immigrated_to', 'settled_in'],
   marriage: ['married_to', 'married'],
+  dating: ['dates'],
+  engagement: ['engaged_to'],
   headquarters: ['headquartered_in', 'based_in'],
   leadership: ['ceo_of', 'leads', 'heads'],
+  // A player plays for one team at a time.
+  team: ['plays_for', 'signed_for', 'signed_with', 'traded_to'],
+  education: ['studies_at', 'transferred_to'],
+  physician: ['patient_of'],
 };
 
-const ENDINGS: Record<string, string> = {
-  left: 'employment',
-  quit: 'employment',
-  resigned_from: 'employment',
-  retired_from: 'employment',
-  fired_from: 'employment',
-  switched_from: 'employment',
-  moved_out_of: 'residence',
-  moved_from: 'residence',
-  divorced: 'marriage',
+/**
+ * Moves: a thing, a company or a person that moved is no longer where it was, wherever the
+ * earlier text put it (`located_in` alone replaces nothing: "in Paris" and "in France" are both
+ * true).
+ */
+const MOVES: Record<string, readonly string[]> = {
+  moved_to: ['located_in', 'based_in', 'headquartered_in'],
+  relocated_to: ['located_in', 'based_in', 'headquartered_in'],
+  transferred_to: ['located_in'],
 };
 
-const slotOf = new Map<string, string>(
-  Object.entries(SLOTS).flatMap(([slot, relations]) => relations.map((relation) => [relation, slot] as const)),
-);
+/**
+ * Facts that end but do not exclude each other: one is a member of several clubs, owns several
+ * things, holds several roles.
+ */
+const ROLES = [
+  'ceo', 'cto', 'cfo', 'coo', 'cio', 'president', 'vice_president', 'chairman', 'chairwoman', 'chair', 'director', 'head',
+  'manager', 'principal', 'mayor', 'captain', 'coach', 'editor', 'dean', 'governor', 'treasurer', 'secretary', 'chancellor',
+].map((role) => `${role}_of`);
+const FAMILIES: Record<string, readonly string[]> = {
+  ...SLOTS,
+  membership: ['member_of'],
+  ownership: ['owns', 'bought', 'purchased', 'acquired'],
+  roles: ROLES,
+  location: ['located_in'],
+  patient: ['patient_at'],
+  custody: ['held_at'],
+  stay: ['stays_at'],
+  volunteering: ['volunteers_at'],
+  training: ['trains_at'],
+  friendship: ['friends_with'],
+};
+
+/** Ending events, and the families whose fact with the same source and target each one ends. */
+const ENDINGS: Record<string, readonly string[]> = {
+  left: ['employment', 'residence', 'membership', 'team', 'education', 'roles', 'location', 'stay', 'volunteering', 'training'],
+  quit: ['employment', 'membership', 'team', 'education', 'roles', 'volunteering'],
+  resigned_from: ['employment', 'membership', 'team', 'roles'],
+  retired_from: ['employment', 'membership', 'team', 'roles'],
+  fired_from: ['employment', 'team', 'roles'],
+  laid_off_from: ['employment', 'roles'],
+  switched_from: ['employment'],
+  expelled_from: ['membership', 'education', 'team'],
+  graduated_from: ['education', 'training'],
+  dropped_out_of: ['education'],
+  moved_out_of: ['residence', 'location'],
+  moved_from: ['residence', 'location'],
+  moved_away_from: ['residence', 'location'],
+  divorced: ['marriage', 'engagement', 'dating'],
+  broke_up_with: ['dating', 'engagement', 'marriage'],
+  married: ['engagement', 'dating'],
+  sold: ['ownership'],
+  gave_away: ['ownership'],
+  discharged_from: ['patient', 'custody'],
+  released_from: ['custody', 'team'],
+  checked_out_of: ['stay'],
+};
+
+const slotsOf = new Map<string, string[]>();
+for (const [slot, relations] of Object.entries(SLOTS)) {
+  for (const relation of relations) slotsOf.set(relation, [...(slotsOf.get(relation) ?? []), slot]);
+}
 
 /** Relations whose live facts (same source, other target) a new `relation` fact supersedes. */
 export function supersededBy(relation: string): readonly string[] {
-  const slot = slotOf.get(relation);
-  return slot ? SLOTS[slot] : [];
+  const slots = slotsOf.get(relation) ?? [];
+  return [...new Set([...slots.flatMap((slot) => SLOTS[slot]), ...(MOVES[relation] ?? [])])];
 }
 
 /** Relations whose live fact with the same source and target a new `relation` fact ends. */
 export function endedBy(relation: string): readonly string[] {
-  const slot = ENDINGS[relation];
-  return slot ? SLOTS[slot] : [];
+  return [...new Set((ENDINGS[relation] ?? []).flatMap((family) => FAMILIES[family]))];
 }
 
 /**
@@ -48,10 +101,10 @@ export function endedBy(relation: string): readonly string[] {
  * tells only its own story.
  */
 export function slotRelations(relation: string): readonly string[] {
-  const slot = slotOf.get(relation) ?? ENDINGS[relation];
-  if (!slot) return [relation];
+  const slots = slotsOf.get(relation) ?? ENDINGS[relation]?.filter((family) => family in SLOTS) ?? [];
+  if (slots.length === 0) return [relation];
   const endings = Object.entries(ENDINGS)
-    .filter(([, endedSlot]) => endedSlot === slot)
+    .filter(([, families]) => families.some((family) => slots.includes(family)))
     .map(([ending]) => ending);
-  return [...new Set([relation, ...SLOTS[slot], ...endings])];
+  return [...new Set([relation, ...slots.flatMap((slot) => SLOTS[slot]), ...endings])];
 }

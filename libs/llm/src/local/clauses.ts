@@ -1,6 +1,6 @@
 import { BE_FORMS, EVENT_VERBS, RELATION_PREPOSITIONS, RELATIVE_PRONOUNS, STATE_VERBS } from './lexicon';
 import type { Mention } from './mentions';
-import { verbLemma, type Token } from './nlp';
+import { looksCapitalized, verbLemma, type Token } from './nlp';
 
 /**
  * The clause structure the relation step needs, from the library's part-of-speech tags: verb
@@ -17,6 +17,10 @@ export interface VerbGroup {
   passive: boolean;
   negative: boolean;
   ended: boolean;
+  /** "will step down", "would resign", "might move": not a fact (yet). */
+  modal: boolean;
+  /** A verb of the group is in the past ("was let go", "had moved"). */
+  past: boolean;
 }
 
 const PARTICIPLES = new Set('born built made led held sold bought run set won known taught brought kept found given taken written'.split(' '));
@@ -24,7 +28,7 @@ const PARTICIPLES = new Set('born built made led held sold bought run set won kn
 export const isVerbish = (t: Token) => t.tags.has('Verb') || t.tags.has('Auxiliary') || t.tags.has('Copula') || t.tags.has('Modal');
 export const isNegative = (t: Token) => t.tags.has('Negative') || t.normal === 'not' || t.normal === 'never';
 const TIME_ADVERBS = new Set(
-  'later earlier then soon recently eventually finally also still now currently previously formerly once subsequently ultimately already first initially'.split(' '),
+  'later earlier then soon recently eventually finally also still now currently previously formerly once subsequently ultimately already first initially since'.split(' '),
 );
 export const isAdverb = (t: Token) => (t.tags.has('Adverb') || TIME_ADVERBS.has(t.normal)) && !isVerbish(t);
 
@@ -40,6 +44,8 @@ export function findVerbGroups(toks: Token[], covered: boolean[]): VerbGroup[] {
     let e = k + 1;
     while (e < n && !covered[e]) {
       const t = toks[e];
+      // "is kept in Leeds": compromise reads "kept in" as a phrasal verb; before a name "in" is a preposition.
+      if (t.tags.has('Particle') && PREPOSITION_PARTICLES.has(t.normal) && e + 1 < n && (covered[e + 1] || toks[e + 1].tags.has('Determiner') || looksCapitalized(toks[e + 1].text))) break;
       if (isVerbish(t) || t.tags.has('Particle')) e++;
       else if ((isAdverb(t) || isNegative(t)) && e + 1 < n && !covered[e + 1] && isVerbish(toks[e + 1])) e++;
       else break;
@@ -87,18 +93,30 @@ function describeGroup(toks: Token[], start: number, end: number): VerbGroup | n
     // "is no longer the CEO": after a copula the phrase follows the verb.
     /^(?:no longer|not any longer)\b/.test(after);
   const negative = span.some(isNegative) || /\bnever\b/.test(before);
+  const modal = span.some((t) => MODALS.has(t.normal)) || /\b(?:going|plans?|planning|wants?|hopes?|hoping|intends?) to$/.test(before);
+  // "was let go by Alibaba": the phrasal verb is "let go".
+  const letGo = (main.normal === 'let' && particles.includes('go')) || (main.normal === 'go' && normals.includes('let'));
   return {
     start,
     end,
     main,
-    lemma: copula ? 'be' : stoppedDoing ? gerundLemma(main.normal) : verbLemma(main),
-    particle: particles.length ? particles.join(' ') : null,
+    lemma: copula ? 'be' : letGo ? 'let go' : stoppedDoing ? gerundLemma(main.normal) : verbLemma(main),
+    particle: letGo || particles.length === 0 ? null : particles.join(' '),
     copula,
-    passive,
+    passive: passive || (letGo && beIndex >= 0),
     negative,
     ended,
+    modal,
+    past: span.some((t) => t.tags.has('PastTense')),
   };
 }
+
+const MODALS = new Set(['will', 'would', 'may', 'might', 'could', 'should', 'shall', "'ll"]);
+
+const COMPANION_POSSESSIVES = new Set(['his', 'her', 'their']);
+const isCommonHead = (t: Token) => t.tags.has('Noun') && !t.tags.has('ProperNoun') && !looksCapitalized(t.text) && !t.tags.has('Pronoun');
+
+const PREPOSITION_PARTICLES = new Set(['in', 'on', 'at', 'to', 'from', 'into', 'onto']);
 
 const STOPPING_VERBS = new Set(['stopped', 'stop', 'stops', 'quit', 'quits', 'ceased', 'cease', 'ceases']);
 
@@ -129,6 +147,19 @@ export function findSubjects(toks: Token[], groupStart: number, mentionEndingAt:
   const clause = relativeClauses(toks).find(([from, to]) => k >= from && k < to && !(groupStart >= from && groupStart < to));
   if (clause) k = clause[0] - 1;
   if (k < 0) return [];
+  // "Mark Henderson and his family moved …": the named one is the subject.
+  if (!mentionEndingAt.has(k) && k >= 3 && toks[k].tags.has('Noun') && COMPANION_POSSESSIVES.has(toks[k - 1].normal) && toks[k - 2].normal === 'and') {
+    if (mentionEndingAt.get(k - 3)?.type === 'person') k -= 3;
+  }
+  // "The Starry Sky painting belongs to …": a name before its common noun.
+  if (!mentionEndingAt.has(k) && k >= 1 && isCommonHead(toks[k])) {
+    const named = mentionEndingAt.get(k - 1);
+    const last = toks[k - 1];
+    if (named && !/[^\s]/.test(last.post) && !last.tags.has('Possessive') && !/['’]s$/.test(last.text) && named.start - toks[0].index - 1 >= 0) {
+      const opener = toks[named.start - toks[0].index - 1];
+      if (opener.tags.has('Determiner')) k -= 1;
+    }
+  }
   let first = mentionEndingAt.get(k);
   if (first && /,/.test(toks[k].post)) {
     // "Tesla, the car maker led by Elon Musk, opened ...": the name before the parenthesis.

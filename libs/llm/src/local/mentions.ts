@@ -1,5 +1,5 @@
 import { HONORIFICS, NAME_CONNECTORS, PRONOUNS, ROLE_NOUNS } from './lexicon';
-import { looksCapitalized, matchRanges, type ParsedText, type Token } from './nlp';
+import { isSaint, lexiconTag, looksCapitalized, matchRanges, type ParsedText, type Token } from './nlp';
 
 /**
  * Named-entity mentions from the NLP library: people, organizations and places as compromise
@@ -78,7 +78,7 @@ function toMention(tokens: Token[], type: MentionType): Mention | null {
   const name = nameOf(tokens);
   const lower = name.toLowerCase();
   // "the CTO of Nimbus": a role is not an entity of its own.
-  if (!name || !/\p{L}/u.test(name) || PRONOUNS.has(lower) || ROLE_NOUNS.has(lower)) return null;
+  if (!name || !/\p{L}/u.test(name) || PRONOUNS.has(lower) || ROLE_NOUNS.has(lower) || HONORIFICS.has(lower)) return null;
   return { start: tokens[0].index, end: tokens[tokens.length - 1].index + 1, name, type, sentence: tokens[0].sentence };
 }
 
@@ -109,6 +109,8 @@ export function findMentions(
     for (let i = mention.start; i < mention.end; i++) taken.add(i);
     accepted.push(mention);
   };
+  // "St. Mary's", "St. Thomas' Hospital": the library reads a person called Mary.
+  for (const sentence of parsed.sentences) saintNames(sentence.tokens).forEach(accept);
   candidates.forEach(accept);
 
   // Proper nouns the library did not type ("Acme", "DeepMind").
@@ -121,24 +123,120 @@ export function findMentions(
       }
       run = [];
     };
-    for (const token of sentence.tokens) {
-      const initialName = token === sentence.tokens[0] && token.tags.has('Noun') && knownNames.has(token.normal);
+    const first = sentence.tokens.find((t) => t.text !== '');
+    sentence.tokens.forEach((token, k) => {
+      if (token.tags.has('Elided')) return;
+      const initialName = token === first && token.tags.has('Noun') && (knownNames.has(token.normal) || unknownInitialName(sentence.tokens, k));
+      const next = sentence.tokens[k + 1];
+      // "Nordic Foods", "Royal Free Hospital": a capitalized adjective before a name is part of it.
+      const adjectiveOfName =
+        (token.tags.has('Adjective') || token.tags.has('Demonym')) &&
+        next !== undefined &&
+        next.tags.has('ProperNoun') &&
+        isNameWord(next) &&
+        !/[,;:()]/.test(token.post);
       const proper =
-        (token.tags.has('ProperNoun') || initialName) &&
+        (token.tags.has('ProperNoun') || token.tags.has('Acronym') || initialName || adjectiveOfName) &&
         !taken.has(token.index) &&
         !isDateToken(token.index) &&
         !token.tags.has('Date') &&
         !token.tags.has('Value') &&
-        !token.tags.has('Adjective') &&
-        !token.tags.has('Demonym') &&
+        ((!token.tags.has('Adjective') && !token.tags.has('Demonym')) || adjectiveOfName) &&
         isNameWord(token);
       if (proper) run.push(token);
       else flush();
       if (/[,;:()]/.test(token.post)) flush();
-    }
+    });
     flush();
   }
-  return accepted.sort((a, b) => a.start - b.start);
+  return mergeAdjacent(accepted.sort((a, b) => a.start - b.start), parsed);
+}
+
+const INITIAL_ADVERBS = new Set(['now', 'also', 'still', 'recently', 'currently', 'later', 'then', 'finally', 'eventually', 'since', 'once']);
+
+/** Lexicon tags of words that are names whatever the lexicon says of them otherwise. */
+const NAME_LEXICON_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Organization', 'Place', 'City', 'Country', 'Noun']);
+
+/**
+ * A capitalized word that starts a sentence and that the library's lexicon does not list as a
+ * common word ("Kwame lives in Accra.", "Globex is headquartered in Chicago.", "Acme's CEO is
+ * Jane."): a singular count noun needs an article there, so a bare one before a verb or a
+ * possessive is a name. Mass nouns ("Water flows", "Research shows") are in the lexicon.
+ */
+function unknownInitialName(tokens: Token[], k: number): boolean {
+  const token = tokens[k];
+  if (!isNameWord(token) || token.tags.has('Plural') || token.tags.has('Pronoun') || token.tags.has('Determiner')) return false;
+  const word = token.normal.replace(/['’]s$/, '');
+  const known = lexiconTag(word);
+  if (known !== undefined && !NAME_LEXICON_TAGS.has(known)) return false;
+  if (token.tags.has('Possessive') || /['’]s$/.test(token.text)) return true;
+  let j = k + 1;
+  while (j < tokens.length && (tokens[j].tags.has('Adverb') || INITIAL_ADVERBS.has(tokens[j].normal) || tokens[j].text === '')) j++;
+  const next = tokens[j];
+  return next !== undefined && (next.tags.has('Verb') || next.tags.has('Auxiliary') || next.tags.has('Copula'));
+}
+
+/** "St. Mary's", "St. John's Choir", "St. Thomas' Hospital": places and institutions named after a saint. */
+function saintNames(tokens: Token[]): Mention[] {
+  const out: Mention[] = [];
+  for (let k = 0; k + 1 < tokens.length; k++) {
+    if (!isSaint(tokens[k]) || !isNameWord(tokens[k + 1])) continue;
+    let end = k + 2;
+    let possessive = /['’]s$/.test(tokens[k + 1].text) || /^['’]/.test(tokens[k + 1].post);
+    while (end < tokens.length && !/[,;:()]/.test(tokens[end - 1].post)) {
+      const t = tokens[end];
+      if (t.tags.has('Elided')) end++;
+      else if (isNameWord(t) && !t.tags.has('Date')) {
+        possessive ||= /['’]s$/.test(t.text) || /^['’]/.test(t.post);
+        end++;
+      } else break;
+    }
+    if (!possessive && end === k + 2) continue;
+    const words = tokens
+      .slice(k + 1, end)
+      .filter((t) => t.text !== '')
+      .map((t) => t.text + (/^['’]/.test(t.post) && !/['’]s$/.test(t.text) ? "'" : ''));
+    out.push({ start: tokens[k].index, end: tokens[end - 1].index + 1, name: `St. ${words.join(' ')}`, type: 'organization', sentence: tokens[k].sentence });
+    k = end - 1;
+  }
+  return out;
+}
+
+/**
+ * Two names side by side with nothing between them are one name ("Honda" + "Civic", "Las" +
+ * "Vegas", "TU" + "Munich"): the library typed their words apart. The head's type wins unless
+ * it has none; a person's name followed by another word is not a person's ("Tate Modern").
+ */
+function mergeAdjacent(mentions: Mention[], parsed: ParsedText): Mention[] {
+  const out: Mention[] = [];
+  for (const mention of mentions) {
+    const previous = out[out.length - 1];
+    const between = previous ? parsed.tokens.slice(previous.end, mention.start) : [];
+    const last = previous ? parsed.tokens[previous.end - 1] : undefined;
+    const joinable =
+      previous &&
+      !previous.common &&
+      !mention.common &&
+      previous.sentence === mention.sentence &&
+      between.every((t) => t?.tags.has('Elided')) &&
+      last !== undefined &&
+      !/[^\s]/.test(last.post) &&
+      !last.tags.has('Possessive') &&
+      !/['’]s$/.test(last.text);
+    if (!joinable) {
+      out.push(mention);
+      continue;
+    }
+    const tokens = parsed.tokens.slice(previous.start, mention.end).filter((t) => t && t.text !== '');
+    // "Codex Leicester", "TU Munich": a place after another name is not what the name is.
+    let type: MentionType =
+      mention.type === 'location' && previous.type === 'concept' ? 'concept' : mention.type !== 'concept' ? mention.type : previous.type;
+    if (previous.type !== mention.type && (previous.type === 'person' || mention.type === 'person')) {
+      type = [previous.type, mention.type].find((t) => t !== 'person' && t !== 'concept') ?? 'concept';
+    }
+    out[out.length - 1] = { ...previous, end: mention.end, name: nameOf(tokens), type };
+  }
+  return out;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { DatesMethods } from 'compromise-dates';
 import { compromise, type Nlp } from './compromise';
+import { EVENT_VERBS, STATE_VERBS } from './lexicon';
 
 /**
  * The one place that loads the NLP library (compromise, with its dates plugin). Everything else
@@ -91,12 +92,16 @@ export function parseText(text: string, sentenceOffset = 0): ParsedText {
       sentenceTokens.push(token);
     }
     retagCoordinatedPastVerbs(sentenceTokens);
+    retagSaintPossessives(sentenceTokens);
+    retagProgressives(sentenceTokens);
     sentences.push({ index: sentenceOffset + s, text: sentenceJson.text.trim(), tokens: sentenceTokens });
   });
   return { doc, sentences, tokens };
 }
 
 const COORDINATORS = new Set(['and', 'then', 'but', 'later']);
+const PERFECT_AUXILIARIES = new Set(['has', 'have', 'had']);
+const ADVERBS_BETWEEN = new Set(['since', 'just', 'recently', 'now', 'already', 'also', 'finally', 'officially']);
 
 /**
  * compromise reads the second verb of "left Acme and joined Globex" as an adjective ("joined
@@ -107,11 +112,60 @@ function retagCoordinatedPastVerbs(tokens: Token[]): void {
   for (let k = 1; k + 1 < tokens.length; k++) {
     const tags = tokens[k].tags as Set<string>;
     if (tags.has('Verb') || !tags.has('Adjective') || !/ed$/.test(tokens[k].normal)) continue;
-    if (!COORDINATORS.has(tokens[k - 1].normal) || !tokens[k + 1].tags.has('ProperNoun')) continue;
+    let j = k - 1;
+    while (j > 0 && ADVERBS_BETWEEN.has(tokens[j].normal)) j--;
+    // "has since joined Anthropic": a perfect tense is a verb too.
+    const perfect = PERFECT_AUXILIARIES.has(tokens[j].normal);
+    if ((!COORDINATORS.has(tokens[k - 1].normal) && !perfect) || !tokens[k + 1].tags.has('ProperNoun')) continue;
     tags.delete('Adjective');
     tags.add('Verb');
     tags.add('PastTense');
   }
+}
+
+/**
+ * compromise expands "Mary's" to "Mary is" with an empty copula term, also in "St. Mary's" (a
+ * place named after a saint, never "St. Mary is"). After "St. Name's" the empty term is the
+ * possessive it was written as: it loses its verb tags, so no clause starts there.
+ */
+function retagSaintPossessives(tokens: Token[]): void {
+  for (let k = 2; k < tokens.length; k++) {
+    const elided = tokens[k];
+    if (elided.text !== '' || !elided.tags.has('Copula')) continue;
+    if (!/['’]s$/.test(tokens[k - 1].text) || !isSaint(tokens[k - 2])) continue;
+    const tags = elided.tags as Set<string>;
+    tags.clear();
+    tags.add('Elided');
+  }
+}
+
+const PROGRESSIVE_VERBS = new Set(['stay', 'train', 'volunteer', 'see']);
+const BE = new Set(['is', 'are', 'was', 'were', 'be', 'been', "'s", "'re"]);
+
+/**
+ * compromise reads "living" in "is living in Marseille" as an adjective ("a living room"): a
+ * word in -ing after a form of "be" and before a preposition, whose stem the lexicon knows as a
+ * verb, is the progressive of that verb.
+ */
+function retagProgressives(tokens: Token[]): void {
+  for (let k = 1; k + 1 < tokens.length; k++) {
+    const tags = tokens[k].tags as Set<string>;
+    if (tags.has('Verb') || !/ing$/.test(tokens[k].normal)) continue;
+    let j = k - 1;
+    while (j > 0 && tokens[j].tags.has('Adverb')) j--;
+    if (!BE.has(tokens[j].normal) || !tokens[k + 1].tags.has('Preposition')) continue;
+    const stem = tokens[k].normal.replace(/ing$/, '');
+    if (![stem, `${stem}e`].some((word) => STATE_VERBS.has(word) || EVENT_VERBS.has(word) || PROGRESSIVE_VERBS.has(word))) continue;
+    tags.delete('Adjective');
+    tags.delete('Noun');
+    tags.add('Verb');
+    tags.add('Gerund');
+  }
+}
+
+/** "St." before a name: Saint, not Street ("St. Mary's", "St. Thomas' Hospital"). */
+export function isSaint(token: Token | undefined): boolean {
+  return token !== undefined && token.text === 'St' && /^\.\s*$/.test(token.post);
 }
 
 /** Term index ranges `[start, end)` of each match of a view. */
@@ -131,7 +185,7 @@ interface VerbTransforms {
 }
 
 interface World {
-  model: unknown;
+  model: { one?: { lexicon?: Record<string, string | string[] | undefined> } } & Record<string, unknown>;
   methods?: { two?: { transform?: { verb?: VerbTransforms } } };
 }
 
@@ -145,7 +199,18 @@ function world(): World {
 
 const verbTransformsOf = (w: World) => w.methods?.two?.transform?.verb;
 
-const TENSE_TAGS = ['PastTense', 'PresentTense', 'Gerund', 'Infinitive', 'Participle'];
+/**
+ * The tag compromise's own lexicon gives a lowercase word, if it lists it (`Uncountable` for
+ * "water", `Singular` for "time", `FemaleName` for "maria"); undefined for a word it only
+ * tags by rule ("kwame", "globex").
+ */
+export function lexiconTag(word: string): string | undefined {
+  const entry = world().model.one?.lexicon?.[word];
+  return Array.isArray(entry) ? entry[0] : entry;
+}
+
+// A gerund is tagged PresentTense too: as a gerund "working" → "work" (as a present it stays "working").
+const TENSE_TAGS = ['Gerund', 'PastTense', 'PresentTense', 'Infinitive', 'Participle'];
 
 /**
  * The infinitive of a verb token, through compromise's own conjugation tables (an internal
@@ -157,11 +222,22 @@ export function verbLemma(token: Token): string {
   if (!verbTransforms) return word;
   const tense = TENSE_TAGS.find((t) => token.tags.has(t));
   if (tense === 'Infinitive') return word;
-  try {
-    return verbTransforms.toInfinitive(word, world().model, tense) || word;
-  } catch {
-    return word;
+  const infinitive = (as: string | undefined) => {
+    try {
+      return verbTransforms.toInfinitive(word, world().model, as) || word;
+    } catch {
+      return word;
+    }
+  };
+  let lemma = infinitive(tense);
+  // "taken", "given": the past tense table does not know participles.
+  if (lemma === word && token.tags.has('Participle')) lemma = infinitive('Participle');
+  // A verb the tables do not know ("moored"): the regular past.
+  if (lemma === word && /[^e]ed$/.test(word) && (token.tags.has('PastTense') || token.tags.has('Participle'))) {
+    const stem = word.slice(0, -2);
+    lemma = lexiconTag(`${stem}e`) === 'Infinitive' && lexiconTag(stem) !== 'Infinitive' ? `${stem}e` : stem;
   }
+  return lemma;
 }
 
 const conjugations = new Map<string, Record<string, string | undefined>>();

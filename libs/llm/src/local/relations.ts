@@ -19,6 +19,7 @@ import type { Mention } from './mentions';
 import { findSubjects, findVerbGroups, isAdverb, isNegative, isVerbish, type VerbGroup } from './clauses';
 import { verbForms, type ParsedSentence, type Token } from './nlp';
 import { roleFacts } from './roles';
+import { canonicalPredicate, dismissal, HEADQUARTERS_NOUNS, JOB_NOUNS, reciprocalRelation } from './vocabulary';
 
 /**
  * Subject–verb–object relations inside one sentence, from the tags of the NLP library:
@@ -72,12 +73,22 @@ interface ObjectHit {
   copulaWord: string | null;
   /** "is the former CEO of": the role is over. */
   former: boolean;
+  /** The head of the last common-noun phrase before the object ("job" in "took a job at"). */
+  noun: string | null;
+  /** "is Maria's husband": the object is the possessor of the copula's noun. */
+  possessed?: boolean;
 }
 
 const FORMER_WORDS = new Set(['former', 'ex', 'previous', 'erstwhile', 'one-time']);
 /** Passives whose subject keeps the fact: "was hired by Globex" is Alice's employment. */
 const SUBJECT_KEEPING_PASSIVES = new Set(['hire', 'employ']);
 const TRANSPARENT_VERBS = new Set(['called', 'named', 'known', 'titled', 'dubbed']);
+/** "works as an engineer at Tesla": after these verbs "as" + a noun phrase is the job, not a circumstance. */
+const AS_TRANSPARENT = new Set(['work', 'serve', 'act', 'start', 'join', 'return', 'stay', 'remain', 'continue', 'begin', 'be']);
+/** "left the BBC to join Channel 4", "went to work for Disney": the infinitive's subject is the sentence's. */
+const PURPOSE_VERBS = new Set(['leave', 'quit', 'go', 'move', 'resign', 'retire', 'return', 'come', 'relocate']);
+const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS]);
+const NOW_WORDS = /\b(?:now|nowadays|these days)\b/i;
 const WEEKDAY = /\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b/i;
 const COORDINATORS = new Set(['and', 'then', 'but', 'later', 'also', 'or']);
 
@@ -117,13 +128,41 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g];
     let subjects = findSubjects(toks, group.start, mentionEndingAt);
-    const coordinated = subjects.length === 0 && group.start > 0 && COORDINATORS.has(toks[group.start - 1].normal);
-    if (coordinated) subjects = previousSubjects;
+    // "Acme's headquarters is in Boston", "Apollo Bank's headquarters moved to Geneva".
+    const headquarters = subjects.length === 0 ? headquartersOwner(toks, group.start, mentionEndingAt) : null;
+    if (headquarters) subjects = [headquarters];
+    let before = group.start - 1;
+    while (before > 0 && isAdverb(toks[before])) before--;
+    const coordinated = subjects.length === 0 && before >= 0 && COORDINATORS.has(toks[before].normal);
+    const purpose =
+      subjects.length === 0 && before >= 0 && toks[before].normal === 'to' && g > 0 && PURPOSE_VERBS.has(groups[g - 1].lemma);
+    if (coordinated || purpose) subjects = previousSubjects;
     const scan = scanObjects(toks, group, n, mentionAt, dateAt, covered, base);
     previousSubjects = subjects;
+    if (group.modal) continue;
     for (const c of scan.concepts) concepts.push(c);
-    const roles = subjects.length > 0 && !group.negative ? roleFacts(toks, group, mentionAt, base) : [];
-    if (subjects.length === 0 || (scan.objects.length === 0 && roles.length === 0)) continue;
+    const found = !group.negative ? roleFacts(toks, group, mentionAt, base, subjects) : [];
+    // A role whose holder the clause does not name needs the clause's subject.
+    const roles = found.filter((role) => role.holder !== null || subjects.length > 0);
+    // "Kate and Josh broke up", "Greta and Paula are no longer friends": a fact between the subjects.
+    const reciprocal = subjects.length > 1 && scan.objects.length === 0 ? reciprocalRelation(group.lemma, group.particle, scan.copulaWord) : null;
+    if (reciprocal && !(group.negative && !group.ended)) {
+      const validity = validityOf(scan.date ?? nearestDateBefore(input.dates, toks[group.start].index, usedDates), group, input.referenceDate);
+      if (!group.ended || validity.invalidAt) {
+        for (const [source, target] of [[subjects[0], subjects[1]], [subjects[1], subjects[0]]]) {
+          relations.push({
+            source,
+            target,
+            relation: reciprocal,
+            keywords: [reciprocal.replace(/_/g, ' '), 'relationship'],
+            ...validity,
+            sentence: input.sentence.index,
+          });
+        }
+      }
+      continue;
+    }
+    if ((subjects.length === 0 && roles.length === 0) || (scan.objects.length === 0 && roles.length === 0)) continue;
     if (group.negative && !group.ended) continue;
 
     let date = scan.date;
@@ -135,7 +174,7 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
 
     for (const role of roles) {
       const validity = validityOf(date, { ...group, ended: group.ended || role.ended }, input.referenceDate);
-      if (role.ended && !validity.invalidAt) continue;
+      if ((role.ended || group.ended) && !validity.invalidAt) continue;
       for (const holder of role.holder ? [role.holder] : subjects) {
         if (holder === role.organization) continue;
         relations.push({
@@ -147,44 +186,100 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
           sentence: input.sentence.index,
         });
       }
+      if (role.concept) concepts.push(role.concept);
     }
     if (roles.length > 0) continue;
-    if (LIGHT_VERBS.has(group.lemma) && !group.copula) continue;
+    // "got a new job at the Savoy", "has its headquarters in Zurich": the noun carries the fact.
+    if (LIGHT_VERBS.has(group.lemma) && !group.copula) scan.objects = scan.objects.filter((hit) => hit.noun !== null && LIGHT_VERB_NOUNS.has(hit.noun));
 
+    const now = NOW_WORDS.test(input.sentence.text);
+    const sentenceFacts: RelationCandidate[] = [];
     for (const hit of scan.objects) {
       const validity = validityOf(date, hit.former ? { ...group, ended: true } : group, input.referenceDate);
       // "Alice no longer works at Acme" with no date to close it would read as a live fact.
       if ((group.ended || hit.former) && !validity.invalidAt) continue;
       const built = predicateFor(group, hit);
       if (!built) continue;
-      const pairs: Array<[Mention, Mention]> = [];
       for (const subject of subjects) {
-        if (built.agent) pairs.push([hit.mention, subject]);
-        else pairs.push([subject, hit.mention]);
-      }
-      for (const [source, target] of pairs) {
+        let [source, target] = built.agent ? [hit.mention, subject] : [subject, hit.mention];
         if (source === target || source.name.toLowerCase() === target.name.toLowerCase()) continue;
         retype(source, target, group.lemma, hit);
+        let relation = built.relation;
+        // "The Tigers fired Sundar": the fact is Sundar's.
+        const dismissed = !group.passive && !group.copula ? dismissal(group.lemma, group.particle) : null;
+        if (dismissed && hit.prep === null && target.type === 'person' && source.type !== 'person') {
+          [source, target] = [target, source];
+          relation = dismissed;
+        } else {
+          const canonical = canonicalPredicate({
+            relation,
+            lemma: group.lemma,
+            particle: group.particle,
+            prep: hit.prep,
+            copula: group.copula,
+            passive: group.passive,
+            gerund: group.main.tags.has('Gerund'),
+            past: group.main.tags.has('PastTense') || group.main.tags.has('Participle'),
+            noun: headquarters ? 'headquarters' : (hit.copulaWord ?? hit.noun),
+            possessed: hit.possessed === true,
+            now,
+            source,
+            target,
+          });
+          relation = canonical.relation;
+          if (canonical.reversed) [source, target] = [target, source];
+        }
         const theme = THEMES[group.lemma] ?? (hit.copulaWord ? THEMES[hit.copulaWord] : undefined);
-        relations.push({
+        sentenceFacts.push({
           source,
           target,
-          relation: built.relation,
-          keywords: [...new Set([built.relation.replace(/_/g, ' '), ...(theme ? [theme] : [])])],
+          relation,
+          keywords: [...new Set([relation.replace(/_/g, ' '), ...(theme ? [theme] : [])])],
           validAt: validity.validAt,
           invalidAt: validity.invalidAt,
           sentence: input.sentence.index,
         });
       }
     }
+    relations.push(...withBuyers(sentenceFacts));
   }
   return { relations, concepts };
+}
+
+/** The possessor in "Acme's headquarters" / "Acme's head office" right before a verb. */
+function headquartersOwner(toks: Token[], groupStart: number, mentionEndingAt: Map<number, Mention>): Mention | null {
+  let k = groupStart - 1;
+  if (k >= 0 && !HEADQUARTERS_NOUNS.has(toks[k].normal)) return null;
+  if (k >= 1 && toks[k].normal === 'office' && toks[k - 1].normal === 'head') k--;
+  const owner = mentionEndingAt.get(k - 1);
+  if (!owner || owner.type === 'person') return null;
+  const last = toks[k - 1];
+  return last.tags.has('Possessive') || /['’]s?$/.test(last.text) || /^['’]/.test(last.post) ? owner : null;
+}
+
+/** "Jake sold the café to Priscilla": Priscilla bought the café (instead of "Jake sold to Priscilla"). */
+function withBuyers(facts: RelationCandidate[]): RelationCandidate[] {
+  const sold = facts.filter((f) => f.relation === 'sold');
+  if (sold.length === 0) return facts;
+  const out: RelationCandidate[] = [];
+  for (const fact of facts) {
+    if (fact.relation !== 'sold_to' && fact.relation !== 'sells_to') {
+      out.push(fact);
+      continue;
+    }
+    for (const thing of sold.filter((s) => s.source === fact.source)) {
+      out.push({ ...fact, source: fact.target, target: thing.target, relation: 'bought', keywords: ['bought', 'purchase'] });
+    }
+  }
+  return out;
 }
 
 interface ScanResult {
   objects: ObjectHit[];
   concepts: Mention[];
   date: DateSpan | null;
+  /** The last noun after a copula ("friends" in "are no longer friends"). */
+  copulaWord: string | null;
 }
 
 function scanObjects(
@@ -204,6 +299,7 @@ function scanObjects(
   let directTaken = false;
   let nounSinceVerb = false;
   let copulaWord: string | null = null;
+  let lastNoun: string | null = null;
   let former = false;
   // Right after an object, "and"/"," continue a list of objects of the same kind.
   let listOpen = false;
@@ -230,7 +326,27 @@ function scanObjects(
       const commaAfter = /,/.test(toks[mention.end - 1 - base].post);
       // "... and Bob works at ...": the name is the subject of the next clause.
       if (verbFollows && !commaAfter) break;
-      if (!blocked && (prep !== null || !directTaken || continuesList)) objects.push({ mention, prep, copulaWord, former });
+      // "is Maria's husband", "is a former BMW employee": the name qualifies the noun after it.
+      const nounAfter = group.copula && !commaAfter ? toks[mention.end - base] : undefined;
+      if (nounAfter && !covered[mention.end - base] && nounAfter.tags.has('Noun') && !isVerbish(nounAfter) && !PRONOUNS.has(nounAfter.normal)) {
+        let r = mention.end - base;
+        while (r < end && !covered[r] && isNounPhraseWord(toks[r]) && !/[,;:]/.test(toks[r - 1].post)) r++;
+        const head = singularNoun(toks[r - 1].normal);
+        const possessed = toks[mention.end - 1 - base].tags.has('Possessive') || /['’]s$/.test(toks[mention.end - 1 - base].text);
+        const earlier = toks.slice(group.end, mention.start - base);
+        objects.push({
+          mention,
+          prep: possessed ? 'of' : 'at',
+          copulaWord: head,
+          former: earlier.some((p) => FORMER_WORDS.has(p.normal)),
+          noun: head,
+          possessed,
+        });
+        directTaken = true;
+        k = r;
+        continue;
+      }
+      if (!blocked && (prep !== null || !directTaken || continuesList)) objects.push({ mention, prep, copulaWord, former, noun: lastNoun });
       // "Alice, who lives in Paris, joined ...": the relative clause ends here.
       if (verbFollows) break;
       // "... to David Kim, the CTO of Nimbus": what follows the comma describes the name.
@@ -251,6 +367,11 @@ function scanObjects(
       k++;
       continue;
     }
+    // "works as an engineer at Tesla": the job, then where.
+    if (t.normal === 'as' && AS_TRANSPARENT.has(group.lemma) && !blocked) {
+      k++;
+      continue;
+    }
     if (RELATION_PREPOSITIONS.has(t.normal) || BLOCKING_PREPOSITIONS.has(t.normal)) {
       prep = t.normal;
       blocked = BLOCKING_PREPOSITIONS.has(t.normal) || (prep === 'of' && nounSinceVerb && !group.copula);
@@ -259,8 +380,8 @@ function scanObjects(
     }
     if (isVerbish(t)) {
       if (TRANSPARENT_VERBS.has(t.normal)) {
-        prep = null;
-        directTaken = false;
+        // "works at a bakery called Crumbs": the name is the bakery's, after the same preposition.
+        directTaken = prep !== null ? directTaken : false;
         k++;
         continue;
       }
@@ -296,8 +417,9 @@ function scanObjects(
           common: true,
         };
         concepts.push(concept);
-        objects.push({ mention: concept, prep, copulaWord, former });
+        objects.push({ mention: concept, prep, copulaWord, former, noun: lastNoun });
       }
+      lastNoun = singularNoun(head.normal);
       if (prep === null) directTaken = true;
       nounSinceVerb = true;
       k = r;
@@ -305,12 +427,14 @@ function scanObjects(
     }
     k++;
   }
-  return { objects, concepts, date };
+  return { objects, concepts, date, copulaWord };
 }
 
 function isNounPhraseWord(t: Token): boolean {
   if (t.tags.has('Pronoun') || t.tags.has('Determiner') || t.tags.has('QuestionWord') || t.tags.has('Value')) return false;
-  if (t.tags.has('Date') || PRONOUNS.has(t.normal)) return false;
+  // compromise tags "of" in "president of Kaito Games" as part of a noun.
+  if (RELATION_PREPOSITIONS.has(t.normal) || BLOCKING_PREPOSITIONS.has(t.normal)) return false;
+  if (t.tags.has('Date') || PRONOUNS.has(t.normal) || t.tags.has('Honorific')) return false;
   return t.tags.has('Noun') || t.tags.has('Adjective');
 }
 
@@ -328,6 +452,9 @@ function predicateFor(group: VerbGroup, hit: ObjectHit): { relation: string; age
   }
   if (group.passive) {
     if (prep === 'by' && SUBJECT_KEEPING_PASSIVES.has(group.lemma)) return { relation: `${verbForms(group.lemma).past}_by`, agent: false };
+    // "was laid off by Goldman Sachs": Marcus's job ended.
+    const dismissed = prep === 'by' ? dismissal(group.lemma, group.particle) : null;
+    if (dismissed) return { relation: dismissed, agent: false };
     if (prep === 'by') return { relation: activeName(group), agent: true };
     if (prep === null) return null;
     return { relation: snakeCase(`${group.main.normal} ${prep}`), agent: false };
@@ -366,7 +493,7 @@ function nearestDateBefore(dates: DateSpan[], index: number, used: Set<DateSpan>
 
 function shiftBackIfFuture(iso: string, span: DateSpan, group: VerbGroup, referenceDate?: Date): string {
   // "joined in March" said in June means the March before, but the library picks the next one.
-  if (span.explicitYear || !referenceDate || !(group.main.tags.has('PastTense') || group.ended)) return iso;
+  if (span.explicitYear || !referenceDate || !(group.main.tags.has('PastTense') || group.past || group.ended)) return iso;
   const date = new Date(iso);
   if (date.getTime() <= referenceDate.getTime()) return iso;
   // "on Monday" → the Monday before; "in March" → the March before.

@@ -2,49 +2,155 @@ import type { VerbGroup } from './clauses';
 import { ROLE_NOUNS, singularNoun } from './lexicon';
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
+import { OFFICE_ROLES } from './vocabulary';
 
 /**
  * Roles taken and given up: "stepped down as CEO of Acme", "retired as CTO of Acme", "became
- * CEO of Globex", "was named chair of Initech", "was replaced by Bob as CEO of Acme". The fact is
+ * CEO of Globex", "was named chair of Initech", "was replaced by Bob as CEO of Acme", "Dan
+ * replaced Priya as CTO", "Initech named Sarah as its new CEO, replacing John", "Soylent's board
+ * removed Ken as CEO", "was promoted from CTO to CEO of Bluth", "Our CTO is Priya". The fact is
  * the role itself (`ceo_of`), the same predicate "X is the CEO of Y" gives, so that giving the
  * role up ends that fact and taking one supersedes it (temporal supersession compares
- * predicates, not verbs).
+ * predicates, not verbs). A role of no named organization ("our CTO", "resigned as treasurer")
+ * is `has_role` with the role as its object.
  */
 
 export interface RoleFact {
   /** Who holds (or held) the role; null: the clause's subject. */
   holder: Mention | null;
+  /** The organization, or the role itself for `has_role`. */
   organization: Mention;
   relation: string;
   /** The clause says the role ended (its date is when). */
   ended: boolean;
+  /** A `has_role` object made from the role's words: an entity of its own. */
+  concept?: Mention;
 }
 
 const LEAVING_VERBS = new Set(['step', 'resign', 'retire', 'leave', 'quit']);
 const TAKING_VERBS = new Set(['become', 'appoint', 'name', 'elect', 'promote', 'take', 'serve', 'join', 'return', 'hire']);
-const FILLERS = new Set(['down', 'over', 'up', 'as', 'the', 'a', 'an', 'its', 'their', 'new', 'interim', 'acting']);
+/** Verbs whose object is given the role: "Initech named Sarah Connor as its new CEO". */
+const APPOINTING_VERBS = new Set(['appoint', 'name', 'elect', 'hire', 'promote', 'make', 'choose', 'select', 'pick']);
+/** Verbs whose object loses the role: "The board removed Ken Adams as CEO". */
+const REMOVING_VERBS = new Set(['remove', 'fire', 'dismiss', 'oust', 'sack', 'depose', 'replace', 'succeed']);
+const FILLERS = new Set(['down', 'over', 'up', 'as', 'the', 'a', 'an', 'its', 'their', 'his', 'her', 'our', 'my', 'new', 'interim', 'acting', 'from', 'to']);
+/** "left her post as director of …": the post is the role that follows. */
+const POST_NOUNS = new Set(['post', 'position', 'role', 'job', 'seat', 'office']);
 const ROLE_PREPOSITIONS = new Set(['of', 'at', 'for']);
+const COLLECTIVES = new Set(['board', 'company', 'management', 'shareholders', 'council', 'committee', 'team', 'club', 'owners', 'directors']);
 
-/** The role facts of one verb group, from the words right after it. */
-export function roleFacts(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>, base: number): RoleFact[] {
+interface RolePhrase {
+  relation: string;
+  organization: Mention;
+  concept?: Mention;
+  /** Token index (sentence-local) after the phrase. */
+  end: number;
+}
+
+/** The role facts of one verb group, from the words around it. */
+export function roleFacts(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>, base: number, subjects: Mention[] = []): RoleFact[] {
+  if (group.copula) return invertedRole(toks, group, mentionAt, base);
   if (group.lemma === 'replace' && group.passive) return replacement(toks, group.end, mentionAt, base);
+  const object = !group.passive ? mentionAt.get(group.end) : undefined;
+  const organizationSubject = subjects.find((s) => s.type !== 'person') ?? possessiveOrganization(toks, group.start, mentionAt, base);
+  if (object && object.type === 'person' && (REMOVING_VERBS.has(group.lemma) || APPOINTING_VERBS.has(group.lemma))) {
+    return transferred(toks, group, object, mentionAt, base, subjects, organizationSubject);
+  }
+  if (group.lemma === 'promote' && group.passive && toks[group.end]?.normal === 'from') return promotion(toks, group.end, mentionAt);
   const leaving = LEAVING_VERBS.has(group.lemma);
   if (!leaving && !TAKING_VERBS.has(group.lemma)) return [];
   const role = rolePhrase(toks, group.end, mentionAt);
-  return role ? [{ holder: null, organization: role.organization, relation: role.relation, ended: leaving }] : [];
+  return role ? [{ holder: null, organization: role.organization, relation: role.relation, ended: leaving, concept: role.concept }] : [];
 }
 
-/** "[as] [the] CEO of Acme" from `k`: the predicate and the organization. */
-function rolePhrase(toks: Token[], k: number, mentionAt: Map<number, Mention>): { relation: string; organization: Mention } | null {
-  while (k < toks.length && FILLERS.has(toks[k].normal) && !mentionAt.has(k)) k++;
-  const role = toks[k] ? singularNoun(toks[k].normal) : '';
-  if (!ROLE_NOUNS.has(role) || mentionAt.has(k)) return null;
-  const prep = toks[k + 1];
-  if (!prep || !ROLE_PREPOSITIONS.has(prep.normal)) return null;
-  const organization = mentionAt.get(k + 2);
-  if (!organization) return null;
-  if (organization.type === 'concept' && !organization.common) organization.type = 'organization';
-  return { relation: `${role.replace(/-/g, '_')}_of`, organization };
+/** "[as] [the] CEO of Acme" from `k`: the predicate and the organization (or the role alone). */
+function rolePhrase(toks: Token[], k: number, mentionAt: Map<number, Mention>, organization?: Mention): RolePhrase | null {
+  let i = k;
+  const skip = () => {
+    while (i < toks.length && !mentionAt.has(i) && (FILLERS.has(toks[i].normal) || (POST_NOUNS.has(toks[i].normal) && toks[i + 1]?.normal === 'as'))) i++;
+  };
+  skip();
+  // "sales director", "head coach": the last noun of a short run names the role.
+  let j = i;
+  while (j + 1 < toks.length && j < i + 2 && !mentionAt.has(j + 1) && toks[j + 1].tags.has('Noun') && !ROLE_PREPOSITIONS.has(toks[j + 1].normal)) j++;
+  for (let at = j; at >= i; at--) {
+    const token = toks[at];
+    if (!token || mentionAt.has(at)) continue;
+    const role = singularNoun(token.normal);
+    if (!ROLE_NOUNS.has(role) && !OFFICE_ROLES.has(role)) continue;
+    const relation = `${role.replace(/-/g, '_')}_of`;
+    const prep = toks[at + 1];
+    const determiner = toks[at + 2]?.tags.has('Determiner') ? 1 : 0;
+    const named = prep && ROLE_PREPOSITIONS.has(prep.normal) ? mentionAt.get(at + 2 + determiner) : undefined;
+    if (named) {
+      if (named.type === 'concept' && !named.common) named.type = 'organization';
+      return { relation, organization: named, end: named.end - toks[0].index };
+    }
+    if (organization) return { relation, organization, end: at + 1 };
+    // A role of no named organization: "stepped down as CTO", "our treasurer".
+    if (!OFFICE_ROLES.has(role)) return null;
+    const concept: Mention = {
+      start: token.index,
+      end: token.index + 1,
+      name: token.text,
+      type: 'concept',
+      sentence: token.sentence,
+      common: true,
+    };
+    return { relation: 'has_role', organization: concept, concept, end: at + 1 };
+  }
+  return null;
+}
+
+/** "Soylent's board removed …": the organization whose board acted. */
+function possessiveOrganization(toks: Token[], groupStart: number, mentionAt: Map<number, Mention>, base: number): Mention | undefined {
+  const noun = toks[groupStart - 1];
+  if (!noun || !COLLECTIVES.has(noun.normal)) return undefined;
+  for (const m of mentionAt.values()) {
+    if (m.end - base === groupStart - 1 && m.type !== 'person') return m;
+  }
+  return undefined;
+}
+
+/**
+ * "Initech named Sarah Connor as its new CEO, replacing John Smith", "Stark Industries replaced
+ * Michael Brown with Nancy Drew as CFO", "Emily succeeded Patrick as president of the Chess
+ * Society", "The board removed Ken Adams as CEO".
+ */
+function transferred(
+  toks: Token[],
+  group: VerbGroup,
+  object: Mention,
+  mentionAt: Map<number, Mention>,
+  base: number,
+  subjects: Mention[],
+  organizationSubject: Mention | undefined,
+): RoleFact[] {
+  let k = object.end - base;
+  let successor: Mention | undefined;
+  if (toks[k]?.normal === 'with' && mentionAt.get(k + 1)?.type === 'person') {
+    successor = mentionAt.get(k + 1);
+    k = successor!.end - base;
+  }
+  if (toks[k]?.normal !== 'as' && !(APPOINTING_VERBS.has(group.lemma) && ['name', 'appoint', 'elect', 'make'].includes(group.lemma))) return [];
+  const role = rolePhrase(toks, k, mentionAt, organizationSubject);
+  if (!role) return [];
+  const facts: RoleFact[] = [];
+  const add = (holder: Mention, ended: boolean) =>
+    facts.push({ holder, organization: role.organization, relation: role.relation, ended, concept: role.concept });
+  if (APPOINTING_VERBS.has(group.lemma)) {
+    add(object, false);
+    // ", replacing John Smith"
+    const replacing = toks.findIndex((t, i) => i >= role.end && t.normal === 'replacing');
+    const predecessor = replacing >= 0 ? mentionAt.get(replacing + 1) : undefined;
+    if (predecessor && predecessor.type === 'person') add(predecessor, true);
+  } else {
+    add(object, true);
+    const person = subjects.find((s) => s.type === 'person');
+    const taker = successor ?? ((group.lemma === 'replace' || group.lemma === 'succeed') ? person : undefined);
+    if (taker) add(taker, false);
+  }
+  return facts;
 }
 
 /** "X was replaced by Y as CEO of Acme": Y took the role X gave up. */
@@ -55,7 +161,62 @@ function replacement(toks: Token[], k: number, mentionAt: Map<number, Mention>, 
   const role = rolePhrase(toks, successor.end - base, mentionAt);
   if (!role) return [];
   return [
-    { holder: null, organization: role.organization, relation: role.relation, ended: true },
-    { holder: successor, organization: role.organization, relation: role.relation, ended: false },
+    { holder: null, organization: role.organization, relation: role.relation, ended: true, concept: role.concept },
+    { holder: successor, organization: role.organization, relation: role.relation, ended: false, concept: role.concept },
   ];
+}
+
+/** "was promoted from CTO to CEO of Bluth Company": the first role ended, the second began. */
+function promotion(toks: Token[], k: number, mentionAt: Map<number, Mention>): RoleFact[] {
+  const to = toks.findIndex((t, i) => i > k && t.normal === 'to');
+  if (to < 0) return [];
+  const next = rolePhrase(toks, to + 1, mentionAt);
+  if (!next) return [];
+  const organization = next.relation === 'has_role' ? undefined : next.organization;
+  const previous = rolePhrase(toks, k + 1, mentionAt, organization);
+  if (!previous || previous.end > to + 1) return [];
+  return [
+    { holder: null, organization: previous.organization, relation: previous.relation, ended: true, concept: previous.concept },
+    { holder: null, organization: next.organization, relation: next.relation, ended: false, concept: next.concept },
+  ];
+}
+
+/**
+ * "Our CTO is Priya.", "Acme's CEO is Jane Doe.", "Dunder Mifflin's new CEO is Robert.": the
+ * role comes before the copula and its holder after it.
+ */
+function invertedRole(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>, base: number): RoleFact[] {
+  let after = group.end;
+  while (after < toks.length && (toks[after].tags.has('Adverb') || toks[after].normal === 'now' || toks[after].tags.has('Honorific'))) after++;
+  const holder = mentionAt.get(after);
+  if (!holder || holder.type === 'organization' || holder.type === 'location') return [];
+  // The words before the copula, back to the start of the clause.
+  let from = group.start - 1;
+  while (from > 0 && !/[,;:]/.test(toks[from - 1].post) && group.start - from < 6) from--;
+  const roleAt = group.start - 1;
+  const roleToken = toks[roleAt];
+  if (!roleToken || mentionAt.has(roleAt)) return [];
+  const role = singularNoun(roleToken.normal);
+  if (!OFFICE_ROLES.has(role)) return [];
+  let organization: Mention | undefined;
+  for (let i = from; i < roleAt; i++) {
+    const m = mentionAt.get(i);
+    if (m && m.type !== 'person' && m.end - base <= roleAt) organization = m;
+  }
+  const first = toks[from];
+  const ownedBySpeaker = first && ['our', 'my', 'their', 'the'].includes(first.normal);
+  if (!organization && !ownedBySpeaker) return [];
+  if (organization) {
+    if (organization.type === 'concept' && !organization.common) organization.type = 'organization';
+    return [{ holder, organization, relation: `${role.replace(/-/g, '_')}_of`, ended: false }];
+  }
+  const concept: Mention = {
+    start: roleToken.index,
+    end: roleToken.index + 1,
+    name: roleToken.text,
+    type: 'concept',
+    sentence: roleToken.sentence,
+    common: true,
+  };
+  return [{ holder, organization: concept, relation: 'has_role', ended: false, concept }];
 }
