@@ -1,4 +1,4 @@
-/* How long the statistics keeper's pass holds a PGlite store (docs/DECISIONS.md, "one table a
+/* How long the statistics keeper's pass holds a PGlite store (docs/decisions/0008-planner-statistics.md, "one table a
  * transaction"). Seeds a store of SIZE (5 000 chunks with two vectors each, 300 000 BM25
  * postings, 20 000 entities with two vectors each, 500 documents) straight in SQL, then each
  * round marks those tables unanalyzed (relpages 0 in pg_class: the keeper's rule then finds them

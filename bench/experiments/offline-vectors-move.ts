@@ -1,5 +1,5 @@
 /* How long a starting worker takes to move a graph written at one offline width to another
- * (OfflineVectorsMover, docs/DECISIONS.md "Vectors of another offline embedder move by
+ * (OfflineVectorsMover, docs/decisions/0006-offline-vectors-move-themselves.md "Vectors of another offline embedder move by
  * themselves"), and what it does to the event loop meanwhile: on the embedded store (PGlite)
  * the moves' writes, their HNSW insertions included, run on the thread that answers requests.
  *

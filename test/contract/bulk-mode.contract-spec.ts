@@ -2,7 +2,7 @@ import { createTenantWithPeople } from '@loci/testing';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Who has bulk mode (docs/DECISIONS.md, "Bulk mode"): PostgreSQL begins a graph's bulk load;
+ * Who has bulk mode (docs/decisions/0029-bulk-mode.md, "Bulk mode"): PostgreSQL begins a graph's bulk load;
  * the embedded store (PGlite) refuses it with 409 and the reason, since building the graph's
  * indexes there would hold the thread that answers every request. What a load does is tested
  * on PostgreSQL in test/e2e/bulk-load.e2e-spec.ts.

@@ -8,7 +8,7 @@ import { startTestApp, TestApp } from '../support/test-app';
  * A tenant small against the store is planned with its own size, not as if empty: the table-wide
  * rule (autovacuum's: 10% of the table's rows changed) never fires for a few hundred rows beside
  * 20 000, so the statistics keeper also checks the estimate of each graph ingestion wrote to
- * (docs/DECISIONS.md, "Planner statistics are kept by Loci"). Nothing is timed; estimates are
+ * (docs/decisions/0008-planner-statistics.md, "Planner statistics are kept by Loci"). Nothing is timed; estimates are
  * read with EXPLAIN.
  */
 

@@ -229,7 +229,7 @@ describe(`store contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       // Guards against a vacuous pass: chunks (text + summary), entities and edges hold vectors.
       expect(vectorColumns.length).toBeGreaterThanOrEqual(4);
       // Half precision on PostgreSQL: three 1024-d HNSW elements share an index page; single on
-      // PGlite, where half precision is converted in software (docs/DECISIONS.md).
+      // PGlite, where half precision is converted in software (docs/decisions/0007-embedded-store-single-precision.md).
       // A narrow column is named for its width and has a full-width twin (vector-width.ts).
       const misfits = vectorColumns.filter(({ table_name, column_name, type: columnType }) => {
         if (columnType === `${type}(${EMBEDDING_DIMENSIONS})`) return false;

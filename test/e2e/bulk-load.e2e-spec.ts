@@ -8,7 +8,7 @@ import { TenantLifecycleService } from '../../apps/api/src/admin/tenant-lifecycl
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 
 /**
- * Bulk mode (issue 16.3; docs/DECISIONS.md, "Bulk mode: a graph's own HNSW tier"): a tenant
+ * Bulk mode (issue 16.3; docs/decisions/0029-bulk-mode.md, "Bulk mode: a graph's own HNSW tier"): a tenant
  * graph whose load begins keeps its searched vectors in its own columns, which no shared HNSW
  * index covers; its questions find them all the while; when the load ends the worker builds the
  * graph's own HNSW indexes, and searches plan on them. Other tenants' graphs are untouched.

@@ -22,7 +22,7 @@ const CONTRACT = {
   passagesWithText: 3,
   passagesSummaryOnly: 5,
   maxOutputTokens: 2048,
-  // Not the contract's: BM25's chunks beside its vector matches for the passages (docs/DECISIONS.md).
+  // Not the contract's: BM25's chunks beside its vector matches for the passages (docs/decisions/0040-gb-query.md).
   lexicalChunks: 8,
 };
 

@@ -1,6 +1,6 @@
 /**
  * A number rounded to the nearest IEEE half-precision value (ties to even), as pgvector stores a
- * `halfvec` component: the graph's vectors are halfvec (docs/DECISIONS.md), so comparisons made
+ * `halfvec` component: the graph's vectors are halfvec (docs/decisions/0004-vectors-as-halfvec.md), so comparisons made
  * in memory that stand in for the store's round the same way. Math.f16round where the runtime
  * has it (Node 24); the same arithmetic otherwise.
  */

@@ -5,7 +5,7 @@ import { halfvecParam } from './vector-text';
 
 /**
  * The widths the store keeps vectors at, each in columns of its own with HNSW indexes of its own
- * (docs/DECISIONS.md, "A vector is stored at the width its model needs"):
+ * (docs/decisions/0005-vectors-at-their-width.md, "A vector is stored at the width its model needs"):
  * - 1024 (`embedding`, `summary_embedding`, `name_embedding`): remote models, asked for 1024;
  * - 256 (`embedding_256`, …): the offline hashing embedder, which finds at 256 what it finds at
  *   1024, where one HNSW insertion costs ~30% less PostgreSQL CPU (docs/BENCHMARKS.md, "Issue 16.1").
@@ -36,7 +36,7 @@ export function atStoredWidth(vector: number[]): number[] {
 
 /**
  * The SQL types a statement casts the vectors it sends to: domains over the store's vector type
- * (migration 0020), `halfvec` on PostgreSQL and `vector` on the embedded store (docs/DECISIONS.md,
+ * (migration 0020), `halfvec` on PostgreSQL and `vector` on the embedded store (docs/decisions/0007-embedded-store-single-precision.md,
  * "The embedded store keeps vectors in single precision"), so that the same SQL is each store's
  * index operator. `QUERY_VECTOR` is any width (a search's operand); the other two are the two
  * widths' columns, to type a vector written to one (`$n::loci_vector_1024`).
@@ -55,7 +55,7 @@ export type VectorColumn = 'embedding' | 'summary_embedding' | 'name_embedding';
  * Where a graph keeps the vectors retrieval searches (`embedding`, `summary_embedding`): in the
  * shared columns, which every tenant's HNSW indexes cover, or in its own (`own_embedding`, …:
  * no shared index covers them) since a bulk load began; its own HNSW indexes, partial on its
- * id, are built once when the load ends (docs/DECISIONS.md, "Bulk mode"). Entity names stay in
+ * id, are built once when the load ends (docs/decisions/0029-bulk-mode.md, "Bulk mode"). Entity names stay in
  * the shared columns in either tier. A graph is wholly in one tier, so a search never reads both.
  */
 export type VectorTier = 'shared' | 'own';

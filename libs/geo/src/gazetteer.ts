@@ -41,7 +41,7 @@ interface Entry {
  * ("SAO PAULO" = "São Paulo"). "Springfield, Missouri" or "Paris, France": what follows the
  * comma narrows to the cities within that country, province or state. Of several cities of one
  * name, the most populous is taken ("Paris" is the French one), which is the guess a reader
- * makes too; DECISIONS lists what this does not cover.
+ * makes too; docs/decisions/0041-geo.md lists what this does not cover.
  */
 export class Gazetteer {
   private byName?: Map<string, Entry[]>;

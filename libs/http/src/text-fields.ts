@@ -3,7 +3,7 @@ import { hasControlCharacters, hasUnstorableCharacters, toStorableText } from '@
 import { FieldIssue } from './error-body';
 
 /**
- * The per-field policy for strings (docs/DECISIONS.md, "Strings"): identifiers and names are
+ * The per-field policy for strings (docs/decisions/0015-strings-per-field.md, "Strings"): identifiers and names are
  * refused when they carry control characters, NUL or unpaired surrogates; free text has NULs
  * removed and unpaired surrogates replaced; whatever a schema forgot, the validation pipes
  * refuse before PostgreSQL would (`unstorableStringIssues`).

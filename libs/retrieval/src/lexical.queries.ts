@@ -36,7 +36,7 @@ const float = (value: number) => sql.raw(`${Number(value)}::float8`);
  * a chunk's score (BM25_IMPACT_ORDER). A word in fewer chunks is read whole, so the ranking is
  * exact whenever every word of the question is; past that, a chunk outside a common word's best
  * postings loses that word's share, which a word in thousands of chunks keeps small (its IDF).
- * Bounds a question's cost by its words rather than by the graph (docs/DECISIONS.md, "BM25
+ * Bounds a question's cost by its words rather than by the graph (docs/decisions/0036-bm25-best-postings.md, "BM25
  * reads each word's best postings"; measured in docs/QUALITY.md).
  */
 export const DEFAULT_BM25_POSTINGS_PER_TERM = 2000;

@@ -7,7 +7,7 @@ import { LIMIT_STORE, LimitStore, SpendControl } from '@loci/quota';
 
 /**
  * What operators do to a tenant's whole life: suspend it (every request refused, ingestion
- * paused), resume it, delete it with all its data (docs/DECISIONS.md, "Tenant lifecycle").
+ * paused), resume it, delete it with all its data (docs/decisions/0052-tenant-lifecycle.md, "Tenant lifecycle").
  */
 @Injectable()
 export class TenantLifecycleService {
@@ -62,7 +62,7 @@ export class TenantLifecycleService {
     if (!(await this.lifecycle.delete(tenantId))) throw new NotFoundError('No such tenant.');
     this.status.remember(tenantId, 'gone');
     await this.spend.limitsChanged();
-    // A bulk-loaded graph's own indexes are not rows: they go after the rows (DECISIONS, "Bulk
+    // A bulk-loaded graph's own indexes are not rows: they go after the rows (docs/decisions/0029-bulk-mode.md, "Bulk
     // mode"), without the operator waiting (a drop waits for a build of the same table to end).
     void this.bulkLoads.dropIndexesOfDeletedGraphs().catch((error: unknown) =>
       this.logger.warn(`tenant ${tenantId} deleted, but its graphs' own indexes could not be dropped yet: ${error instanceof Error ? error.message : error}`),

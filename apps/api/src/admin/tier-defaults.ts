@@ -6,7 +6,7 @@ import type { TenantLimits, TenantTier } from '@loci/db';
  * Running ingestion jobs: a share of a deployment's workers, so one tenant's long documents
  * cannot hold them all (on one 2-core process, with 2 workers, a free tenant alone still uses both).
  * Requests a minute: a metered request costs some 60 ms of CPU on the questions path, so a free
- * tenant's 60 a minute is ~6% of one core and a pro tenant's 600 about 60% (docs/DECISIONS.md,
+ * tenant's 60 a minute is ~6% of one core and a pro tenant's 600 about 60% (docs/decisions/0065-request-rates-and-question-turns.md,
  * "Fair share"). Ingestion quotas: a day's documents and text, and what may stay stored.
  */
 export const TIER_DEFAULT_LIMITS: Record<TenantTier, TenantLimits> = {

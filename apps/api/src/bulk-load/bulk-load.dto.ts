@@ -3,7 +3,7 @@ import { OWN_VECTORS_STATES } from '@loci/db';
 import { named } from '@loci/http';
 import type { BulkLoadStatus } from '@loci/ingest';
 
-/** The tenant graph's bulk load (docs/DECISIONS.md, "Bulk mode: a graph's own HNSW tier"). */
+/** The tenant graph's bulk load (docs/decisions/0029-bulk-mode.md, "Bulk mode: a graph's own HNSW tier"). */
 export const bulkLoadResponse = z.object({
   state: z
     .enum(['none', ...OWN_VECTORS_STATES])

@@ -45,7 +45,7 @@ export function ownIndexesOf(graphId: number): OwnIndex[] {
 }
 
 /**
- * The store's side of bulk mode (docs/DECISIONS.md, "Bulk mode: a graph's own HNSW tier"):
+ * The store's side of bulk mode (docs/decisions/0029-bulk-mode.md, "Bulk mode: a graph's own HNSW tier"):
  * a graph's move to its own vector columns, its state, and the building of its own indexes.
  * Every method names the tenant and the graph; index statements name the graph only through
  * an id the caller read from the tenant's own graph row.

@@ -14,7 +14,7 @@ export interface EntityToLocate {
 }
 
 /**
- * The store's side of the geo backfill (issue 40.9; docs/DECISIONS.md, "Geo for what was
+ * The store's side of the geo backfill (issue 40.9; docs/decisions/0042-geo-backfill.md, "Geo for what was
  * remembered before geo was on"): which tenants have entities it has not tried yet, a tenant's
  * entities a page at a time in id order (its primary key), and how far it has gone.
  */

@@ -24,7 +24,7 @@ export const updatedAt = () => timestamp('updated_at', { withTimezone: true, mod
  * Vectors are stored and indexed at half precision (pgvector's `halfvec`, 2 bytes an element):
  * an HNSW element of 1024 dimensions is then 2 KB, so three share an 8 KB index page where a
  * `vector` element took a page of its own; the indexes are a third the size and stay in cache.
- * Cosine rankings are the same to the precision embeddings carry (docs/DECISIONS.md).
+ * Cosine rankings are the same to the precision embeddings carry (docs/decisions/0004-vectors-as-halfvec.md).
  * The embedded store (PGlite) keeps the same values as `vector` instead (migration 0020): in
  * WebAssembly half precision is converted in software, and its HNSW upkeep cost several times
  * more. The schema here is PostgreSQL's; every statement casts the vectors it sends to the store's

@@ -46,7 +46,7 @@ export const graphs = pgTable(
     /**
      * Where the graph keeps its search vectors (vector-width.ts, `VectorTier`): null in the shared
      * columns every tenant's HNSW indexes cover; otherwise in its own columns (`own_embedding`, …)
-     * since a bulk load began (docs/DECISIONS.md, "Bulk mode"): `loading` while the load runs (its
+     * since a bulk load began (docs/decisions/0029-bulk-mode.md, "Bulk mode"): `loading` while the load runs (its
      * searches read its rows exactly), `indexing` once it ended and its own HNSW indexes are being
      * built, `indexed` when they are.
      */

@@ -186,7 +186,7 @@ export const questionCounts = pgTable(
 );
 
 /**
- * Ingestion quotas on record (docs/DECISIONS.md, "Ingestion quotas"): the documents a tenant
+ * Ingestion quotas on record (docs/decisions/0066-ingestion-quotas.md, "Ingestion quotas"): the documents a tenant
  * added (uploads and gb remembers) and the bytes of their text (UTF-8, as extracted from the
  * file), per UTC day of the database's clock. Counted in the transaction that inserts the
  * document, whose row lock serialises a tenant's concurrent uploads, so a day's count is exact;

@@ -17,7 +17,7 @@ export interface BulkLoadStatus {
 }
 
 /**
- * Bulk mode for a first load of a large corpus (issue 16.3; docs/DECISIONS.md, "Bulk mode: a
+ * Bulk mode for a first load of a large corpus (issue 16.3; docs/decisions/0029-bulk-mode.md, "Bulk mode: a
  * graph's own HNSW tier"). While a tenant's default graph loads, its searched vectors go to
  * columns no shared HNSW index covers, so its chunks cost no insertion into the indexes every
  * tenant shares, and its questions read its rows exactly; when the load ends the worker builds
@@ -27,7 +27,7 @@ export interface BulkLoadStatus {
  * - `begin`: `loading`. The graph's existing vectors move to its own columns in the same
  *   transaction, which waits for chunks being written (they hold the graph row FOR SHARE), so
  *   nothing the graph held is left where its searches no longer look. Again while loading: the
- *   same answer. After a load ended: 409 (its indexes exist; see DECISIONS).
+ *   same answer. After a load ended: 409 (its indexes exist; see docs/decisions/0029-bulk-mode.md).
  * - `finish`: `indexing`, and the build is queued in the same transaction (a process that dies
  *   after the commit leaves the job to another worker). Again: the same answer.
  * - The build: each own column in use gets its index, CONCURRENTLY (writes to the shared tables

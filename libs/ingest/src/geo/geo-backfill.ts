@@ -26,7 +26,7 @@ export interface GeoBackfillRun {
 }
 
 /**
- * Geo for what was remembered before geo was on (issue 40.9; docs/DECISIONS.md, "Geo for what
+ * Geo for what was remembered before geo was on (issue 40.9; docs/decisions/0042-geo-backfill.md, "Geo for what
  * was remembered before geo was on"). Ingestion gives a place entity the gazetteer's coordinates
  * only while geo is on; an entity stored while it was off has none, so the nearby search could
  * not find it. When a worker starts with geo on, each tenant with entities the backfill has not

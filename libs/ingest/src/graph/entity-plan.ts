@@ -115,7 +115,7 @@ export function planEntities(input: EntityPlanInput): EntityPlan {
  * name alone to name and description. A description that grows by appending (`a; b`) keeps the
  * vector of its first part: retrieval finds an entity by what it is, and what later texts add
  * about it are facts, whose own vectors are written with them. Every other merge is then a
- * HOT update that writes no index entry (docs/DECISIONS.md, "Fewer vector writes").
+ * HOT update that writes no index entry (docs/decisions/0024-fewer-vector-writes.md, "Fewer vector writes").
  */
 export function materialDescriptionChange(before: string | null, after: string): boolean {
   return !(before ?? '').trim() && after.trim() !== '';

@@ -33,7 +33,7 @@ const ROWS_A_PAGE = 25;
  * offline embedder wrote moves to the configured one, page by page, while the API serves
  * (questions find the moved rows at once and the others after; never vectors of two embedders
  * compared). Rows a paid model wrote are never touched, and nothing moves when the configured
- * embedder is not an offline one. docs/DECISIONS.md, "Vectors of another offline embedder move
+ * embedder is not an offline one. docs/decisions/0006-offline-vectors-move-themselves.md, "Vectors of another offline embedder move
  * by themselves".
  *
  * Two processes starting together both move; each page's write skips rows already moved, so

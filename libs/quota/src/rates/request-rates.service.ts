@@ -15,7 +15,7 @@ export interface RatedBucket extends BucketState {
 /**
  * Request rates per tenant, and per API key where the key has a rate of its own: each metered
  * request (questions, gb, uploads, MCP tool calls) takes a token from its tenant's bucket and its
- * key's, all or none, in the limit store (docs/DECISIONS.md, "Fair share"). This is what bounds
+ * key's, all or none, in the limit store (docs/decisions/0065-request-rates-and-question-turns.md, "Fair share"). This is what bounds
  * the CPU one tenant's API-key questions may take, which cost no model call and so meet no cap.
  *
  * A request takes its token before admission (concurrency, caps, quota): a request refused

@@ -25,7 +25,7 @@ export interface LedgeredScope {
 export const LEDGER_CHECK_TTL_MS = 5_000;
 
 /**
- * Keeps the limit store's spend counters a cache of the inference ledger (docs/DECISIONS.md,
+ * Keeps the limit store's spend counters a cache of the inference ledger (docs/decisions/0045-spend-control.md,
  * "Spend control"):
  *
  * - **Rebuild.** Before a scope is checked or charged, the store is asked whether its counter

@@ -47,7 +47,7 @@ export class TenantGoneError extends Error {
 
 /**
  * The tenants' and the platform's limit rows, cached per process and kept true by a version in
- * the limit store (docs/DECISIONS.md, "Cached limit rows"). Operators' changes bump the version
+ * the limit store (docs/decisions/0048-cached-limit-rows.md, "Cached limit rows"). Operators' changes bump the version
  * after their commit; admission and reservation send the version their rows were read under
  * with the atomic step that checks the caps, and a store whose version moved takes nothing and
  * answers it, so the rows are read again and the step retried: a change made through any

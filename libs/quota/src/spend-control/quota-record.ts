@@ -6,7 +6,7 @@ import { LEDGER_CHECK_TTL_MS } from './ledger-mirror';
 /**
  * Keeps the limit store's daily question quota counters a cache of the count on record in
  * PostgreSQL (`question_counts`), as LedgerMirror keeps the spend counters a cache of the ledger
- * (docs/DECISIONS.md, "The daily question quota survives Redis losing its data"):
+ * (docs/decisions/0049-daily-quota-on-record.md, "The daily question quota survives Redis losing its data"):
  *
  * - **On record.** A question the store counted is added to the record right after admission,
  *   and given back there before it is given back in the store, so the record never holds less

@@ -8,7 +8,7 @@ import { bigintArray, entityVisible, Scope } from '../visibility.sql';
  * partial index `entities_graph_location_idx` (tenant_id, graph_id, latitude, longitude, id
  * WHERE latitude IS NOT NULL, migration 0015) scans index-only: one tenant's one graph, one
  * latitude band, the longitudes filtered in the index. No extension is needed, so it runs the same on PostgreSQL and
- * PGlite (DECISIONS says why not cube/earthdistance).
+ * PGlite (docs/decisions/0041-geo.md says why not cube/earthdistance).
  */
 
 const placeColumns = sql.raw(`e.id, e.name, e.normalized_name, e.type, e.description, e.updated_at, e.latitude, e.longitude`);

@@ -38,7 +38,7 @@ export interface GbQuerySettings {
   /**
    * Not the contract's: chunks taken from BM25 over the dataset's chunks (the chunk_terms
    * postings /v1/query ranks with), fused with the vector matches into the passages; 0 turns the
-   * channel off (the contract's vector-only passages). See docs/DECISIONS.md.
+   * channel off (the contract's vector-only passages). See docs/decisions/0040-gb-query.md.
    */
   lexicalChunks: number;
 }
