@@ -493,7 +493,10 @@ function nearestDateBefore(dates: DateSpan[], index: number, used: Set<DateSpan>
 
 function shiftBackIfFuture(iso: string, span: DateSpan, group: VerbGroup, referenceDate?: Date): string {
   // "joined in March" said in June means the March before, but the library picks the next one.
-  if (span.explicitYear || !referenceDate || !(group.main.tags.has('PastTense') || group.past || group.ended)) return iso;
+  // "Maria quit Deloitte in February": a verb whose past is its bare form, without the -s of a
+  // third-person present, is the past.
+  const bareFormPast = !group.copula && verbForms(group.lemma).past === group.main.normal;
+  if (span.explicitYear || !referenceDate || !(group.main.tags.has('PastTense') || group.past || group.ended || bareFormPast)) return iso;
   const date = new Date(iso);
   if (date.getTime() <= referenceDate.getTime()) return iso;
   // "on Monday" → the Monday before; "in March" → the March before.
