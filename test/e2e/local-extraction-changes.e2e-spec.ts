@@ -108,6 +108,28 @@ const CASES: Case[] = [
     edges: [`${CEO}2024-01-01] superseded`, 'ceo_of Globex Industries [2024-01-01..-]'],
   },
   { before: CEO_OF_ACME, text: 'Alice Martin is now the CEO of Globex Industries.', edges: [`${CEO}2025-09-01] superseded`, 'ceo_of Globex Industries [2025-09-01..-]'] },
+  // a new holder of a role one person holds at a time (issue 36.4)
+  {
+    before: CEO_OF_ACME,
+    text: 'Bob Stone is the new CEO of Acme Corporation.',
+    edges: [`${CEO}2025-09-01] superseded`, 'Bob Stone ceo_of Acme Corporation [2025-09-01..-]'],
+  },
+  {
+    before: 'Alice Martin owns Villa Rosa.',
+    text: 'Villa Rosa was bought by Bob Stone in 2024.',
+    edges: ['owns Villa Rosa [2020-01-01..2024-01-01] superseded', 'Bob Stone bought Villa Rosa [2024-01-01..-]'],
+  },
+  // a job noun, a couple parting (issue 36.4)
+  {
+    before: WORKS_AT_ACME,
+    text: 'Alice Martin took a job at Globex Industries in 2024.',
+    edges: [`${ACME_WORK}2024-01-01] superseded`, 'joined Globex Industries [2024-01-01..-]'],
+  },
+  {
+    before: 'Alice Martin is dating Bob Stone.',
+    text: 'Alice Martin and Bob Stone broke up in 2024.',
+    edges: ['dates Bob Stone [2020-01-01..2024-01-01]', 'broke_up_with Bob Stone [2024-01-01..-]', 'Bob Stone broke_up_with Alice Martin [2024-01-01..-]'],
+  },
   // moved from A to B / relocated / moved out / since
   {
     before: LIVES_IN_LISBON,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { and, eq, inArray, isNull, SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, SQL, sql } from 'drizzle-orm';
 import { Database, DATABASE, Db, queryRows } from '../database';
 import { lexemesOf } from '../lexical';
 import { EMBEDDING_DIMENSIONS, NARROW_EMBEDDING_DIMENSIONS } from '../schema/columns';
@@ -318,23 +318,38 @@ export class GraphWritesRepository {
   }
 
   /**
-   * Live (not superseded) edges leaving each source with one of its relations, locked in id
-   * order (after the chunk's entities, so lock order is the same in every chunk).
+   * Live (not superseded) edges leaving each source with one of its relations, and those
+   * arriving at each of `atTargets` with one of its relations (an organization's CEO: whoever
+   * holds the role), in one statement locked in id order (after the chunk's entities, so lock
+   * order is the same in every chunk).
    */
-  async lockLiveEdges(db: Db, tenantId: string, wanted: Array<{ sourceId: number; relations: readonly string[] }>): Promise<EdgeRow[]> {
+  async lockLiveEdges(
+    db: Db,
+    tenantId: string,
+    wanted: Array<{ sourceId: number; relations: readonly string[] }>,
+    atTargets: Array<{ targetId: number; relations: readonly string[] }> = [],
+  ): Promise<EdgeRow[]> {
     const pairs = wanted.flatMap(({ sourceId, relations }) => relations.map((relation) => sql`(${sourceId}::bigint, ${relation}::text)`));
-    if (pairs.length === 0) return [];
+    const targetPairs = atTargets.flatMap(({ targetId, relations }) => relations.map((relation) => sql`(${targetId}::bigint, ${relation}::text)`));
+    const bySource =
+      pairs.length === 0
+        ? undefined
+        : and(
+            inArray(edges.sourceId, [...new Set(wanted.map((w) => w.sourceId))]),
+            sql`(${edges.sourceId}, ${edges.relation}) IN (${sql.join(pairs, sql`, `)})`,
+          );
+    const byTarget =
+      targetPairs.length === 0
+        ? undefined
+        : and(
+            inArray(edges.targetId, [...new Set(atTargets.map((w) => w.targetId))]),
+            sql`(${edges.targetId}, ${edges.relation}) IN (${sql.join(targetPairs, sql`, `)})`,
+          );
+    if (!bySource && !byTarget) return [];
     return db
       .select()
       .from(edges)
-      .where(
-        and(
-          eq(edges.tenantId, tenantId),
-          inArray(edges.sourceId, [...new Set(wanted.map((w) => w.sourceId))]),
-          isNull(edges.expiredAt),
-          sql`(${edges.sourceId}, ${edges.relation}) IN (${sql.join(pairs, sql`, `)})`,
-        ),
-      )
+      .where(and(eq(edges.tenantId, tenantId), isNull(edges.expiredAt), bySource && byTarget ? or(bySource, byTarget) : (bySource ?? byTarget)))
       .orderBy(edges.id)
       .for('no key update');
   }

@@ -65,6 +65,22 @@ describe('planEdges', () => {
     ]);
   });
 
+  it('lets a new holder of a one-holder role supersede the one before, whoever it was', () => {
+    const TOM = 4;
+    const SPRINGFIELD = 5;
+    const tom: EdgeRow = { ...stored(10, 'mayor_of', SPRINGFIELD, '2020-01-01'), sourceId: TOM };
+    const ana: ResolvedFact = { ...fact('mayor_of', SPRINGFIELD, '2024-01-01'), sourceId: ALICE };
+    const plan = planEdges([tom], [ana], reference, now);
+    expect(plan.changed).toEqual([expect.objectContaining({ id: 10, invalidAt: new Date('2024-01-01'), expiredAt: now })]);
+    expect(plan.changes.map((c) => [c.kind, c.node.relation])).toEqual([
+      ['created', 'mayor_of'],
+      ['superseded', 'mayor_of'],
+    ]);
+    // A role many hold at once (a director) leaves the others alone.
+    const director: EdgeRow = { ...stored(11, 'director_of', SPRINGFIELD, '2020-01-01'), sourceId: TOM };
+    expect(planEdges([director], [{ ...fact('director_of', SPRINGFIELD, '2024-01-01') }], reference, now).changed).toEqual([]);
+  });
+
   it('gives a fact without a date the reference date', () => {
     const plan = planEdges([], [fact('lives_in', ACME)], reference, now);
     expect(plan.created[0].validAt).toEqual(reference);

@@ -1,6 +1,6 @@
 import type { EdgeRow } from '@loci/db';
 import { mergeDescriptions } from './names';
-import { endedBy, supersededBy } from './temporal-rules';
+import { endedBy, supersededAtTarget, supersededBy } from './temporal-rules';
 import type { RelationToWrite } from './write-types';
 
 /** A fact a text touches: an existing live edge, or a new one, with the state to write. */
@@ -45,6 +45,11 @@ export function relationsConsulted(relation: string): string[] {
   return [...new Set([relation, ...supersededBy(relation), ...endedBy(relation)])];
 }
 
+/** The relations whose live edges to the fact's target (from any source) the plan must see. */
+export function relationsConsultedAtTarget(relation: string): readonly string[] {
+  return supersededAtTarget(relation);
+}
+
 /**
  * Temporal facts of one text, as if its relations were written one after the other, starting
  * from `live` (the live edges of its sources with the relations `relationsConsulted` names):
@@ -53,7 +58,9 @@ export function relationsConsulted(relation: string): string[] {
  * - else a new edge; a live fact of the same slot that began after it makes it history (stored
  *   ended when that one began); otherwise it supersedes the slot's live facts with another
  *   target (true until it began, expired now);
- * - an ending event ends the slot's live fact with the same target, without superseding it.
+ * - an ending event ends the slot's live fact with the same target, without superseding it;
+ * - a fact one holder at a time has (`ceo_of`, `bought`) supersedes the live ones of other
+ *   sources with the same target (`live` holds them too: relationsConsultedAtTarget).
  */
 export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate: Date, now: Date): EdgePlan {
   const edges: EdgeNode[] = [...live]
@@ -77,6 +84,9 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
     const invalidAt = relation.invalid_at ? new Date(relation.invalid_at) : null;
     const replaces = supersededBy(relation.relation);
     const ends = endedBy(relation.relation);
+    const atTarget = supersededAtTarget(relation.relation);
+    // "Ana Ruiz is the new mayor": whoever else holds the role the fact gives.
+    const holders = edges.filter((e) => e.expiredAt === null && e.targetId === targetId && e.sourceId !== sourceId && atTarget.includes(e.relation));
     const consulted = relationsConsulted(relation.relation);
     const current = edges.filter((e) => e.expiredAt === null && e.sourceId === sourceId && consulted.includes(e.relation));
 
@@ -91,7 +101,10 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
     } else {
       // A live fact of the same slot that began after this one means this one is history: it
       // is stored as ended when that one began, and the live fact stays.
-      const newer = current.filter((e) => replaces.includes(e.relation) && e.targetId !== targetId && e.validAt && e.validAt > validAt);
+      const newer = [
+        ...current.filter((e) => replaces.includes(e.relation) && e.targetId !== targetId && e.validAt && e.validAt > validAt),
+        ...holders.filter((e) => e.invalidAt === null && e.validAt && e.validAt > validAt),
+      ];
       stated = {
         sourceId,
         targetId,
@@ -111,6 +124,13 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
         // Closes the live facts this one replaces: true until it began, superseded now.
         for (const edge of current) {
           if (!replaces.includes(edge.relation) || edge.targetId === targetId) continue;
+          edge.invalidAt = edge.invalidAt ?? validAt;
+          edge.expiredAt = now;
+          touch(edge);
+          plan.changes.push({ kind: 'superseded', node: edge });
+        }
+        for (const edge of holders) {
+          if (edge.invalidAt !== null && edge.invalidAt <= validAt) continue;
           edge.invalidAt = edge.invalidAt ?? validAt;
           edge.expiredAt = now;
           touch(edge);

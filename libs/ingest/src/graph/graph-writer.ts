@@ -3,7 +3,7 @@ import { Settings, SETTINGS } from '@loci/config';
 import { Db, GraphWritesRepository } from '@loci/db';
 import { placeCoordinates } from '@loci/geo';
 import { CpuPool } from '../cpu/cpu-pool';
-import { EdgeNode, planEdges, relationsConsulted, ResolvedFact } from './edge-plan';
+import { EdgeNode, planEdges, relationsConsulted, relationsConsultedAtTarget, ResolvedFact } from './edge-plan';
 import { EntityNode, planEntities } from './entity-plan';
 import { dropStatementsOfStaleFacts } from './live-descriptions';
 import { normalizeEntityName, normalizeRelation } from './names';
@@ -95,10 +95,20 @@ export class GraphWriter {
       relationsConsulted(fact.relation.relation).forEach((r) => relations.add(r));
       consulted.set(fact.sourceId, relations);
     }
+    // Roles one holder at a time has: whoever holds the target's role already.
+    const atTargets = new Map<number, Set<string>>();
+    for (const fact of facts) {
+      const relations = relationsConsultedAtTarget(fact.relation.relation);
+      if (relations.length === 0 || !existingSources.has(fact.targetId)) continue;
+      const wanted = atTargets.get(fact.targetId) ?? new Set<string>();
+      relations.forEach((r) => wanted.add(r));
+      atTargets.set(fact.targetId, wanted);
+    }
     const live = await this.writes.lockLiveEdges(
       db,
       tenantId,
       [...consulted].map(([sourceId, relations]) => ({ sourceId, relations: [...relations] })),
+      [...atTargets].map(([targetId, relations]) => ({ targetId, relations: [...relations] })),
     );
     const edges = planEdges(live, facts, input.referenceDate, new Date());
     // The facts this text superseded or ended leave its entities' descriptions before they are written.

@@ -5,7 +5,7 @@ import { extractLocally } from '../../../llm/src/local/extractor';
 import { hashEmbed } from '../../../llm/src/local/hashing.features';
 import { LOCAL_EMBEDDING_MODEL } from '../../../llm/src/local/models';
 import fixture from '../../../llm/src/local/fixtures/state-changes.json';
-import { planEdges, relationsConsulted, type ResolvedFact } from './edge-plan';
+import { planEdges, relationsConsulted, relationsConsultedAtTarget, type ResolvedFact } from './edge-plan';
 import { entityNameText } from './embedding-texts';
 import { planEntities } from './entity-plan';
 import { normalizeRelation } from './names';
@@ -20,8 +20,9 @@ import { supersededBy } from './temporal-rules';
  * closest name vector of the hashing embedder at the default threshold, `planEntities`), and the
  * store's supersession rule (`planEdges`, the pure function GraphWriter applies in its
  * transaction). No database: the graph is two arrays, and the rows the store would lock are the
- * ones `lockLiveEdges` selects (live edges of the text's existing sources, the relations
- * `relationsConsulted` names).
+ * ones `lockLiveEdges` selects (live edges of the text's existing sources in the relations
+ * `relationsConsulted` names, and of its existing targets in those `relationsConsultedAtTarget`
+ * names).
  *
  * A change pair counts when the fact the first text stated (the fixture's `ended`) is stored and
  * the second text ends it (an `expired_at`, or an `invalid_at` no later than the second text's
@@ -179,7 +180,16 @@ class MemoryGraph {
       relationsConsulted(fact.relation.relation).forEach((r) => relations.add(r));
       consulted.set(fact.sourceId, relations);
     }
-    const live = this.edges.filter((e) => e.expiredAt === null && consulted.get(e.sourceId)?.has(e.relation));
+    const atTargets = new Map<number, Set<string>>();
+    for (const fact of facts) {
+      if (!existing.has(fact.targetId)) continue;
+      const relations = atTargets.get(fact.targetId) ?? new Set<string>();
+      relationsConsultedAtTarget(fact.relation.relation).forEach((r) => relations.add(r));
+      atTargets.set(fact.targetId, relations);
+    }
+    const live = this.edges.filter(
+      (e) => e.expiredAt === null && (consulted.get(e.sourceId)?.has(e.relation) || atTargets.get(e.targetId)?.has(e.relation)),
+    );
     const edges = planEdges(live, facts, referenceDate, referenceDate);
     for (const node of edges.created) {
       this.edges.push({

@@ -79,6 +79,26 @@ const ENDINGS: Record<string, readonly string[]> = {
   checked_out_of: ['stay'],
 };
 
+/**
+ * Facts one holder at a time has, whoever it is: an organization has one CEO, a thing bought
+ * has a new owner. A new fact of these supersedes the live ones of other sources with the same
+ * target ("Ana Ruiz is the new mayor of Springfield" closes Tom Hayes's `mayor_of`).
+ */
+const ONE_HOLDER_ROLES = ['ceo', 'cto', 'cfo', 'coo', 'cio', 'president', 'chairman', 'chairwoman', 'chair', 'mayor', 'principal', 'captain', 'coach', 'governor', 'chancellor', 'dean'].map(
+  (role) => `${role}_of`,
+);
+const AT_TARGET: Record<string, readonly string[]> = {
+  ...Object.fromEntries(ONE_HOLDER_ROLES.map((relation) => [relation, [relation]])),
+  bought: FAMILIES.ownership,
+  acquired: FAMILIES.ownership,
+  purchased: FAMILIES.ownership,
+};
+
+/** Relations whose live facts with the same target and another source a new `relation` fact supersedes. */
+export function supersededAtTarget(relation: string): readonly string[] {
+  return AT_TARGET[relation] ?? [];
+}
+
 const slotsOf = new Map<string, string[]>();
 for (const [slot, relations] of Object.entries(SLOTS)) {
   for (const relation of relations) slotsOf.set(relation, [...(slotsOf.get(relation) ?? []), slot]);

@@ -137,6 +137,31 @@ describe('extractLocally', () => {
     expect(relation(x, 'Carol', 'works_at', 'Acme')).toBeDefined();
   });
 
+  it('names one fact one way and a change as the event that ends it (issue 36.4)', () => {
+    const ref = { referenceDate: new Date('2025-06-15T00:00:00Z') };
+    expect(relation(extractLocally('In January 2020, Alice started working at Acme.', ref), 'Alice', 'works_at', 'Acme')).toMatchObject({
+      valid_at: '2020-01-01T00:00:00.000Z',
+    });
+    expect(relation(extractLocally('Leo works as an engineer at Tesla.', ref), 'Leo', 'works_at', 'Tesla')).toBeDefined();
+    expect(relation(extractLocally("Tom has been a nurse at St. Mary's since 2015.", ref), 'Tom', 'works_at', "St. Mary's")).toBeDefined();
+    expect(relation(extractLocally('Kate is dating Josh.', ref), 'Kate', 'dates', 'Josh')).toBeDefined();
+    const parted = extractLocally('Kate and Josh broke up last month.', ref);
+    expect(relation(parted, 'Kate', 'broke_up_with', 'Josh')).toBeDefined();
+    expect(relation(parted, 'Josh', 'broke_up_with', 'Kate')).toBeDefined();
+    expect(relation(extractLocally('Maria quit Deloitte in February.', ref), 'Maria', 'quit', 'Deloitte')).toMatchObject({
+      valid_at: '2025-02-01T00:00:00.000Z',
+    });
+    expect(relation(extractLocally('Maria sold her Honda Civic.', ref), 'Maria', 'sold', 'Honda Civic')).toBeDefined();
+    expect(relation(extractLocally('The Tigers fired Sundar in November.', ref), 'Sundar', 'fired_from', 'Tigers')).toBeDefined();
+    expect(relation(extractLocally('Our CTO is Priya.', ref), 'Priya', 'has_role', 'CTO')).toMatchObject({ invalid_at: null });
+    const handedOver = extractLocally('Dan replaced Priya as CTO.', ref);
+    expect(relation(handedOver, 'Priya', 'has_role', 'CTO')).toMatchObject({ invalid_at: '2025-06-15T00:00:00.000Z' });
+    expect(relation(handedOver, 'Dan', 'has_role', 'CTO')).toMatchObject({ invalid_at: null });
+    expect(relation(extractLocally('The Sea Breeze is now moored in Southampton.', ref), 'Sea Breeze', 'moved_to', 'Southampton')).toBeDefined();
+    // Not yet a fact.
+    expect(extractLocally('Nimbus announced that Helen Park will step down as CEO.', ref).relations).toEqual([]);
+  });
+
   it('is deterministic', () => {
     const text =
       'Tesla, the electric car maker led by Elon Musk, opened a new factory in Berlin in March 2022. ' +

@@ -207,7 +207,9 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
         let relation = built.relation;
         // "The Tigers fired Sundar": the fact is Sundar's.
         const dismissed = !group.passive && !group.copula ? dismissal(group.lemma, group.particle) : null;
-        if (dismissed && hit.prep === null && target.type === 'person' && source.type !== 'person') {
+        const employee = target.type === 'person' || (target.type === 'concept' && !target.common);
+        if (dismissed && hit.prep === null && employee && source.type !== 'person') {
+          if (target.type === 'concept') target.type = 'person';
           [source, target] = [target, source];
           relation = dismissed;
         } else {

@@ -53,7 +53,7 @@ export function roleFacts(toks: Token[], group: VerbGroup, mentionAt: Map<number
   if (group.lemma === 'replace' && group.passive) return replacement(toks, group.end, mentionAt, base);
   const object = !group.passive ? mentionAt.get(group.end) : undefined;
   const organizationSubject = subjects.find((s) => s.type !== 'person') ?? possessiveOrganization(toks, group.start, mentionAt, base);
-  if (object && object.type === 'person' && (REMOVING_VERBS.has(group.lemma) || APPOINTING_VERBS.has(group.lemma))) {
+  if (object && (object.type === 'person' || (object.type === 'concept' && !object.common)) && (REMOVING_VERBS.has(group.lemma) || APPOINTING_VERBS.has(group.lemma))) {
     return transferred(toks, group, object, mentionAt, base, subjects, organizationSubject);
   }
   if (group.lemma === 'promote' && group.passive && toks[group.end]?.normal === 'from') return promotion(toks, group.end, mentionAt);

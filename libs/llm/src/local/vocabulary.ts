@@ -161,6 +161,10 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     if (p.lemma === 'enrol' || p.lemma === 'enroll') return { relation: 'studies_at' };
     if (MOVING_VERBS.has(p.lemma) && (p.prep === 'to' || p.prep === 'in') && !isPerson(p.source)) return { relation: 'moved_to' };
     if (p.lemma === 'trade' && p.prep === 'to') return { relation: 'traded_to' };
+    // "Bella Pizza was sold to a new owner, Tony Marino": Tony Marino bought it.
+    if (p.lemma === 'sell' && p.prep === 'to' && !isPlace(p.target) && p.source.type !== 'person') {
+      return { relation: 'bought', reversed: true };
+    }
     if (PARTING_VERBS[p.lemma] && isPerson(p.target) && (p.prep === 'from' || p.prep === 'with')) return { relation: PARTING_VERBS[p.lemma] };
     if (DISMISSING_VERBS[phrasal] && (p.prep === 'from' || p.prep === 'by')) return { relation: DISMISSING_VERBS[phrasal] };
     if (DISMISSING_VERBS[p.lemma] && (p.prep === 'from' || p.prep === 'by')) return { relation: DISMISSING_VERBS[p.lemma] };
