@@ -1,4 +1,5 @@
 import { DocumentsService, IngestWorker } from '@loci/ingest';
+import { StageRunner } from '@loci/llm';
 import { QuestionTurns } from '@loci/retrieval';
 import { createTenantWithPeople } from '@loci/testing';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -65,6 +66,29 @@ describe('questions take turns across tenants', () => {
     await Promise.all(asked);
     expect(order[0]).toBe('b');
     expect(order).toHaveLength(4);
+  });
+
+  it("does an API-key question's offline keywords and local embedding in its turn, not before it", async () => {
+    const stages = t.app.get(StageRunner);
+    const keywords = jest.spyOn(stages, 'offlineKeywords');
+    const free = await holdTheSlot();
+    try {
+      // No keyword lists: the offline extractor finds them, on the CPU pool, before the embedding.
+      const pending = t.http.post('/v1/query').set('X-API-Key', b.apiKey.key).send({ query: 'Where does Bob work?', context_only: true });
+      const answered = pending.then((response) => response);
+      await until(() => turns.waiting === 1, "B's question at the gate");
+      // Before its turn B's question has spent no CPU on its keywords: a flood's questions, each
+      // waiting here, cost the others nothing but their place in line.
+      expect(keywords).not.toHaveBeenCalled();
+      await free();
+      const response = await answered;
+      expect(response.status).toBe(200);
+      expect(keywords).toHaveBeenCalledWith('Where does Bob work?');
+      expect(JSON.stringify(response.body)).toContain('Globex');
+    } finally {
+      await free();
+      keywords.mockRestore();
+    }
   });
 
   it('gb query takes the same turns', async () => {

@@ -268,6 +268,8 @@ export const settingsSchema = z.object({
   LOCI_WORKER_CONCURRENCY: integerFromEnv(undefined, 1, 64),
   LOCI_CPU_THREADS: integerFromEnv(2, 1, 32),
   LOCI_CPU_THREAD_HEAP_MB: integerFromEnv(256, 32, 16_384),
+  // Nice value of each CPU thread (Linux, per thread): batch work yields to requests (thread-priority.ts).
+  LOCI_CPU_THREAD_NICE: integerFromEnv(10, 0, 19),
   LOCI_CPU_TASK_TIMEOUT_MS: integerFromEnv(120_000, 1_000, 3_600_000),
   LOCI_UPLOAD_MAX_TEXT_CHARS: integerFromEnv(5_000_000, 1_000, 100_000_000),
   LOCI_UPLOAD_MAX_PDF_PAGES: integerFromEnv(2_000, 1, 100_000),

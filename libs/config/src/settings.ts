@@ -151,6 +151,12 @@ export interface IngestSettings {
    * task that outgrows it ends its thread and fails its document, not the process.
    */
   cpuThreadHeapMb: number;
+  /**
+   * The nice value each CPU thread gives itself on Linux (LOCI_CPU_THREAD_NICE, 0 = the process's
+   * own): reading a tenant's PDFs and extracting its documents yield the cores to the request
+   * thread and PostgreSQL when questions want them, and use them fully when nothing else does.
+   */
+  cpuThreadNice: number;
   /** The most one task may run on a CPU thread before the thread is stopped (LOCI_CPU_TASK_TIMEOUT_MS). */
   cpuTaskTimeoutMs: number;
   /** Bounds on what an uploaded file expands to, and on the time reading it may take. */
@@ -353,6 +359,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
         }),
       cpuThreads: raw.LOCI_CPU_THREADS,
       cpuThreadHeapMb: raw.LOCI_CPU_THREAD_HEAP_MB,
+      cpuThreadNice: raw.LOCI_CPU_THREAD_NICE,
       cpuTaskTimeoutMs: raw.LOCI_CPU_TASK_TIMEOUT_MS,
       upload: {
         maxTextChars: raw.LOCI_UPLOAD_MAX_TEXT_CHARS,

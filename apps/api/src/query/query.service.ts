@@ -144,26 +144,39 @@ export class QueryService {
       askedModel = false;
       response = await noAnswer(await emptyReason());
     } else {
-      const keywords = await timed('keywords', () => this.keywords(ctx, body, mode, viaModel, given));
-      const embedded = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
+      // The question's work on this machine takes the tenant's turn (question-turns.ts): its
+      // offline keywords, a local embedder's vectors and the retrieval, so that another tenant's
+      // flood of questions queues behind itself. A step that waits on a model over the network
+      // (a dashboard question's keywords, a provider's embeddings) runs before the turn, holding no slot.
+      const localEmbedder = this.gateway.router.choose('embed').provider === 'local';
+      const prepare = async () => {
+        const keywords = await timed('keywords', () => this.keywords(ctx, body, mode, viaModel, given));
+        const embedded = await timed('embed', () => this.vectors(ctx, body.query, mode, keywords));
+        return { keywords, embedded };
+      };
+      const retrieve = ({ keywords, embedded }: Awaited<ReturnType<typeof prepare>>) =>
+        timed('retrieve', () =>
+          this.retrieval.retrieve({
+            tenantId,
+            graphId,
+            vectorTier,
+            mode,
+            questionText: body.query,
+            highLevelKeywords: keywords.high_level,
+            weights: this.channelWeights(),
+            asOf,
+            knownAt,
+            ...(body.top_k != null ? { topK: body.top_k } : {}),
+            keep: { entities: body.top_k ?? undefined, chunks: body.chunk_top_k ?? undefined, totalTokens: body.max_total_tokens ?? undefined },
+            ...embedded.vectors,
+          }),
+        );
+      const early = askedModel || !localEmbedder ? await prepare() : undefined;
+      const { embedded, context } = await this.turns.take(tenantId, async () => {
+        const prepared = early ?? (await prepare());
+        return { embedded: prepared.embedded, context: await retrieve(prepared) };
+      });
       embedCostMicros = embedded.costMicros;
-      // In the tenant's turn: another tenant's flood of questions cannot queue this one behind it.
-      const context = await timed('retrieve', () =>
-        this.turns.take<RetrievedContext>(tenantId, () => this.retrieval.retrieve({
-          tenantId,
-          graphId,
-          vectorTier,
-          mode,
-          questionText: body.query,
-          highLevelKeywords: keywords.high_level,
-          weights: this.channelWeights(),
-          asOf,
-          knownAt,
-          ...(body.top_k != null ? { topK: body.top_k } : {}),
-          keep: { entities: body.top_k ?? undefined, chunks: body.chunk_top_k ?? undefined, totalTokens: body.max_total_tokens ?? undefined },
-          ...embedded.vectors,
-        })),
-      );
       if (foundNothing(context) && !checkFirst && !(await hasContent())) {
         response = await noAnswer(await emptyReason());
       } else if (!this.relevant(context)) {

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import type { Settings } from '@loci/config';
 import { inlineLocalTextWork } from '@loci/llm';
 import { textPdf } from '@loci/testing';
@@ -85,6 +87,27 @@ describe('CpuPool', () => {
       await expect(own.summarize('Bob works at Globex.')).resolves.toBe('Bob works at Globex.');
     } finally {
       await own.onApplicationShutdown();
+    }
+  });
+});
+
+/** The nice value of each of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNiceValues(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+}
+
+// Per-thread nice values are Linux's (thread-priority.ts); elsewhere the pool leaves priorities alone.
+const onLinux = process.platform === 'linux' ? describe : describe.skip;
+onLinux('CpuPool thread priority', () => {
+  it('runs its threads at LOCI_CPU_THREAD_NICE, the request thread at its own priority', async () => {
+    const niced = new CpuPool(settings({ cpuThreads: 2, cpuThreadNice: 10 }));
+    try {
+      expect(threadNiceValues()).not.toContain(10);
+      await Promise.all([niced.summarize('Alice works at Acme.'), niced.summarize('Bob lives in Berlin.')]);
+      expect(threadNiceValues().filter((nice) => nice === 10).length).toBeGreaterThanOrEqual(1);
+      expect(getPriority()).toBe(0);
+    } finally {
+      await niced.onApplicationShutdown();
     }
   });
 });

@@ -125,6 +125,8 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
         // A heap of each thread's own: V8's --max-old-space-size is per process, so a thread
         // would get the request thread's (npm start: 256 MB) and die of what it reads.
         resourceLimits: { maxOldGenerationSizeMb: this.settings.ingest.cpuThreadHeapMb },
+        // Each thread lowers its own priority as it starts (thread-priority.ts).
+        workerData: { nice: this.settings.ingest.cpuThreadNice },
       });
       // A thread that dies holding no task (one stopped at its time budget, still running out of
       // heap as it is terminated) is reported by piscina as an 'error' event on the pool; with no
