@@ -5,6 +5,7 @@ import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { UsageRepository } from '@loci/db';
 import { openApiSchemaOf, ValidQuery } from '@loci/http';
 import { tenantIdOf } from '../tenant-scope';
+import { RefusalCounter } from '../limits/refusal-counter';
 import { toUsageResponse, usageQuery, usageResponse } from './usage.dto';
 
 /**
@@ -16,7 +17,11 @@ import { toUsageResponse, usageQuery, usageResponse } from './usage.dto';
 @ApiBearerAuth('jwt')
 @Controller('v1')
 export class UsageController {
-  constructor(private readonly usage: UsageRepository) {}
+  constructor(
+    private readonly usage: UsageRepository,
+    // Refusals are written once a second (refusal-counter.ts): this instance's are written first.
+    private readonly refusals: RefusalCounter,
+  ) {}
 
   @Get('admin/usage')
   @ApiOperation({
@@ -27,6 +32,7 @@ export class UsageController {
   @Roles('operator')
   @ApiOkResponse({ schema: openApiSchemaOf(usageResponse, 'output') })
   async platformUsage(@ValidQuery(usageQuery) range: z.output<typeof usageQuery>) {
+    await this.refusals.flush();
     return toUsageResponse(range, await this.usage.byTenantDay(range));
   }
 
@@ -41,6 +47,7 @@ export class UsageController {
   @ApiOkResponse({ schema: openApiSchemaOf(usageResponse, 'output') })
   async tenantUsage(@CurrentPrincipal() principal: Principal, @ValidQuery(usageQuery) range: z.output<typeof usageQuery>) {
     const scoped = { ...range, tenantId: tenantIdOf(principal) };
+    await this.refusals.flush();
     return toUsageResponse(scoped, await this.usage.byTenantDay(scoped));
   }
 }
