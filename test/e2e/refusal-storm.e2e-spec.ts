@@ -5,10 +5,11 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * A refusal costs far less than the work it refuses (fair share): a client that ignores
- * Retry-After draws refusals as fast as it can send, and each used to be one committed upsert of
- * the same counter row. They are now added up in memory and written once a second, in one
- * statement for every tenant; the counts stay exact in usage, and a tenant deleted before its
- * counts are written cannot fail another's. On the stores the environment selects.
+ * Retry-After draws refusals as fast as it can send. A rate refusal is held until its client could
+ * retry (at most a second), so such a client gets one a second per connection; and refusals,
+ * each once a committed upsert of the same counter row, are added up in memory and written once
+ * a second in one statement for every tenant. The counts stay exact in usage, and a tenant
+ * deleted before its counts are written cannot fail another's. On the stores the environment selects.
  */
 describe('a storm of refusals', () => {
   let t: TestApp;
@@ -53,6 +54,29 @@ describe('a storm of refusals', () => {
     expect(await refusalsIn(b.admin)).toBe(10);
     expect(writes.mock.calls.length).toBeLessThanOrEqual(2);
     expect(writes.mock.calls.flatMap(([rows]) => rows).reduce((sum, row) => sum + row.count, 0)).toBe(40);
+  });
+
+  it('answers a rate refusal when its client could retry, another tenant answered meanwhile', async () => {
+    const [a, b] = await Promise.all([createTenantWithPeople(t.app), createTenantWithPeople(t.app)]);
+    await setRate(a.tenant.id);
+    await ask(a.apiKey.key).expect(200);
+    const order: string[] = [];
+    const refused = ask(a.apiKey.key).then((response) => {
+      order.push('a refused');
+      return response;
+    });
+    const answered = ask(b.apiKey.key).then((response) => {
+      order.push('b answered');
+      return response;
+    });
+    const [refusal, answer] = await Promise.all([refused, answered]);
+    expect(answer.status).toBe(200);
+    expect(refusal.status).toBe(429);
+    // Held (LOCI_RATE_REFUSAL_HOLD_MS, 1 s by default): B's question, asked after, is answered first,
+    // and the refusal's Retry-After is what is left of the minute after the hold, not the whole.
+    expect(order).toEqual(['b answered', 'a refused']);
+    expect(refusal.body.detail).toMatchObject({ error: 'rate_limit_exceeded', retry_after: 59 });
+    expect(refusal.headers['retry-after']).toBe('59');
   });
 
   it("skips a tenant deleted before its refusals are written, and writes the others'", async () => {

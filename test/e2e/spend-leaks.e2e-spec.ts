@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LimitSettings } from '@loci/config';
+import type { SpendLeases } from '@loci/quota';
 import { InferencesRepository, PlatformLimitsRepository, QuestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { LIMIT_STORE, LimitedClient, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
 import { createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, TenantLimits } from '@loci/testing';
@@ -17,7 +17,7 @@ const BUILT_API = join(ROOT, 'dist/apps/api/src/main.js');
 // the child also needs the test's database, which PGlite cannot share across processes.
 const onSharedStores = Boolean(process.env.REDIS_URL && process.env.DATABASE_URL);
 /** The killed process's leases: short, so the test waits seconds, not the default minutes. */
-const CHILD_LEASES: LimitSettings = { slotLeaseMs: 3_000, reservationLeaseMs: 4_000 };
+const CHILD_LEASES: SpendLeases = { slotLeaseMs: 3_000, reservationLeaseMs: 4_000 };
 const QUESTION = { query: 'Where does Alice work?', hl_keywords: ['work'], ll_keywords: ['Alice'] };
 const ANSWER = { text: '{"answer":"Alice works at Acme.","cited":["1"]}', usage: { input_tokens: 1000, output_tokens: 100 } };
 
@@ -160,7 +160,7 @@ describe('spend control leaks nothing', () => {
       return { tenant, member };
     }
 
-    const controlOn = (own: LimitStore, leases: LimitSettings) =>
+    const controlOn = (own: LimitStore, leases: SpendLeases) =>
       new SpendControl(own, t.app.get(TenantsRepository), t.app.get(PlatformLimitsRepository), t.app.get(SpendLedgerRepository), leases, t.app.get(QuestionCountsRepository));
 
     it('a double release or a release after expiry frees nothing else: not a slot, not a reservation', async () => {

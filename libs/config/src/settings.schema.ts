@@ -223,6 +223,8 @@ export const settingsSchema = z.object({
   LOCI_MODEL_CONCURRENCY: integerFromEnv(8, 1, 256),
   LOCI_SLOT_LEASE_MS: integerFromEnv(60_000, 1_000, 3_600_000),
   LOCI_RESERVATION_LEASE_MS: integerFromEnv(600_000, 1_000, 3_600_000),
+  // A rate refusal is answered when its client could retry, at most this much later (RequestRates).
+  LOCI_RATE_REFUSAL_HOLD_MS: integerFromEnv(1_000, 0, 10_000),
   LOCI_ENTITY_MATCH_THRESHOLD: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().min(0).max(1).default(0.75),

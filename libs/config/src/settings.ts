@@ -96,6 +96,12 @@ export interface HttpSettings {
 export interface LimitSettings {
   slotLeaseMs: number;
   reservationLeaseMs: number;
+  /**
+   * How long a refusal for a request rate is held before it is answered, at most, in ms
+   * (LOCI_RATE_REFUSAL_HOLD_MS; 0: at once). Never past the moment the client may retry: see
+   * RequestRates.
+   */
+  rateRefusalHoldMs: number;
 }
 
 export interface LlmSettings {
@@ -121,14 +127,14 @@ export interface IngestSettings {
   /**
    * When the embedder is the offline one, a starting worker moves the vectors other offline
    * embedders wrote (another width, another version) to it, in the background
-   * (LOCI_MOVE_LOCAL_VECTORS; docs/DECISIONS.md, "Vectors of another offline embedder move by themselves").
+   * (LOCI_MOVE_LOCAL_VECTORS; docs/decisions/0006-offline-vectors-move-themselves.md).
    */
   moveLocalVectors: boolean;
   /**
    * How many graphs of the store may keep their own vectors and HNSW indexes (bulk mode,
    * LOCI_BULK_LOAD_GRAPHS_MAX; 0 turns bulk mode off): every own index is a predicate each
    * insert into its table checks and each plan of that table considers, so they are for a
-   * store's large graphs, not for all (docs/DECISIONS.md, "Bulk mode").
+   * store's large graphs, not for all (docs/decisions/0029-bulk-mode.md).
    */
   bulkLoadGraphsMax: number;
   /** A bulk load with nothing uploaded or ingested for this long is finished by the worker (LOCI_BULK_LOAD_IDLE_MS). */
@@ -227,7 +233,7 @@ const MAX_WORKER_CONCURRENCY = 64;
  * `modelConcurrency / 2` documents fill LOCI_MODEL_CONCURRENCY), whichever needs more; never
  * more than the database pool has connections, since each document writes its chunks in a
  * transaction of its own and more would only wait for a connection (and, in the API process,
- * take them from requests). docs/DECISIONS.md, "Worker concurrency".
+ * take them from requests). docs/decisions/0028-job-queue-and-concurrency.md.
  */
 export function defaultWorkerConcurrency(machine: { cores: number; modelConcurrency: number; poolMax: number; embedded?: boolean }): number {
   const wanted = Math.max(machine.cores, Math.ceil(machine.modelConcurrency / 2));
@@ -321,7 +327,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       lexicalChunks: raw.LOCI_GB_LEXICAL_CHUNKS,
     },
     geo: { enabled: raw.LOCI_GEO_ENABLED, radiusKm: raw.LOCI_GEO_RADIUS_KM },
-    limits: { slotLeaseMs: raw.LOCI_SLOT_LEASE_MS, reservationLeaseMs: raw.LOCI_RESERVATION_LEASE_MS },
+    limits: { slotLeaseMs: raw.LOCI_SLOT_LEASE_MS, reservationLeaseMs: raw.LOCI_RESERVATION_LEASE_MS, rateRefusalHoldMs: raw.LOCI_RATE_REFUSAL_HOLD_MS },
     shutdownGraceMs: raw.LOCI_SHUTDOWN_GRACE_MS,
     login: {
       windowMs: raw.LOCI_LOGIN_WINDOW_SECONDS * 1000,

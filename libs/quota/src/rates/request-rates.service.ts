@@ -1,4 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Settings, SETTINGS } from '@loci/config';
 import { errorSummary } from '@loci/db';
 import { limitKeys } from '../limit-keys';
 import { LIMIT_STORE, LimitStore } from '../limit-store';
@@ -22,15 +24,28 @@ export interface RatedBucket extends BucketState {
  * there has still used its token, as a request refused for its rate would have. A store that
  * cannot be reached lets the request through (logged): the rate protects capacity, not money,
  * and every request that spends money fails closed at admission anyway.
+ *
+ * A refusal is answered when its client could retry, not before (at most
+ * LOCI_RATE_REFUSAL_HOLD_MS, 1 s, later): a client that ignores Retry-After and asks again at
+ * once, 16 connections in a closed loop, drew 400 refusals a second, and the event loop that
+ * answers every tenant spent itself on them (the noisy-neighbour bench). Held, such a client gets
+ * one refusal a second per connection. A client that honours Retry-After loses nothing: the
+ * header says what is left of its wait (0 once the hold covered it), where it used to say at
+ * least 1 s from an immediate answer. A held refusal costs a timer, no CPU.
  */
 @Injectable()
 export class RequestRates {
   private readonly logger = new Logger('RequestRates');
 
+  private readonly holdMs: number;
+
   constructor(
     @Inject(LIMIT_STORE) private readonly store: LimitStore,
     private readonly spend: SpendControl,
-  ) {}
+    @Optional() @Inject(SETTINGS) settings?: Pick<Settings, 'limits'>,
+  ) {
+    this.holdMs = settings?.limits.rateRefusalHoldMs ?? 0;
+  }
 
   /**
    * Takes one token for this request; throws the 429 `rate_limit_exceeded` refusal when a bucket
@@ -48,9 +63,20 @@ export class RequestRates {
     }
     if (!decision.ok) {
       const bucket = buckets[decision.bucketIndex];
-      throw rateLimitExceeded(scopeOf(bucket, client), bucket.perMinute, bucket.burst, Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+      throw rateLimitExceeded(scopeOf(bucket, client), bucket.perMinute, bucket.burst, await this.retryAfterHeld(decision.retryAfterMs));
     }
     return decision.buckets.map((state, i) => ({ ...state, scope: scopeOf(buckets[i], client) }));
+  }
+
+  /**
+   * Holds a refusal until its client could retry (Retry-After is whole seconds, so at least 1 s),
+   * at most `holdMs`; answers the seconds of the wait still left.
+   */
+  private async retryAfterHeld(retryAfterMs: number): Promise<number> {
+    if (this.holdMs <= 0) return Math.max(1, Math.ceil(retryAfterMs / 1000));
+    const held = Math.min(this.holdMs, Math.max(retryAfterMs, 1000));
+    await sleep(held);
+    return Math.max(0, Math.ceil((retryAfterMs - held) / 1000));
   }
 
   private async bucketsOf(client: Omit<LimitedClient, 'requestId'>): Promise<RateBucket[]> {

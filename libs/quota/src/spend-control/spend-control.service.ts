@@ -32,7 +32,7 @@ import {
  * request renews both every third of the lease, so a lease survives one missed renewal (a store
  * blip).
  */
-export type SpendLeases = LimitSettings;
+export type SpendLeases = Pick<LimitSettings, 'slotLeaseMs' | 'reservationLeaseMs'>;
 const RENEWALS_PER_LEASE = 3;
 // Counter keys outlive their window a little, so a late settle still finds them.
 const WINDOW_MARGIN_MS = 60 * 60_000;
