@@ -231,7 +231,8 @@ export const settingsSchema = z.object({
   ),
   LOCI_QUERY_MIN_SIMILARITY: z.preprocess(emptyAsUndefined, z.coerce.number().min(-1).max(1).default(0.15)),
   LOCI_BM25_POSTINGS_PER_TERM: integerFromEnv(2000, 1, 10_000_000),
-  LOCI_QUESTIONS_AT_ONCE: integerFromEnv(4, 1, 500),
+  // Unset: one per core (settings.ts).
+  LOCI_QUESTIONS_AT_ONCE: integerFromEnv(undefined, 1, 500),
   // gb query (gb-query-contract.md): every number of the contract, its value by default.
   LOCI_GB_MAX_TERMS: integerFromEnv(12, 1, 100),
   LOCI_GB_MIN_TERM_LENGTH: integerFromEnv(2, 1, 50),

@@ -3,13 +3,15 @@ import { ThreadSlots } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 
 /**
- * Questions take turns across tenants for the retrieval they run (issue 34, found by the
- * noisy-neighbour bench): at most LOCI_QUESTIONS_AT_ONCE retrievals run at once in a process,
- * each tenant's wait in their own line, and a free slot goes to the tenant served longest ago
- * (the CPU pool's ThreadSlots, one lane). A client flooding API-key questions at concurrency
- * 16 used to put another tenant's question behind all 16 in the event loop, the pool and the
- * database (p95 18-46x its quiet p95); now it waits for one slot to free, then goes first.
- * Only retrieval is held: a model's answer, which may take seconds, runs outside the turn.
+ * Questions take turns across tenants for the work they do on this machine (issue 34, found by
+ * the noisy-neighbour bench): at most LOCI_QUESTIONS_AT_ONCE (one per core) at once in a
+ * process, each tenant's wait in their own line, and a free slot goes to the tenant served
+ * longest ago (the CPU pool's ThreadSlots, one lane). A client flooding API-key questions at
+ * concurrency 16 used to put another tenant's question behind all 16 in the event loop, the pool
+ * and the database (p95 18-46x its quiet p95); now it waits for one slot to free, then goes
+ * first. The callers hold a turn for the offline keywords, a local embedder's vectors and the
+ * retrieval; a model over the network (a dashboard question's keywords, a provider's
+ * embeddings, an answer that may take seconds) is waited for outside it.
  */
 @Injectable()
 export class QuestionTurns {
@@ -19,7 +21,7 @@ export class QuestionTurns {
     this.slots = new ThreadSlots(settings.query.questionsAtOnce);
   }
 
-  /** Runs `work` (a question's retrieval) in `tenantId`'s turn. */
+  /** Runs `work` (a question's work on this machine) in `tenantId`'s turn. */
   async take<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
     const release = await this.slots.acquire('other', tenantId);
     try {
