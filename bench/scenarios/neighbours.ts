@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Client } from 'pg';
 import type { RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
@@ -105,6 +106,11 @@ export interface PhaseResult {
   /** A's documents processed during B's measured window (its ingestion under contention). */
   a_processed_in_window: number;
   window_s: number;
+  /**
+   * Share of the machine's cores busy over B's window (all processes: the API, its threads,
+   * PostgreSQL, this bench), from /proc/stat; null off Linux. What the quiet phase shows is B's own.
+   */
+  cores_busy: number | null;
 }
 
 export interface AloneCell {
@@ -501,6 +507,7 @@ export async function runNeighboursBench(options: NeighboursOptions): Promise<Ne
       const loadBefore = loadavg().map((x) => round(x));
       await noise.start();
       const aBefore = await depth(db, a.id);
+      const cpuBefore = cpuTimes();
       const t0 = performance.now();
       // B's one document goes in as the window opens; its questions run through the window.
       const [bq, doc] = await Promise.all([
@@ -508,6 +515,7 @@ export async function runNeighboursBench(options: NeighboursOptions): Promise<Ne
         bDocument(options.url, options.databaseUrl, b, aId, options.docTimeoutS, name),
       ]);
       const windowS = (performance.now() - t0) / 1000;
+      const coresBusy = busyShare(cpuBefore, cpuTimes());
       const aNoise = await noise.stop();
       const aAfter = await depth(db, a.id);
       const result: PhaseResult = {
@@ -520,12 +528,13 @@ export async function runNeighboursBench(options: NeighboursOptions): Promise<Ne
         a: aNoise,
         a_processed_in_window: aAfter.processed - aBefore.processed,
         window_s: round(windowS),
+        cores_busy: coresBusy,
       };
       phases.push(result);
       log(
         `    B: ${bq.ok}/${bq.sent} answered (429: ${bq.refused_429}, other: ${bq.other_errors}), p50 ${bq.latency_ms.p50} ms, p95 ${bq.latency_ms.p95} ms; ` +
           `B's document ${doc.status} in ${doc.wait_ms ?? '-'} ms (A pending ${doc.a_pending_at_upload}, running ${doc.a_running_at_upload}); ` +
-          `A: ${aNoise.admitted} admitted, ${aNoise.refused_429} refused 429, ${aNoise.other_errors} other; A processed ${result.a_processed_in_window} documents in the window; load ${result.load_after.join(' ')}`,
+          `A: ${aNoise.admitted} admitted, ${aNoise.refused_429} refused 429, ${aNoise.other_errors} other; A processed ${result.a_processed_in_window} documents in the window; cores busy ${coresBusy === null ? '-' : `${Math.round(coresBusy * 100)}%`}; load ${result.load_after.join(' ')}`,
       );
       return result;
     };
@@ -731,11 +740,28 @@ export interface Targets {
 
 export const TARGETS: Targets = { p95Ratio: 3, docWaitMs: 15_000, aloneLoss: 0.1 };
 
+/** The machine's CPU time so far, busy and all, in clock ticks (Linux /proc/stat); null elsewhere. */
+function cpuTimes(): { busy: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+    const total = fields.slice(0, 8).reduce((sum, x) => sum + x, 0);
+    return { busy: total - fields[3] - fields[4], total };
+  } catch {
+    return null;
+  }
+}
+
+function busyShare(before: ReturnType<typeof cpuTimes>, after: ReturnType<typeof cpuTimes>): number | null {
+  if (!before || !after || after.total === before.total) return null;
+  return round((after.busy - before.busy) / (after.total - before.total));
+}
+
 export function neighboursTable(outcome: NeighboursOutcome, targets = TARGETS): string[] {
   const quietP95 = outcome.phases.find((p) => p.phase === 'quiet')?.b.latency_ms.p95 ?? Number.NaN;
   const lines = [
-    '| phase | B asked (ok / 429) | B p50 ms | B p95 ms | p95 / quiet p95 | B document wait (A pending at upload) | A admitted / 429 | target | met? |',
-    '| --- | --- | ---: | ---: | ---: | --- | --- | --- | --- |',
+    '| phase | B asked (ok / 429) | B p50 ms | B p95 ms | p95 / quiet p95 | B document wait (A pending at upload) | A admitted / 429 | cores busy | target | met? |',
+    '| --- | --- | ---: | ---: | ---: | --- | --- | ---: | --- | --- |',
   ];
   for (const p of outcome.phases) {
     const ratio = p.b.latency_ms.p95 / quietP95;
@@ -747,6 +773,7 @@ export function neighboursTable(outcome: NeighboursOutcome, targets = TARGETS): 
     lines.push(
       `| ${p.phase}: ${p.label} | ${p.b.ok} / ${p.b.refused_429} | ${p.b.latency_ms.p50} | ${p.b.latency_ms.p95} | ${p.phase === 'quiet' ? '1.00' : round(ratio).toFixed(2)} | ` +
         `${p.b_document.wait_ms === null ? p.b_document.status : `${round(p.b_document.wait_ms / 1000)} s`} (${p.b_document.a_pending_at_upload}) | ${aCol} | ` +
+        `${p.cores_busy == null ? '–' : `${Math.round(p.cores_busy * 100)}%`} | ` +
         `p95 ≤ ${targets.p95Ratio}× quiet, document ≤ ${targets.docWaitMs / 1000} s | ${met} |`,
     );
   }
