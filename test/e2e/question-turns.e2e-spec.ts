@@ -104,3 +104,56 @@ describe('questions take turns across tenants', () => {
     expect(JSON.stringify(response.body)).not.toContain('Acme');
   });
 });
+
+/**
+ * One tenant may hold all slots but one: with two, A's flood holds one and B's question is
+ * answered at once beside it, while A's next question waits for A's own slot.
+ */
+describe("a tenant's share of the question slots", () => {
+  let t: TestApp;
+  let a: Awaited<ReturnType<typeof createTenantWithPeople>>;
+  let b: Awaited<ReturnType<typeof createTenantWithPeople>>;
+  let turns: QuestionTurns;
+
+  beforeAll(async () => {
+    t = await startTestApp({ LOCI_QUESTIONS_AT_ONCE: '2' });
+    [a, b] = await Promise.all([createTenantWithPeople(t.app), createTenantWithPeople(t.app)]);
+    const documents = t.app.get(DocumentsService);
+    await documents.submit(a.tenant.id, { name: 'a.txt', mimeType: 'text/plain', text: 'Alice works at Acme in Berlin.' });
+    await documents.submit(b.tenant.id, { name: 'b.txt', mimeType: 'text/plain', text: 'Bob works at Globex in Paris.' });
+    await t.app.get(IngestWorker).drain();
+    turns = t.app.get(QuestionTurns);
+  });
+  afterAll(() => t.close());
+
+  it("answers B while A holds its share, and keeps A's next question waiting for A's own slot", async () => {
+    let release!: () => void;
+    const held = turns.take(a.tenant.id, () => new Promise<void>((resolve) => (release = resolve)));
+    await until(() => release !== undefined, "A's slot");
+    try {
+      let aAnswered = false;
+      const aNext = t.http
+        .post('/v1/query')
+        .set('X-API-Key', a.apiKey.key)
+        .send({ query: 'Where does Alice work?', context_only: true })
+        .then((response) => {
+          aAnswered = true;
+          return response;
+        });
+      await until(() => turns.waiting === 1, "A's second question at the gate");
+      // The second slot is free, but it is not A's to take: B's question gets it at once.
+      const answered = await t.http.post('/v1/query').set('X-API-Key', b.apiKey.key).send({ query: 'Where does Bob work?', context_only: true });
+      expect(answered.status).toBe(200);
+      expect(JSON.stringify(answered.body)).toContain('Globex');
+      expect(aAnswered).toBe(false);
+      expect(turns.waiting).toBe(1);
+      release();
+      const response = await aNext;
+      expect(response.status).toBe(200);
+      expect(JSON.stringify(response.body)).toContain('Acme');
+    } finally {
+      release();
+      await held;
+    }
+  });
+});

@@ -72,4 +72,26 @@ describe('ThreadSlots: the CPU pool threads, tenants in turn', () => {
     await r.settle();
     expect(r.granted).toEqual(['a1', 'startup']);
   });
+
+  it('keeps slots past a tenant\'s share free for other tenants, however many it asks for', async () => {
+    const slots = new ThreadSlots(3, 2);
+    const r = recorder(slots);
+    for (let i = 1; i <= 4; i++) r.ask(`a${i}`, 'A');
+    await r.settle();
+    // A holds its two; the third slot stays free while A's a3 and a4 wait.
+    expect(r.granted).toEqual(['a1', 'a2']);
+    r.ask('b1', 'B');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'a2', 'b1']);
+    // A freed slot goes back to A's line, up to its share.
+    await r.release('a1');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'a2', 'b1', 'a3']);
+    await r.release('b1');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'a2', 'b1', 'a3']);
+    await r.release('a2');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
+  });
 });

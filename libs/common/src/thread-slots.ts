@@ -39,8 +39,18 @@ export class ThreadSlots {
   private readonly lastServed = new Map<string, number>();
   private grants = 0;
   private readonly uploadSlots: number;
+  /** Slots each tenant holds now (tenants holding none are not kept). */
+  private readonly heldBy = new Map<string, number>();
 
-  constructor(private readonly threads: number) {
+  /**
+   * `perTenant`: the most slots one tenant may hold at once (default all). Below `threads`, the
+   * rest are kept for other tenants even while they are free, so that a tenant arriving beside
+   * another's flood starts at once instead of waiting for one of the flood's tasks to end.
+   */
+  constructor(
+    private readonly threads: number,
+    private readonly perTenant: number = threads,
+  ) {
     this.uploadSlots = Math.max(1, threads - 1);
   }
 
@@ -48,7 +58,7 @@ export class ThreadSlots {
   acquire(lane: CpuLane, tenant: string = NO_TENANT): Promise<() => void> {
     return new Promise((resolve) => {
       const line = this.waiting.get(tenant) ?? [];
-      line.push({ lane, grant: () => resolve(this.releaser(lane)) });
+      line.push({ lane, grant: () => resolve(this.releaser(lane, tenant)) });
       this.waiting.set(tenant, line);
       this.grantFree();
     });
@@ -72,6 +82,7 @@ export class ThreadSlots {
   private grantNext(): boolean {
     let chosen: { tenant: string; line: Waiter[]; index: number; served: number } | undefined;
     for (const [tenant, line] of this.waiting) {
+      if ((this.heldBy.get(tenant) ?? 0) >= this.perTenant) continue;
       const index = line.findIndex((waiter) => waiter.lane !== 'upload' || this.readingUploads < this.uploadSlots);
       if (index < 0) continue;
       const served = this.lastServed.get(tenant) ?? -1;
@@ -81,6 +92,7 @@ export class ThreadSlots {
     const [waiter] = chosen.line.splice(chosen.index, 1);
     if (chosen.line.length === 0) this.waiting.delete(chosen.tenant);
     this.noteServed(chosen.tenant);
+    this.heldBy.set(chosen.tenant, (this.heldBy.get(chosen.tenant) ?? 0) + 1);
     this.running++;
     if (waiter.lane === 'upload') this.readingUploads++;
     waiter.grant();
@@ -96,11 +108,14 @@ export class ThreadSlots {
     }
   }
 
-  private releaser(lane: CpuLane): () => void {
+  private releaser(lane: CpuLane, tenant: string): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      const held = (this.heldBy.get(tenant) ?? 1) - 1;
+      if (held > 0) this.heldBy.set(tenant, held);
+      else this.heldBy.delete(tenant);
       this.running--;
       if (lane === 'upload') this.readingUploads--;
       this.grantFree();

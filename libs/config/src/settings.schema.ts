@@ -231,7 +231,7 @@ export const settingsSchema = z.object({
   ),
   LOCI_QUERY_MIN_SIMILARITY: z.preprocess(emptyAsUndefined, z.coerce.number().min(-1).max(1).default(0.15)),
   LOCI_BM25_POSTINGS_PER_TERM: integerFromEnv(2000, 1, 10_000_000),
-  // Unset: one per core (settings.ts).
+  // Unset: one per core and one more (settings.ts).
   LOCI_QUESTIONS_AT_ONCE: integerFromEnv(undefined, 1, 500),
   // gb query (gb-query-contract.md): every number of the contract, its value by default.
   LOCI_GB_MAX_TERMS: integerFromEnv(12, 1, 100),

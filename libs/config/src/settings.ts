@@ -27,10 +27,11 @@ export interface Settings {
   /**
    * questionsAtOnce: questions worked on at once in this process (keywords, local vectors,
    * retrieval), tenants taking turns for the slots (QuestionTurns in @loci/retrieval): one
-   * tenant's flood cannot queue another's question behind all of its own. By default one per core:
-   * a retrieval runs its channels' statements in parallel, so more slots only let a flood's
-   * questions share the cores with the question that waited (the noisy-neighbour bench: another
-   * tenant's p95 beside a flood ~240 ms with 1 or 2 slots, ~400 ms with 4).
+   * tenant's flood cannot queue another's question behind all of its own. One tenant may hold
+   * all but one. By default one per core and one more: a lone tenant gets a question per core (a
+   * retrieval runs its channels' statements in parallel, so more only share the cores), and
+   * another tenant's question never waits for a slot behind a flood (the noisy-neighbour bench:
+   * B's p95 beside A's flood ~240 ms with 1 or 2 slots and A holding them all, ~400 ms with 4).
    */
   query: { minSimilarity: number; bm25PostingsPerTerm: number; questionsAtOnce: number };
   /** gb query: every number of its contract, tunable, the contract's values by default. */
@@ -308,7 +309,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     query: {
       minSimilarity: raw.LOCI_QUERY_MIN_SIMILARITY,
       bm25PostingsPerTerm: raw.LOCI_BM25_POSTINGS_PER_TERM,
-      questionsAtOnce: raw.LOCI_QUESTIONS_AT_ONCE ?? availableParallelism(),
+      questionsAtOnce: raw.LOCI_QUESTIONS_AT_ONCE ?? availableParallelism() + 1,
     },
     gb: {
       maxTerms: raw.LOCI_GB_MAX_TERMS,

@@ -4,12 +4,13 @@ import { Settings, SETTINGS } from '@loci/config';
 
 /**
  * Questions take turns across tenants for the work they do on this machine (issue 34, found by
- * the noisy-neighbour bench): at most LOCI_QUESTIONS_AT_ONCE (one per core) at once in a
- * process, each tenant's wait in their own line, and a free slot goes to the tenant served
- * longest ago (the CPU pool's ThreadSlots, one lane). A client flooding API-key questions at
- * concurrency 16 used to put another tenant's question behind all 16 in the event loop, the pool
- * and the database (p95 18-46x its quiet p95); now it waits for one slot to free, then goes
- * first. The callers hold a turn for the offline keywords, a local embedder's vectors and the
+ * the noisy-neighbour bench): at most LOCI_QUESTIONS_AT_ONCE (one per core, and one more) at
+ * once in a process, each tenant's wait in their own line, and a free slot goes to the tenant
+ * served longest ago (the CPU pool's ThreadSlots, one lane). One tenant may hold all slots but
+ * one: the last is kept for the others, so a question arriving beside another tenant's flood
+ * starts at once, beside the flood's questions, instead of waiting for one of them to end. A
+ * client flooding API-key questions at concurrency 16 used to put another tenant's question
+ * behind all 16 in the event loop, the pool and the database (p95 18-46x its quiet p95). The callers hold a turn for the offline keywords, a local embedder's vectors and the
  * retrieval; a model over the network (a dashboard question's keywords, a provider's
  * embeddings, an answer that may take seconds) is waited for outside it.
  */
@@ -18,7 +19,9 @@ export class QuestionTurns {
   private readonly slots: ThreadSlots;
 
   constructor(@Inject(SETTINGS) settings: Settings) {
-    this.slots = new ThreadSlots(settings.query.questionsAtOnce);
+    const slots = settings.query.questionsAtOnce;
+    // One tenant may hold all slots but one: the last is kept for whoever else asks.
+    this.slots = new ThreadSlots(slots, Math.max(1, slots - 1));
   }
 
   /** Runs `work` (a question's work on this machine) in `tenantId`'s turn. */
