@@ -10,6 +10,7 @@ import { createTenantWithPeople, createUser, TestUser } from '@loci/testing';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createApp } from '../../apps/api/src/create-app';
 import { McpOAuthProvider } from '../../apps/api/src/mcp/oauth/mcp-oauth.provider';
+import { RefusalCounter } from '../../apps/api/src/limits/refusal-counter';
 
 /**
  * Tenant lifecycle (issue 15.3): an operator suspends a tenant (every request refused with
@@ -218,6 +219,8 @@ describe('tenant lifecycle (e2e)', () => {
       await t.http.post('/v1/query').set(bearer(cast.member.token)).send({ query: 'Where does Dana Scully work?' }).expect(200);
       await asOperator.patch(`/v1/admin/tenants/${cast.tenant.id}/limits`, { daily_query_quota: 0 }).expect(200);
       await t.http.post('/v1/query').set(bearer(cast.member.token)).send({ query: 'Where does Dana Scully work?' }).expect(429);
+      // Refusal counts are written once a second (RefusalCounter): written now, as a usage read would.
+      await t.app.get(RefusalCounter).flush();
       // An MCP client the member authorized: its code and tokens (mcp_oauth_codes, mcp_oauth_tokens).
       const mcp = t.app.get(McpOAuthProvider);
       const client = await mcp.clientsStore.registerClient!({ client_id: randomUUID(), redirect_uris: ['http://127.0.0.1:9/cb'] } as Parameters<NonNullable<typeof mcp.clientsStore.registerClient>>[0]);
