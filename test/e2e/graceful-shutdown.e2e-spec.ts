@@ -1,12 +1,12 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { LimitStore, limitKeys, openLimitStore, utcDay } from '@loci/quota';
-import { createFreshPostgresDatabase, LlmDouble, llmDoubleEnv, startLlmDouble } from '@loci/testing';
+import { createFreshPostgresDatabase, freePort, LlmDouble, llmDoubleEnv, startLlmDouble } from '@loci/testing';
 
 const ROOT = join(__dirname, '../..');
 const BUILT_API = join(ROOT, 'dist/apps/api/src/main.js');
@@ -333,13 +333,3 @@ async function until(condition: () => boolean | Promise<boolean>, deadlineMs: nu
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}

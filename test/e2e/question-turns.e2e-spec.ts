@@ -12,6 +12,17 @@ const until = async (check: () => boolean, what: string) => {
   throw new Error(`timed out waiting for ${what}`);
 };
 
+/** An app with `slots` question slots and two tenants, A (Alice at Acme) and B (Bob at Globex), ingested. */
+async function twoTenantsWithSlots(slots: number) {
+  const t = await startTestApp({ LOCI_QUESTIONS_AT_ONCE: String(slots) });
+  const [a, b] = await Promise.all([createTenantWithPeople(t.app), createTenantWithPeople(t.app)]);
+  const documents = t.app.get(DocumentsService);
+  await documents.submit(a.tenant.id, { name: 'a.txt', mimeType: 'text/plain', text: 'Alice works at Acme in Berlin.' });
+  await documents.submit(b.tenant.id, { name: 'b.txt', mimeType: 'text/plain', text: 'Bob works at Globex in Paris.' });
+  await t.app.get(IngestWorker).drain();
+  return { t, a, b, turns: t.app.get(QuestionTurns) };
+}
+
 /**
  * Questions take turns across tenants for their retrieval (QuestionTurns), on both question
  * surfaces, on the stores the environment selects. With one slot held, tenant A queues three
@@ -25,13 +36,7 @@ describe('questions take turns across tenants', () => {
   let turns: QuestionTurns;
 
   beforeAll(async () => {
-    t = await startTestApp({ LOCI_QUESTIONS_AT_ONCE: '1' });
-    [a, b] = await Promise.all([createTenantWithPeople(t.app), createTenantWithPeople(t.app)]);
-    const documents = t.app.get(DocumentsService);
-    await documents.submit(a.tenant.id, { name: 'a.txt', mimeType: 'text/plain', text: 'Alice works at Acme in Berlin.' });
-    await documents.submit(b.tenant.id, { name: 'b.txt', mimeType: 'text/plain', text: 'Bob works at Globex in Paris.' });
-    await t.app.get(IngestWorker).drain();
-    turns = t.app.get(QuestionTurns);
+    ({ t, a, b, turns } = await twoTenantsWithSlots(1));
   });
   afterAll(() => t.close());
 
@@ -116,13 +121,7 @@ describe("a tenant's share of the question slots", () => {
   let turns: QuestionTurns;
 
   beforeAll(async () => {
-    t = await startTestApp({ LOCI_QUESTIONS_AT_ONCE: '2' });
-    [a, b] = await Promise.all([createTenantWithPeople(t.app), createTenantWithPeople(t.app)]);
-    const documents = t.app.get(DocumentsService);
-    await documents.submit(a.tenant.id, { name: 'a.txt', mimeType: 'text/plain', text: 'Alice works at Acme in Berlin.' });
-    await documents.submit(b.tenant.id, { name: 'b.txt', mimeType: 'text/plain', text: 'Bob works at Globex in Paris.' });
-    await t.app.get(IngestWorker).drain();
-    turns = t.app.get(QuestionTurns);
+    ({ t, a, b, turns } = await twoTenantsWithSlots(2));
   });
   afterAll(() => t.close());
 

@@ -1,13 +1,12 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpendLeases } from '@loci/quota';
 import { InferencesRepository, PlatformLimitsRepository, QuestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { LIMIT_STORE, LimitedClient, LimitStore, limitKeys, MemoryLimitStore, SpendControl, utcDay, utcMonth } from '@loci/quota';
-import { createLimitedTenant, createTenant, createUser, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, TenantLimits } from '@loci/testing';
+import { createLimitedTenant, createTenant, createUser, freePort, LlmDouble, llmDoubleEnv, setTenantLimits, startLlmDouble, TenantLimits } from '@loci/testing';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const DAY_MS = 86_400_000;
@@ -357,13 +356,3 @@ async function until(condition: () => boolean | Promise<boolean>, deadlineMs: nu
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
