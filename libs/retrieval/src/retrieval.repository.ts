@@ -129,7 +129,10 @@ export class RetrievalRepository {
     for (const r of await queryRows<Raw>(this.database.db, walkNeighbourhoodSql(scope, input))) {
       if (r.kind === 'link') found.linkedEntities.set(num(r.entity_id), String(r.name));
       else if (r.kind === 'document') found.linkedDocuments.push({ documentId: num(r.entity_id), nameKey: String(r.name), chunkId: num(r.chunk_id) });
-      else found.mentions.push({ entityId: num(r.entity_id), chunkId: num(r.chunk_id) });
+      else if (r.kind === 'mentions') {
+        const [entityIds, chunkIds] = jsonValue<[number[], number[]]>(r.pairs);
+        for (let i = 0; i < entityIds.length; i++) found.mentions.push({ entityId: entityIds[i], chunkId: chunkIds[i] });
+      }
     }
     return found;
   }
@@ -173,6 +176,8 @@ export class RetrievalRepository {
 type Raw = Record<string, unknown>;
 
 const num = (v: unknown): number => Number(v);
+/** A json column: both drivers parse it; a text value (a driver told not to) is parsed here. */
+const jsonValue = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const date = (v: unknown): Date | null => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));

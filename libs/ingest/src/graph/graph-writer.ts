@@ -12,8 +12,13 @@ import { emptyChanges, EntityToWrite, ExtractionWrite, GraphChanges, pushOnce } 
 
 export * from './write-types';
 
-/** Up to this many names of one text are compared on the calling thread (see similarEarlier). */
-const NAMES_COMPARED_INLINE = 64;
+/**
+ * Up to this many names of one text are compared on the calling thread (see similarEarlier):
+ * ~120 pairs, well under a millisecond. More go to the worker threads, below the request
+ * thread's priority: at 64 (~2,000 pairs), ingestion's comparisons were a visible share of the
+ * request thread that every tenant's questions share (the noisy-neighbour bench's profile).
+ */
+const NAMES_COMPARED_INLINE = 16;
 
 /**
  * Writes one text's extraction into a graph, inside the caller's transaction: resolves
@@ -187,7 +192,7 @@ export class GraphWriter {
   /**
    * Which of the text's names are close to which earlier ones: quadratic in the names (over a
    * thousand in one chunk took seconds), so on a worker thread unless they are few, where the
-   * thread's round trip would cost more than the work (64 names: ~2,000 pairs, about a millisecond).
+   * thread's round trip would cost more than the work (NAMES_COMPARED_INLINE).
    */
   private similarEarlier(named: Array<{ entity: EntityToWrite }>, threshold: number): Promise<SimilarName[][]> | SimilarName[][] {
     const vectors = named.map((n) => n.entity.nameVector);
