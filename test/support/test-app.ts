@@ -15,15 +15,18 @@ export interface TestApp {
 /**
  * Boots the real application (real store, real limit store) for one test file.
  * `logDestination` receives its JSON log lines (set LOG_LEVEL in `env`; tests default to silent).
+ * `replicaUrls`: streaming replicas of the test's PostgreSQL server; DATABASE_READ_URL names the
+ * test's own database on each.
  */
 export async function startTestApp(
   env: Record<string, string | undefined> = {},
-  options: { logDestination?: NodeJS.WritableStream } = {},
+  options: { logDestination?: NodeJS.WritableStream; replicaUrls?: string[] } = {},
 ): Promise<TestApp> {
-  const environment = await createTestEnvironment(env);
+  const { replicaUrls, ...appOptions } = options;
+  const environment = await createTestEnvironment(env, { replicaUrls });
   let app: INestApplication;
   try {
-    app = await createApp(environment.settings, options);
+    app = await createApp(environment.settings, appOptions);
     await app.init();
   } catch (error) {
     await environment.cleanup();

@@ -99,6 +99,17 @@ describe('settings schema', () => {
     ]);
   });
 
+  it('reads DATABASE_READ_URL as a list of replicas, rejects a malformed one, and refuses it without DATABASE_URL', () => {
+    const primary = 'postgres://loci@primary:5432/loci';
+    expect(parseSettings({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://r1/loci, postgresql://r2:5433/loci,postgres://r1/loci' }).DATABASE_READ_URL).toEqual([
+      'postgres://r1/loci',
+      'postgresql://r2:5433/loci',
+    ]);
+    expect(problemsOf({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://r1/loci,mysql://r2/loci' })[0]).toMatch(/^DATABASE_READ_URL: expected comma-separated postgres:\/\//);
+    expect(problemsOf({ DATABASE_READ_URL: 'postgres://r1/loci' })).toEqual([expect.stringMatching(/^DATABASE_READ_URL: replicas serve reads beside a primary; set DATABASE_URL too/)]);
+    expect(problemsOf({ DATABASE_URL: primary, LOCI_REPLICA_MAX_LAG_MS: '0' })[0]).toMatch(/^LOCI_REPLICA_MAX_LAG_MS: /);
+  });
+
   it('requires JWT_SECRET and LOCI_ENCRYPTION_KEY in production (each container would generate its own), not in development', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
       expect.stringMatching(/^JWT_SECRET: required when NODE_ENV=production/),

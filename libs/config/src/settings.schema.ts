@@ -38,6 +38,21 @@ const postgresUrl = z.preprocess(
     .optional(),
 );
 
+/**
+ * Streaming replicas for reads (DATABASE_READ_URL), comma-separated postgres:// URLs. Each is
+ * a hot standby of DATABASE_URL's primary (libs/db read-router.ts); duplicates are one.
+ */
+const postgresUrls = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .transform((value) => [...new Set(value.split(',').map((url) => url.trim()).filter(Boolean))])
+    .refine((urls) => urls.length > 0 && urls.every((url) => /^postgres(ql)?:\/\/.+/.test(url)), {
+      message: 'expected comma-separated postgres:// or postgresql:// URLs',
+    })
+    .optional(),
+);
+
 const redisUrl = z.preprocess(
   emptyAsUndefined,
   z
@@ -190,6 +205,11 @@ export const settingsSchema = z.object({
   ),
   LOG_FORMAT: z.preprocess(emptyAsUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
   DATABASE_URL: postgresUrl,
+  DATABASE_READ_URL: postgresUrls,
+  // A replica further behind than this is skipped for reads until it catches up.
+  LOCI_REPLICA_MAX_LAG_MS: integerFromEnv(1_000, 10, 600_000),
+  // How long a read that must see the client's own write waits for a replica, then the primary.
+  LOCI_REPLICA_MAX_WAIT_MS: integerFromEnv(200, 0, 10_000),
   LOCI_DB_POOL_MAX: integerFromEnv(10, 1, 500),
   LOCI_DB_ACQUIRE_TIMEOUT_MS: integerFromEnv(10_000, 100, 600_000),
   LOCI_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./data')),
@@ -356,6 +376,9 @@ export function parseSettings(env: Record<string, string | undefined>): RawSetti
   }
   if (settings.REDIS_URL !== undefined && settings.REDIS_CLUSTER_NODES !== undefined) {
     throw new SettingsError(['REDIS_CLUSTER_NODES: set either REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both']);
+  }
+  if (settings.DATABASE_READ_URL !== undefined && settings.DATABASE_URL === undefined) {
+    throw new SettingsError(['DATABASE_READ_URL: replicas serve reads beside a primary; set DATABASE_URL too (the embedded store has none)']);
   }
   const missing = missingProductionSecrets(settings);
   if (missing.length > 0) throw new SettingsError(missing);

@@ -13,7 +13,20 @@ export interface Settings {
   logFormat: 'json' | 'pretty';
   dataDir: string;
   /** acquireTimeoutMs: how long a statement waits for a pooled connection (PostgreSQL) before failing as a store fault. */
-  database: { url?: string; poolMax: number; acquireTimeoutMs: number; migrateOnStart: boolean };
+  /**
+   * readUrls: streaming replicas that serve question retrieval (DATABASE_READ_URL); a replica
+   * behind by more than replicaMaxLagMs is skipped; a read that must see the client's own write
+   * waits at most replicaMaxWaitMs for one, then reads the primary.
+   */
+  database: {
+    url?: string;
+    poolMax: number;
+    acquireTimeoutMs: number;
+    migrateOnStart: boolean;
+    readUrls: string[];
+    replicaMaxLagMs: number;
+    replicaMaxWaitMs: number;
+  };
   /** At most one of the two: one Redis (`url`) or the seed nodes of a Redis Cluster. */
   redis: { url?: string; clusterNodes?: string[]; commandTimeoutMs: number };
   jwt: { secret: string; secretSource: 'env' | 'data-dir'; ttlSeconds: number };
@@ -276,6 +289,9 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       poolMax: raw.LOCI_DB_POOL_MAX,
       acquireTimeoutMs: raw.LOCI_DB_ACQUIRE_TIMEOUT_MS,
       migrateOnStart: raw.LOCI_MIGRATE_ON_START,
+      readUrls: raw.DATABASE_READ_URL ?? [],
+      replicaMaxLagMs: raw.LOCI_REPLICA_MAX_LAG_MS,
+      replicaMaxWaitMs: raw.LOCI_REPLICA_MAX_WAIT_MS,
     },
     redis: { url: raw.REDIS_URL, clusterNodes: raw.REDIS_CLUSTER_NODES, commandTimeoutMs: raw.LOCI_REDIS_COMMAND_TIMEOUT_MS },
     jwt: {

@@ -3,6 +3,8 @@ import { Settings, SETTINGS } from '@loci/config';
 import { Database, DATABASE } from './database';
 import { findMigrationsFolder } from './migrations-folder';
 import { openDatabase } from './open-database';
+import { openReadRouter } from './replicas/open-read-router';
+import { ReadRouter } from './replicas/read-router';
 import { ApiKeysRepository } from './repositories/api-keys.repository';
 import { BulkLoadRepository } from './repositories/bulk-load.repository';
 import { DocumentsRepository } from './repositories/documents.repository';
@@ -33,9 +35,13 @@ export const MIGRATIONS_FOLDER = Symbol('MIGRATIONS_FOLDER');
 
 @Injectable()
 class DatabaseLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  constructor(
+    @Inject(DATABASE) private readonly database: Database,
+    private readonly reads: ReadRouter,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.reads.close();
     await this.database.close();
   }
 }
@@ -88,10 +94,20 @@ const repositories = [
         return database;
       },
     },
+    {
+      // Question retrieval's reads: streaming replicas when DATABASE_READ_URL names any.
+      provide: ReadRouter,
+      inject: [SETTINGS, DATABASE],
+      useFactory: async (settings: Settings, database: Database): Promise<ReadRouter> => {
+        const reads = await openReadRouter(settings, database);
+        if (reads.routes) new Logger('Database').log(`question reads on ${reads.states().length} replica(s) (DATABASE_READ_URL)`);
+        return reads;
+      },
+    },
     DatabaseLifecycle,
     TableStatisticsKeeper,
     ...repositories,
   ],
-  exports: [DATABASE, MIGRATIONS_FOLDER, TableStatisticsKeeper, ...repositories],
+  exports: [DATABASE, ReadRouter, MIGRATIONS_FOLDER, TableStatisticsKeeper, ...repositories],
 })
 export class DbModule {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SQL } from 'drizzle-orm';
-import { Database, DATABASE, queryRows } from '@loci/db';
+import { Database, DATABASE, ReadRouter } from '@loci/db';
 import {
   ChunkHit,
   chunkSearchSql,
@@ -47,35 +47,43 @@ export class RetrievalRepository {
   private readonly bm25PostingsPerTerm: number;
 
   /** `bm25PostingsPerTerm`: how many of a question word's postings BM25 reads (chunkLexicalSearchSql). */
-  constructor(@Inject(DATABASE) private readonly database: Database, options: { bm25PostingsPerTerm?: number } = {}) {
+  /** Where its statements run: a streaming replica when one is up (ReadRouter), else the primary. */
+  private readonly reads: ReadRouter;
+
+  /**
+   * `bm25PostingsPerTerm`: how many of a question word's postings BM25 reads (chunkLexicalSearchSql).
+   * `reads`: the process's router; without one (tools, tests), every read is the primary's.
+   */
+  constructor(@Inject(DATABASE) database: Database, options: { bm25PostingsPerTerm?: number; reads?: ReadRouter } = {}) {
     this.bm25PostingsPerTerm = options.bm25PostingsPerTerm ?? DEFAULT_BM25_POSTINGS_PER_TERM;
+    this.reads = options.reads ?? new ReadRouter(database);
   }
 
   /** Entities nearest to `vector` by their name + description vector. */
   /** The descriptions of the facts about `entityIds` superseded or ended by the scope's instant (now without one), newest first, at most `limit`. */
   async endedFactDescriptions(scope: Scope, entityIds: number[], limit: number): Promise<Array<string | null>> {
     if (entityIds.length === 0 || limit <= 0) return [];
-    const rows = await queryRows<{ description: string | null }>(this.database.db, historyAroundSql(scope, entityIds, limit));
+    const rows = await this.reads.rows<{ description: string | null }>(historyAroundSql(scope, entityIds, limit), scope);
     return rows.map((row) => row.description);
   }
 
   async searchEntities(scope: Scope, vector: number[], k: number): Promise<EntityHit[]> {
-    return this.rows(entitySearchSql(scope, vector, k), toEntityHit);
+    return this.rows(scope, entitySearchSql(scope, vector, k), toEntityHit);
   }
 
   /** Live edges nearest to `vector`. */
   async searchEdges(scope: Scope, vector: number[], k: number): Promise<EdgeHit[]> {
-    return this.rows(edgeSearchSql(scope, vector, k), toEdgeHit);
+    return this.rows(scope, edgeSearchSql(scope, vector, k), toEdgeHit);
   }
 
   /** Chunks nearest to `vector` by text or summary vector. */
   async searchChunks(scope: Scope, vector: number[], k: number): Promise<ChunkHit[]> {
-    return this.rows(chunkSearchSql(scope, vector, k), toChunkHit);
+    return this.rows(scope, chunkSearchSql(scope, vector, k), toChunkHit);
   }
 
   /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
   async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
-    return this.lexicalHits(scope, await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope), this.bm25PostingsPerTerm)));
+    return this.lexicalHits(scope, await this.reads.rows<Raw>(chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope), this.bm25PostingsPerTerm), scope));
   }
 
   /**
@@ -84,7 +92,7 @@ export class RetrievalRepository {
    */
   async searchPassages(scope: Scope, text: string, k: number, names: string[]): Promise<{ lexical: ChunkHit[]; named: ChunkHit[] }> {
     if (names.length === 0) return { lexical: await this.searchChunksLexically(scope, text, k), named: [] };
-    const rows = await queryRows<Raw>(this.database.db, passageSearchSql(scope, text, k, names, this.corpus.get(scope), this.bm25PostingsPerTerm));
+    const rows = await this.reads.rows<Raw>(passageSearchSql(scope, text, k, names, this.corpus.get(scope), this.bm25PostingsPerTerm), scope);
     return {
       lexical: this.lexicalHits(scope, rows.filter((r) => num(r.part) === 0)),
       named: rows.filter((r) => num(r.part) === 1).map(toChunkHit),
@@ -103,7 +111,7 @@ export class RetrievalRepository {
   async seedEntities(scope: Scope, names: string[], vector: number[] | undefined, k: number): Promise<{ named: EntityHit[]; nearest: EntityHit[] }> {
     if (!vector) return { named: await this.entitiesNamed(scope, names), nearest: [] };
     if (names.length === 0) return { named: [], nearest: await this.searchEntities(scope, vector, k) };
-    const rows = await queryRows<Raw>(this.database.db, seedEntitiesSql(scope, names, vector, k));
+    const rows = await this.reads.rows<Raw>(seedEntitiesSql(scope, names, vector, k), scope);
     return {
       named: rows.filter((r) => num(r.part) === 0).map(toEntityHit),
       nearest: rows.filter((r) => num(r.part) === 1).map(toEntityHit),
@@ -113,20 +121,20 @@ export class RetrievalRepository {
   /** Live facts stated in `chunkIds`, best matching `text` by BM25 (score = BM25). */
   async searchEdgesLexically(scope: Scope, text: string, chunkIds: number[], k: number): Promise<EdgeHit[]> {
     if (chunkIds.length === 0) return [];
-    return this.rows(edgeLexicalSearchSql(scope, text, chunkIds, k, this.corpus.get(scope)), toEdgeHit);
+    return this.rows(scope, edgeLexicalSearchSql(scope, text, chunkIds, k, this.corpus.get(scope)), toEdgeHit);
   }
 
   /** Visible entities whose normalised name is one of `names`. */
   async entitiesNamed(scope: Scope, names: string[]): Promise<EntityHit[]> {
     if (names.length === 0) return [];
-    return this.rows(entitiesNamedSql(scope, names), toEntityHit);
+    return this.rows(scope, entitiesNamedSql(scope, names), toEntityHit);
   }
 
   /** The linked entities and documents and the mentions around the walk's seeds, in one statement. */
   async walkNeighbourhood(scope: Scope, input: WalkNeighbourhoodInput): Promise<WalkNeighbourhood> {
     const found: WalkNeighbourhood = { linkedEntities: new Map(), linkedDocuments: [], mentions: [] };
     if (input.entityIds.length === 0 && input.chunkIds.length === 0 && input.names.length === 0) return found;
-    for (const r of await queryRows<Raw>(this.database.db, walkNeighbourhoodSql(scope, input))) {
+    for (const r of await this.reads.rows<Raw>(walkNeighbourhoodSql(scope, input), scope)) {
       if (r.kind === 'link') found.linkedEntities.set(num(r.entity_id), String(r.name));
       else if (r.kind === 'document') found.linkedDocuments.push({ documentId: num(r.entity_id), nameKey: String(r.name), chunkId: num(r.chunk_id) });
       else if (r.kind === 'mentions') {
@@ -140,17 +148,17 @@ export class RetrievalRepository {
   /** Chunks of processed documents by id, in the order given. */
   async chunksByIds(scope: Scope, ids: number[]): Promise<ChunkHit[]> {
     if (ids.length === 0) return [];
-    return this.rows(chunksByIdsSql(scope, ids), toChunkHit);
+    return this.rows(scope, chunksByIdsSql(scope, ids), toChunkHit);
   }
 
   async edgesAround(scope: Scope, entityIds: number[], limit: number): Promise<EdgeHit[]> {
     if (entityIds.length === 0) return [];
-    return this.rows(edgesAroundSql(scope, entityIds, limit), toEdgeHit);
+    return this.rows(scope, edgesAroundSql(scope, entityIds, limit), toEdgeHit);
   }
 
   async entitiesByIds(scope: Scope, ids: number[]): Promise<EntityHit[]> {
     if (ids.length === 0) return [];
-    return this.rows(entitiesByIdsSql(scope, ids), toEntityHit);
+    return this.rows(scope, entitiesByIdsSql(scope, ids), toEntityHit);
   }
 
   async supportingChunks(
@@ -158,16 +166,16 @@ export class RetrievalRepository {
     input: { entityIds: number[]; edgeIds: number[]; lead: 'entities' | 'edges'; limit: number },
   ): Promise<SupportingChunk[]> {
     if (input.entityIds.length === 0 && input.edgeIds.length === 0) return [];
-    return this.rows(supportingChunksSql(scope, input), toSupportingChunk);
+    return this.rows(scope, supportingChunksSql(scope, input), toSupportingChunk);
   }
 
   async graphHasContent(scope: Scope): Promise<boolean> {
-    const [row] = await queryRows<{ has_content: boolean }>(this.database.db, graphHasContentSql(scope));
+    const [row] = await this.reads.rows<{ has_content: boolean }>(graphHasContentSql(scope), scope);
     return row?.has_content === true;
   }
 
-  private async rows<T>(statement: SQL, map: (row: Raw) => T): Promise<T[]> {
-    return (await queryRows<Raw>(this.database.db, statement)).map(map);
+  private async rows<T>(scope: Scope, statement: SQL, map: (row: Raw) => T): Promise<T[]> {
+    return (await this.reads.rows<Raw>(statement, scope)).map(map);
   }
 }
 

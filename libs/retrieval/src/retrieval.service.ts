@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
-import { atStoredWidth, Database, DATABASE, EMBEDDING_DIMENSIONS } from '@loci/db';
+import { atStoredWidth, Database, DATABASE, EMBEDDING_DIMENSIONS, ReadRouter } from '@loci/db';
 import { applyBudgets } from './context-budget';
 import { fuseByRank } from './fusion';
 import { keepBestScore, roundRobin } from './merge';
@@ -86,8 +86,13 @@ export class RetrievalService {
   private readonly repository: RetrievalRepository;
 
   /** Without settings (tests, the benchmark's tools), BM25's cut is the default. */
-  constructor(@Inject(DATABASE) database: Database, @Optional() @Inject(SETTINGS) settings?: Pick<Settings, 'query'>) {
-    this.repository = new RetrievalRepository(database, { bm25PostingsPerTerm: settings?.query.bm25PostingsPerTerm });
+  /** `reads`: the app's ReadRouter (replicas); absent where the service is built alone, reads go to `database`. */
+  constructor(
+    @Inject(DATABASE) database: Database,
+    @Optional() @Inject(SETTINGS) settings?: Pick<Settings, 'query'>,
+    @Optional() reads?: ReadRouter,
+  ) {
+    this.repository = new RetrievalRepository(database, { bm25PostingsPerTerm: settings?.query.bm25PostingsPerTerm, reads });
   }
 
   /** True when at least one processed document of the graph has a chunk (something to search), recorded by `knownAt` if given. */

@@ -17,7 +17,10 @@ export interface TestEnvironment {
  * when DATABASE_URL is set, otherwise PGlite in a temporary data directory (a copy of a migrated
  * template). REDIS_URL likewise selects Redis or the in-process store.
  */
-export async function createTestEnvironment(env: Record<string, string | undefined> = {}): Promise<TestEnvironment> {
+export async function createTestEnvironment(
+  env: Record<string, string | undefined> = {},
+  options: { replicaUrls?: string[] } = {},
+): Promise<TestEnvironment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'loci-test-'));
   const database = process.env.DATABASE_URL ? await createFreshPostgresDatabase(process.env.DATABASE_URL) : undefined;
   if (!database && env.DATABASE_URL === undefined) await seedEmbeddedStore(dataDir);
@@ -26,6 +29,8 @@ export async function createTestEnvironment(env: Record<string, string | undefin
     NODE_ENV: 'test',
     LOCI_DATA_DIR: dataDir,
     DATABASE_URL: database?.url,
+    // Streaming replicas of the test's own database: its name on each replica server.
+    ...(database && options.replicaUrls ? { DATABASE_READ_URL: options.replicaUrls.map((url) => sameDatabase(url, database.url)).join(',') } : {}),
     LOCI_DB_POOL_MAX: '4',
     REDIS_URL: process.env.REDIS_URL,
     JWT_SECRET: randomBytes(32).toString('hex'),
@@ -38,4 +43,11 @@ export async function createTestEnvironment(env: Record<string, string | undefin
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** `server` (a postgres:// URL of another server) naming the database of `of`. */
+function sameDatabase(server: string, of: string): string {
+  const url = new URL(server);
+  url.pathname = new URL(of).pathname;
+  return url.toString();
 }

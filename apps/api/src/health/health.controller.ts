@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, refTo } from '@loci/http';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '@loci/auth';
-import { Database, DATABASE, MIGRATIONS_FOLDER, migrationsApplied } from '@loci/db';
+import { Database, DATABASE, MIGRATIONS_FOLDER, migrationsApplied, ReadRouter } from '@loci/db';
 import { KV_STORE, KvStore } from '@loci/kv';
 
 const probeStates = { type: 'object', additionalProperties: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['up', 'down'] } }, additionalProperties: true } };
@@ -27,6 +27,7 @@ export class HealthController {
     @Inject(DATABASE) private readonly database: Database,
     @Inject(KV_STORE) private readonly kv: KvStore,
     @Inject(MIGRATIONS_FOLDER) private readonly migrationsFolder: string,
+    private readonly reads: ReadRouter,
   ) {}
 
   @Get('healthz')
@@ -50,12 +51,20 @@ export class HealthController {
   @ApiErrors({ 503: { description: 'A probe is down: each probe with its state.', schema: HEALTH_REPORT } })
   @ApiOkResponse({ description: 'Every probe is up.', schema: HEALTH_REPORT })
   @HealthCheck()
+  // With read replicas (DATABASE_READ_URL) the report also has `replicas`: each one's state and lag.
   readiness() {
     return this.health.check([
       () => this.probe('store', async () => this.database.ping(), { driver: this.database.kind }),
       () => this.probe('migrations', async () => this.assertMigrated()),
       () => this.probe('limits', async () => this.kv.ping(), { driver: this.kv.kind }),
+      ...(this.reads.routes ? [() => this.replicas()] : []),
     ]);
+  }
+
+  /** Reported, not required: reads fall back to the primary, so no replica state makes the API unready. */
+  private replicas() {
+    const replicas = this.reads.states().map(({ name, status, lagMs, reason }) => ({ name, status, lag_ms: lagMs, ...(reason ? { reason } : {}) }));
+    return this.indicator.check('replicas').up({ serving: replicas.filter((r) => r.status === 'up').length, replicas });
   }
 
   private async probe(key: string, check: () => Promise<void>, details: Record<string, string> = {}) {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { Gauge } from 'prom-client';
-import { Database, DATABASE } from '@loci/db';
+import { Counter, Gauge } from 'prom-client';
+import { Database, DATABASE, ReadRouter } from '@loci/db';
 import { JobQueue, QueueDepth } from '@loci/ingest';
 import { KV_STORE, KvStore } from '@loci/kv';
 import { LociMetrics } from '@loci/metrics';
@@ -18,11 +18,12 @@ export class ScrapeGauges implements OnModuleInit {
     private readonly queue: JobQueue,
     @Inject(DATABASE) private readonly database: Database,
     @Inject(KV_STORE) private readonly kv: KvStore,
+    private readonly reads: ReadRouter,
   ) {}
 
   onModuleInit(): void {
     const registers = [this.metrics.registry];
-    const { queue, database, kv } = this;
+    const { queue, database, kv, reads } = this;
 
     // One statement answers three series. The registry collects every metric of a scrape at
     // once, so the three share the read in flight instead of making one each.
@@ -83,6 +84,44 @@ export class ScrapeGauges implements OnModuleInit {
       async collect() {
         const up = await kv.ping().then(() => 1, () => 0);
         this.set({ driver: kv.kind }, up);
+      },
+    });
+
+    // Read replicas (DATABASE_READ_URL): absent without any. From the router's last check (every
+    // 250 ms), so a scrape asks no replica anything.
+    new Gauge({
+      name: 'loci_db_replica_up',
+      help: 'Whether each read replica serves reads (1: up and within LOCI_REPLICA_MAX_LAG_MS) or not (0: lagging or down).',
+      labelNames: ['replica', 'status'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const r of reads.states()) this.set({ replica: r.name, status: r.status }, r.status === 'up' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'loci_db_replica_lag_seconds',
+      help: "How far each read replica's replay is behind the primary, in time; absent while it is down.",
+      labelNames: ['replica'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const r of reads.states()) if (r.lagMs !== null) this.set({ replica: r.name }, r.lagMs / 1000);
+      },
+    });
+    new Counter({
+      name: 'loci_db_reads_total',
+      help: "Question reads of this process by where they went: replica, primary, fallback (failed on a replica, answered by the primary), waited (for a replica to replay the client's own write), waited_out (then read the primary).",
+      labelNames: ['route'] as const,
+      registers,
+      collect() {
+        if (!reads.routes) return;
+        // The router counts; the counter shows its totals (reset, then set by inc from zero).
+        this.reset();
+        const c = reads.counts;
+        for (const [route, value] of [['replica', c.replica], ['primary', c.primary], ['fallback', c.fallback], ['waited', c.waited], ['waited_out', c.waitedOut]] as const) {
+          this.inc({ route }, value);
+        }
       },
     });
   }

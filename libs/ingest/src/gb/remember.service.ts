@@ -11,6 +11,7 @@ import {
   EdgeFacts,
   EntityFacts,
   GraphReadsRepository,
+  ReadRouter,
   GraphsRepository,
   IngestionClaim,
 } from '@loci/db';
@@ -81,6 +82,7 @@ export class RememberService {
     private readonly ingester: DocumentIngester,
     private readonly router: ModelRouter,
     private readonly quotas: IngestionQuotas,
+    private readonly readRouter: ReadRouter,
   ) {}
 
   /** `signal`: the client went away; a request waiting for another's ingestion stops waiting. */
@@ -110,6 +112,8 @@ export class RememberService {
       return { document, claim };
     });
     const changes = await this.ingestOnce(tenantId, requestId, document.id, holder, claim, input, signal);
+    // The client's next query of this dataset must see what it just remembered, even on a replica.
+    await this.readRouter.noteWrite({ tenantId, graphId: document.graphId });
     return {
       artifactId: document.id,
       dataset: input.dataset,

@@ -1,4 +1,4 @@
-import { Database, queryRows } from '@loci/db';
+import { Database, ReadRouter } from '@loci/db';
 import { CorpusStatsMemo } from '../corpus-stats.memo';
 import { chunkLexicalSearchSql, DEFAULT_BM25_POSTINGS_PER_TERM } from '../lexical.queries';
 import { Scope } from '../retrieval.queries';
@@ -99,45 +99,46 @@ export class GbQueryRepository {
   private readonly bm25PostingsPerTerm: number;
 
   /** `bm25PostingsPerTerm`: how many of a question word's postings BM25 reads (chunkLexicalSearchSql). */
-  constructor(
-    private readonly database: Database,
-    options: { bm25PostingsPerTerm?: number } = {},
-  ) {
+  /** Where its statements run: a streaming replica when one is up (ReadRouter), else the primary. */
+  private readonly reads: ReadRouter;
+
+  constructor(database: Database, options: { bm25PostingsPerTerm?: number; reads?: ReadRouter } = {}) {
     this.bm25PostingsPerTerm = options.bm25PostingsPerTerm ?? DEFAULT_BM25_POSTINGS_PER_TERM;
+    this.reads = options.reads ?? new ReadRouter(database);
   }
 
   async keywordSeeds(scope: Scope, scoring: KeywordScoring): Promise<GbEntity[]> {
-    return (await queryRows<Raw>(this.database.db, keywordSeedsSql(scope, scoring))).map(toEntity);
+    return (await this.reads.rows<Raw>(keywordSeedsSql(scope, scoring), scope)).map(toEntity);
   }
 
   async recentEntities(scope: Scope, limit: number): Promise<GbEntity[]> {
-    return (await queryRows<Raw>(this.database.db, recentEntitiesSql(scope, limit))).map(toEntity);
+    return (await this.reads.rows<Raw>(recentEntitiesSql(scope, limit), scope)).map(toEntity);
   }
 
   async entitiesByIds(scope: Scope, ids: number[]): Promise<GbEntity[]> {
     if (ids.length === 0) return [];
-    return (await queryRows<Raw>(this.database.db, entitiesByIdsSql(scope, ids))).map(toEntity);
+    return (await this.reads.rows<Raw>(entitiesByIdsSql(scope, ids), scope)).map(toEntity);
   }
 
   async edgesAround(scope: Scope, seedIds: number[], limit: number): Promise<GbEdge[]> {
     if (seedIds.length === 0 || limit <= 0) return [];
-    return (await queryRows<Raw>(this.database.db, edgesAroundSql(scope, seedIds, limit))).map(toEdge);
+    return (await this.reads.rows<Raw>(edgesAroundSql(scope, seedIds, limit), scope)).map(toEdge);
   }
 
   /** The edges touching the seeds that were history at the scope's instant (now without one). */
   async historyAround(scope: Scope, seedIds: number[], limit: number): Promise<GbEdge[]> {
     if (seedIds.length === 0 || limit <= 0) return [];
-    return (await queryRows<Raw>(this.database.db, historyAroundSql(scope, seedIds, limit))).map(toEdge);
+    return (await this.reads.rows<Raw>(historyAroundSql(scope, seedIds, limit), scope)).map(toEdge);
   }
 
   async liveEdgesByIds(scope: Scope, ids: number[]): Promise<GbEdge[]> {
     if (ids.length === 0) return [];
-    return (await queryRows<Raw>(this.database.db, liveEdgesByIdsSql(scope, ids))).map(toEdge);
+    return (await this.reads.rows<Raw>(liveEdgesByIdsSql(scope, ids), scope)).map(toEdge);
   }
 
   async chunksByIds(scope: Scope, ids: number[]): Promise<GbChunk[]> {
     if (ids.length === 0) return [];
-    return (await queryRows<Raw>(this.database.db, chunksByIdsSql(scope, ids))).map(toChunk);
+    return (await this.reads.rows<Raw>(chunksByIdsSql(scope, ids), scope)).map(toChunk);
   }
 
   /**
@@ -147,7 +148,7 @@ export class GbQueryRepository {
    */
   async lexicalChunks(scope: Scope, question: string, k: number): Promise<VectorMatch[]> {
     if (k <= 0 || question.trim() === '') return [];
-    const rows = await queryRows<Raw>(this.database.db, chunkLexicalSearchSql(scope, question, k, this.corpus.get(scope), this.bm25PostingsPerTerm));
+    const rows = await this.reads.rows<Raw>(chunkLexicalSearchSql(scope, question, k, this.corpus.get(scope), this.bm25PostingsPerTerm), scope);
     if (rows.length > 0) this.corpus.remember(scope, { chunks: Number(rows[0].corpus_chunks), meanLength: Number(rows[0].corpus_mean_length) });
     return rows.map((r) => ({ id: Number(r.chunk_id), score: Number(r.score) }));
   }
@@ -156,7 +157,7 @@ export class GbQueryRepository {
     if (k <= 0) return [];
     // One statement: every session Loci opens has hnsw.iterative_scan (SESSION_SETTINGS), so the
     // scan goes on until k rows pass the filters without a SET LOCAL transaction around it.
-    return (await queryRows<Raw>(this.database.db, vectorSearchSql(scope, index, vector, k, minSimilarity))).map((r) => ({
+    return (await this.reads.rows<Raw>(vectorSearchSql(scope, index, vector, k, minSimilarity), scope)).map((r) => ({
       id: Number(r.id),
       score: Number(r.score),
     }));

@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { z } from 'zod';
 import { Settings, SETTINGS } from '@loci/config';
 import { DomainError, NotFoundError, ValidationError } from '@loci/common';
-import { Database, DATABASE, GraphsRepository, GraphWritesRepository, isStoreUnavailable, vectorTierOf } from '@loci/db';
+import { Database, DATABASE, GraphsRepository, GraphWritesRepository, isStoreUnavailable, ReadRouter, vectorTierOf } from '@loci/db';
 import { gazetteer } from '@loci/geo';
 import {
   CallContext,
@@ -102,8 +102,10 @@ export class GbQueryService {
     @Optional() @Inject(SETTINGS) settings?: Pick<Settings, 'query'>,
     // Tenants take turns for retrieval (question-turns.ts); absent where the service is built alone.
     @Optional() private readonly turns?: QuestionTurns,
+    // Streaming replicas for retrieval's reads (DATABASE_READ_URL); absent, reads go to `database`.
+    @Optional() reads?: ReadRouter,
   ) {
-    this.repository = new GbQueryRepository(database, { bm25PostingsPerTerm: settings?.query.bm25PostingsPerTerm });
+    this.repository = new GbQueryRepository(database, { bm25PostingsPerTerm: settings?.query.bm25PostingsPerTerm, reads });
     this.nearbySearch = new GbNearby(database, new GraphWritesRepository(), gazetteer());
     this.settings = { ...DEFAULT_GB_QUERY_SETTINGS, ...(overrides ?? {}) };
   }

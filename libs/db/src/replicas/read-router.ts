@@ -1,0 +1,154 @@
+import type { SQL } from 'drizzle-orm';
+import { Database, queryRows } from '../database';
+import { isStoreUnavailable, sqlState } from '../postgres-errors';
+import { ReadReplicas, Replica, ReplicaState } from './read-replicas';
+
+/** What a routed read is about: the tenant's graph whose recent writes it may have to see. */
+export interface ReadScope {
+  tenantId: string;
+  graphId: number;
+}
+
+/** A graph's last write a client will read back: the primary's WAL position after its commit. */
+interface PendingWrite {
+  lsn: bigint;
+  at: number;
+  /** A wait for a replica ran out: this graph's reads go to the primary until one has replayed it. */
+  waitedOut: boolean;
+}
+
+/** Reads routed this process's life, by where they went: for /metrics. */
+export interface ReadCounts {
+  replica: number;
+  primary: number;
+  /** Reads that failed on a replica (down, or cancelled by replay) and were answered by the primary. */
+  fallback: number;
+  /** Reads that waited for a replica to replay the client's own write, and those that gave up and read the primary. */
+  waited: number;
+  waitedOut: number;
+}
+
+/** How long a graph's write is remembered at least: a replica that lags longer is skipped anyway. */
+const PENDING_WRITE_MS = 60_000;
+/** Graphs with a write not yet replayed everywhere, at most (the oldest forgotten first). */
+const MAX_PENDING_WRITES = 100_000;
+
+/**
+ * Where question retrieval's statements run: on a streaming replica when one is up and within
+ * the allowed lag (round robin), otherwise on the primary. Without replicas (the embedded store,
+ * or no DATABASE_READ_URL) every read is the primary's, as before.
+ *
+ * Read-your-writes: a write a client reads back at once (gb remember, then query) notes the
+ * primary's WAL position after its commit for its graph (noteWrite). A read of that graph goes
+ * to a replica that has replayed it, or waits for one for at most maxWaitMs, or reads the primary.
+ * Positions are kept in this process: a client whose next request lands on another API instance
+ * is served by replica lag alone (at most LOCI_REPLICA_MAX_LAG_MS behind; see docs/decisions).
+ *
+ * Routed statements are single reads (no transaction, no session state), so one that fails on a
+ * replica because the replica went away, or because replay cancelled it, runs again on the
+ * primary: a replica stopping mid-traffic costs latency, not an error.
+ */
+export class ReadRouter {
+  private readonly pending = new Map<string, PendingWrite>();
+  private next = 0;
+  readonly counts: ReadCounts = { replica: 0, primary: 0, fallback: 0, waited: 0, waitedOut: 0 };
+
+  constructor(
+    private readonly primary: Database,
+    private readonly replicas?: ReadReplicas,
+    private readonly maxWaitMs = 0,
+  ) {}
+
+  /** True when reads can go anywhere but the primary. */
+  get routes(): boolean {
+    return (this.replicas?.replicas.length ?? 0) > 0;
+  }
+
+  /** Each replica's state (none without replicas). */
+  states(): ReplicaState[] {
+    return this.replicas?.states() ?? [];
+  }
+
+  /** The rows of one read-only statement about `scope`, from a replica or the primary. */
+  async rows<T>(query: SQL, scope: ReadScope): Promise<T[]> {
+    const replica = await this.pick(scope);
+    if (!replica) {
+      this.counts.primary++;
+      return queryRows<T>(this.primary.db, query);
+    }
+    try {
+      const rows = await queryRows<T>(replica.database.db, query);
+      this.counts.replica++;
+      return rows;
+    } catch (error) {
+      if (!isReplicaFault(error)) throw error;
+      if (isStoreUnavailable(error)) this.replicas?.markDown(replica, error);
+      this.counts.fallback++;
+      return queryRows<T>(this.primary.db, query);
+    }
+  }
+
+  /**
+   * After a write to `scope`'s graph has committed on the primary: its reads must see it. One
+   * statement on the primary; nothing without replicas.
+   */
+  async noteWrite(scope: ReadScope): Promise<void> {
+    if (!this.replicas || !this.routes) return;
+    const lsn = await this.replicas.primaryPosition();
+    const key = keyOf(scope);
+    this.pending.delete(key); // re-inserted last: the map stays in order of writes
+    this.pending.set(key, { lsn, at: Date.now(), waitedOut: false });
+    if (this.pending.size > MAX_PENDING_WRITES) this.pending.delete(this.pending.keys().next().value as string);
+  }
+
+  private async pick(scope: ReadScope): Promise<Replica | undefined> {
+    if (!this.replicas) return undefined;
+    const usable = this.replicas.usable();
+    if (usable.length === 0) return undefined;
+    const write = this.pendingWrite(scope);
+    if (!write) return this.roundRobin(usable);
+    const caughtUp = usable.filter((replica) => replica.replayLsn !== null && replica.replayLsn >= write.lsn);
+    if (caughtUp.length > 0) return this.roundRobin(caughtUp);
+    if (write.waitedOut || this.maxWaitMs === 0) return undefined;
+    const replica = this.roundRobin(usable);
+    this.counts.waited++;
+    if (await this.replicas.waitForReplay(replica, write.lsn, this.maxWaitMs)) return replica;
+    // The question's other statements go straight to the primary instead of each waiting again.
+    write.waitedOut = true;
+    this.counts.waitedOut++;
+    return undefined;
+  }
+
+  /** The graph's write still to be seen, if any; one every replica has replayed is forgotten. */
+  private pendingWrite(scope: ReadScope): PendingWrite | undefined {
+    const key = keyOf(scope);
+    const write = this.pending.get(key);
+    if (!write) return undefined;
+    const replayedEverywhere = this.replicas!.replicas.every((replica) => replica.replayLsn !== null && replica.replayLsn >= write.lsn);
+    if (replayedEverywhere || Date.now() - write.at > Math.max(PENDING_WRITE_MS, 2 * this.replicas!.maxLagMs)) {
+      this.pending.delete(key);
+      return undefined;
+    }
+    return write;
+  }
+
+  private roundRobin(replicas: Replica[]): Replica {
+    this.next = (this.next + 1) % 1_000_000;
+    return replicas[this.next % replicas.length];
+  }
+
+  async close(): Promise<void> {
+    await this.replicas?.close();
+  }
+}
+
+const keyOf = (scope: ReadScope) => `${scope.tenantId}:${scope.graphId}`;
+
+/**
+ * A failure the primary would not have: the replica's connection (down, restarting, refused), or
+ * a statement cancelled because replay needed the rows it read (40001 on a standby, 57014 is a
+ * statement timeout and is not retried).
+ */
+function isReplicaFault(error: unknown): boolean {
+  return isStoreUnavailable(error) || sqlState(error) === '40001';
+}

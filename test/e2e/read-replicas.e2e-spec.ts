@@ -1,0 +1,203 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { ReadRouter } from '@loci/db';
+import { createTenantWithPeople, parsePrometheusText, sampleValue } from '@loci/testing';
+import { startTestApp, TestApp } from '../support/test-app';
+
+type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
+
+const replicaUrl = process.env.DATABASE_URL ? process.env.LOCI_TEST_REPLICA_URL || undefined : undefined;
+const title = replicaUrl
+  ? 'question reads on a streaming replica (LOCI_TEST_REPLICA_URL)'
+  : 'question reads on a streaming replica: SKIPPED, set DATABASE_URL and LOCI_TEST_REPLICA_URL (.ci/replica.sh starts a replica of 127.0.0.1:5432 on :5433; .ci/run does)';
+const METRICS_TOKEN = 'replica-metrics-token-0123456789';
+const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
+
+/**
+ * DATABASE_READ_URL on a real streaming replica of the test server (pg_basebackup -R): the
+ * questions' statements run on the replica, a query right after remember sees the remembered
+ * text (waiting for replay, else the primary), a replica that lags or stops is skipped, and no
+ * request fails meanwhile. Replay is paused and resumed on the replica itself.
+ */
+(replicaUrl ? describe : describe.skip)(title, () => {
+  let t: TestApp;
+  let a: Tenant;
+
+  /** Runs `text` on the replica, in the test app's database. */
+  const onReplica = async <T>(text: string, database = databaseOf(t)): Promise<T[]> => {
+    const client = new Client({ connectionString: withDatabase(replicaUrl!, database) });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  };
+  const pauseReplay = () => onReplica('SELECT pg_wal_replay_pause()');
+  const resumeReplay = () => onReplica('SELECT pg_wal_replay_resume()');
+
+  const remember = (app: TestApp, tenant: Tenant, userId: string, text: string) =>
+    app.http.post('/v1/gb/remember').set('Authorization', `Bearer ${tenant.apiKey.key}`).send({ user_id: userId, text }).expect(200);
+  const ask = (app: TestApp, tenant: Tenant, userId: string, query: string) =>
+    app.http.post('/v1/gb/query').set('Authorization', `Bearer ${tenant.apiKey.key}`).send({ user_id: userId, query });
+  const replicaStatus = async (app: TestApp): Promise<string> => {
+    const body = (await app.http.get('/readyz')).body as { details: { replicas: { replicas: Array<{ status: string }> } } };
+    return body.details.replicas.replicas[0].status;
+  };
+  const until = async (condition: () => Promise<boolean>, what: string, ms = 20_000) => {
+    for (const deadline = Date.now() + ms; !(await condition()); ) {
+      if (Date.now() > deadline) throw new Error(`not ${what} within ${ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(
+      { LOCI_REPLICA_MAX_LAG_MS: '60000', LOCI_REPLICA_MAX_WAIT_MS: '3000', LOCI_METRICS_TOKEN: METRICS_TOKEN },
+      { replicaUrls: [replicaUrl!] },
+    );
+    a = await createTenantWithPeople(t.app);
+    await until(async () => (await replicaStatus(t)) === 'up', 'up');
+  });
+  afterAll(async () => {
+    await resumeReplay().catch(() => undefined);
+    await t?.close();
+  });
+
+  it('runs the questions on the replica: its pg_stat_activity shows them, the primary serves none', async () => {
+    await remember(t, a, 'on-replica', 'Alice Johnson works at Acme Corporation.');
+    const reads = t.app.get(ReadRouter);
+    const before = { ...reads.counts };
+    for (let i = 0; i < 3; i++) expect((await ask(t, a, 'on-replica', 'Where does Alice Johnson work?').expect(200)).body.answer).toContain('Acme');
+    expect(reads.counts.replica).toBeGreaterThan(before.replica);
+    expect(reads.counts.primary).toBe(before.primary);
+    // The pool's sessions on the replica, their last statement one of retrieval's (every one is
+    // about a tenant; the router's own checks are not).
+    const sessions = await onReplica<{ query: string }>(
+      `SELECT query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%tenant_id%'`,
+    );
+    expect(sessions.length).toBeGreaterThan(0);
+
+    const ready = await t.http.get('/readyz').expect(200);
+    expect(ready.body.details.replicas).toEqual({
+      status: 'up',
+      serving: 1,
+      replicas: [{ name: expect.stringMatching(/^127\.0\.0\.1:\d+\/loci_test_/), status: 'up', lag_ms: expect.any(Number) }],
+    });
+    const samples = parsePrometheusText((await t.http.get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200)).text);
+    expect(sampleValue(samples, 'loci_db_replica_up', { status: 'up' })).toBe(1);
+    expect(sampleValue(samples, 'loci_db_reads_total', { route: 'replica' })).toBeGreaterThan(0);
+    expect(samples.some((s) => s.name === 'loci_db_replica_lag_seconds')).toBe(true);
+  });
+
+  it("a query right after remember waits for the replica to replay the client's write", async () => {
+    const reads = t.app.get(ReadRouter);
+    await pauseReplay();
+    try {
+      await remember(t, a, 'ryw-wait', 'Bruno Keller works at Zorblatt Industries.');
+      const before = { ...reads.counts };
+      // Replay resumes while the question waits (LOCI_REPLICA_MAX_WAIT_MS is 3 s here).
+      const resume = new Promise((resolve) => setTimeout(resolve, 300)).then(resumeReplay);
+      const response = await ask(t, a, 'ryw-wait', 'Where does Bruno Keller work?').expect(200);
+      await resume;
+      expect(response.body.answer).toContain('Zorblatt');
+      expect(reads.counts.waited).toBeGreaterThan(before.waited);
+      expect(reads.counts.waitedOut).toBe(before.waitedOut);
+      expect(reads.counts.primary).toBe(before.primary);
+    } finally {
+      await resumeReplay();
+    }
+  });
+
+  it('a replica stopped mid-traffic fails no request; it serves again once restarted', async () => {
+    await remember(t, a, 'stop', 'Frida Nilsen works at Gryphon Mills.');
+    const reads = t.app.get(ReadRouter);
+    const statuses: number[] = [];
+    let stop = false;
+    const traffic = Array.from({ length: 4 }, async () => {
+      while (!stop) statuses.push((await ask(t, a, 'stop', 'Where does Frida Nilsen work?')).status);
+    });
+    try {
+      await until(async () => statuses.length >= 8, 'eight answers');
+      const before = { ...reads.counts };
+      execFileSync('bash', [REPLICA_SCRIPT, 'stop'], { stdio: 'pipe' });
+      await until(async () => (await replicaStatus(t)) === 'down', 'down');
+      const atStop = statuses.length;
+      await until(async () => statuses.length >= atStop + 8, 'eight answers with the replica down');
+      expect(reads.counts.primary + reads.counts.fallback).toBeGreaterThan(before.primary + before.fallback);
+    } finally {
+      stop = true;
+      await Promise.all(traffic);
+      execFileSync('bash', [REPLICA_SCRIPT], { stdio: 'pipe' });
+    }
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    await until(async () => (await replicaStatus(t)) === 'up', 'up after the restart', 60_000);
+    const before = { ...reads.counts };
+    await ask(t, a, 'stop', 'Where does Frida Nilsen work?').expect(200);
+    expect(reads.counts.replica).toBeGreaterThan(before.replica);
+  }, 120_000);
+
+  // The apps below are built after `t`, with other settings: passport keeps one API-key strategy
+  // per process, the last app's, so `t` is not asked anything after them.
+  it('past LOCI_REPLICA_MAX_WAIT_MS the query reads the primary and still sees the write', async () => {
+    const quick = await startTestApp({ LOCI_REPLICA_MAX_LAG_MS: '60000', LOCI_REPLICA_MAX_WAIT_MS: '150' }, { replicaUrls: [replicaUrl!] });
+    try {
+      const b = await createTenantWithPeople(quick.app);
+      await until(async () => (await replicaStatus(quick)) === 'up', 'up');
+      const reads = quick.app.get(ReadRouter);
+      await pauseReplay();
+      try {
+        await remember(quick, b, 'ryw-out', 'Carla Moreno works at Quibble Labs.');
+        const before = { ...reads.counts };
+        const response = await ask(quick, b, 'ryw-out', 'Where does Carla Moreno work?').expect(200);
+        expect(response.body.answer).toContain('Quibble');
+        expect(reads.counts.waitedOut).toBeGreaterThan(before.waitedOut);
+        expect(reads.counts.primary).toBeGreaterThan(before.primary);
+      } finally {
+        await resumeReplay();
+      }
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('skips a replica that lags past LOCI_REPLICA_MAX_LAG_MS, and uses it again once it catches up', async () => {
+    const strict = await startTestApp({ LOCI_REPLICA_MAX_LAG_MS: '300' }, { replicaUrls: [replicaUrl!] });
+    try {
+      const b = await createTenantWithPeople(strict.app);
+      await remember(strict, b, 'lag', 'Dora Lindqvist works at Umbral Shipping.');
+      await until(async () => (await replicaStatus(strict)) === 'up', 'up');
+      const reads = strict.app.get(ReadRouter);
+      await pauseReplay();
+      try {
+        // A write on the primary the paused replica does not replay: its lag grows past 300 ms.
+        await strict.http.post('/v1/gb/remember').set('Authorization', `Bearer ${b.apiKey.key}`).send({ user_id: 'other', text: 'Egon works at Frobco.' }).expect(200);
+        await until(async () => (await replicaStatus(strict)) === 'lagging', 'lagging');
+        const before = { ...reads.counts };
+        expect((await ask(strict, b, 'lag', 'Where does Dora Lindqvist work?').expect(200)).body.answer).toContain('Umbral');
+        expect(reads.counts.replica).toBe(before.replica);
+        expect(reads.counts.primary).toBeGreaterThan(before.primary);
+        expect((await strict.http.get('/readyz').expect(200)).body.details.replicas.serving).toBe(0);
+      } finally {
+        await resumeReplay();
+      }
+      await until(async () => (await replicaStatus(strict)) === 'up', 'up again');
+      const before = { ...reads.counts };
+      await ask(strict, b, 'lag', 'Where does Dora Lindqvist work?').expect(200);
+      expect(reads.counts.replica).toBeGreaterThan(before.replica);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+function databaseOf(app: TestApp): string {
+  return new URL(app.settings.database.url!).pathname.slice(1);
+}
+
+function withDatabase(server: string, database: string): string {
+  const url = new URL(server);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
