@@ -94,4 +94,39 @@ describe('ThreadSlots: the CPU pool threads, tenants in turn', () => {
     await r.settle();
     expect(r.granted).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
   });
+
+  it('shrinks a tenant to an equal share while another holds or waits for a slot, and gives its share back after', async () => {
+    const slots = new ThreadSlots(3, 2, true);
+    const r = recorder(slots);
+    for (let i = 1; i <= 5; i++) r.ask(`a${i}`, 'A');
+    await r.settle();
+    // Alone, A holds its two of three.
+    expect(r.granted).toEqual(['a1', 'a2']);
+    r.ask('b1', 'B');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'a2', 'b1']);
+    // Beside B, A's share is one of three: a freed slot of A's starts nothing of A's while A still holds one.
+    await r.release('a1');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'a2', 'b1']);
+    // Under its share again, A starts its next.
+    await r.release('a2');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'a2', 'b1', 'a3']);
+    // B done: A alone again, back to two.
+    await r.release('b1');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
+  });
+
+  it('without sharedWhenBusy, keeps each tenant at perTenant beside others', async () => {
+    const slots = new ThreadSlots(3, 2);
+    const r = recorder(slots);
+    for (let i = 1; i <= 3; i++) r.ask(`a${i}`, 'A');
+    r.ask('b1', 'B');
+    await r.settle();
+    await r.release('a1');
+    await r.settle();
+    expect(r.granted).toEqual(['a1', 'a2', 'b1', 'a3']);
+  });
 });

@@ -46,10 +46,17 @@ export class ThreadSlots {
    * `perTenant`: the most slots one tenant may hold at once (default all). Below `threads`, the
    * rest are kept for other tenants even while they are free, so that a tenant arriving beside
    * another's flood starts at once instead of waiting for one of the flood's tasks to end.
+   *
+   * `sharedWhenBusy`: while more than one tenant holds or waits for a slot, each may start work
+   * only below an equal share of the slots (at least one): max-min fairness. A tenant alone keeps
+   * `perTenant`. Work already running is never cut short; a tenant over its share starts nothing
+   * until it is back under it. For question turns (slots = cores + 1): beside another tenant's
+   * question, a flood runs one question instead of two, so the other's shares the cores with one.
    */
   constructor(
     private readonly threads: number,
     private readonly perTenant: number = threads,
+    private readonly sharedWhenBusy = false,
   ) {
     this.uploadSlots = Math.max(1, threads - 1);
   }
@@ -80,9 +87,10 @@ export class ThreadSlots {
    * asked) among those with a task that may run; false when none may.
    */
   private grantNext(): boolean {
+    const share = this.share();
     let chosen: { tenant: string; line: Waiter[]; index: number; served: number } | undefined;
     for (const [tenant, line] of this.waiting) {
-      if ((this.heldBy.get(tenant) ?? 0) >= this.perTenant) continue;
+      if ((this.heldBy.get(tenant) ?? 0) >= share) continue;
       const index = line.findIndex((waiter) => waiter.lane !== 'upload' || this.readingUploads < this.uploadSlots);
       if (index < 0) continue;
       const served = this.lastServed.get(tenant) ?? -1;
@@ -97,6 +105,14 @@ export class ThreadSlots {
     if (waiter.lane === 'upload') this.readingUploads++;
     waiter.grant();
     return true;
+  }
+
+  /** The most slots a tenant may hold now: perTenant, or an equal share while tenants contend (sharedWhenBusy). */
+  private share(): number {
+    if (!this.sharedWhenBusy) return this.perTenant;
+    let active = this.heldBy.size;
+    for (const tenant of this.waiting.keys()) if (!this.heldBy.has(tenant)) active++;
+    return active > 1 ? Math.min(this.perTenant, Math.max(1, Math.floor(this.threads / active))) : this.perTenant;
   }
 
   private noteServed(tenant: string): void {

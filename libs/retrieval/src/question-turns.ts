@@ -8,7 +8,8 @@ import { Settings, SETTINGS } from '@loci/config';
  * once in a process, each tenant's wait in their own line, and a free slot goes to the tenant
  * served longest ago (the CPU pool's ThreadSlots, one lane). One tenant may hold all slots but
  * one: the last is kept for the others, so a question arriving beside another tenant's flood
- * starts at once, beside the flood's questions, instead of waiting for one of them to end. A
+ * starts at once, beside the flood's questions, instead of waiting for one of them to end; while
+ * it runs, the flood's share is an equal one (one of three), so the two share the cores. A
  * client flooding API-key questions at concurrency 16 used to put another tenant's question
  * behind all 16 in the event loop, the pool and the database (p95 18-46x its quiet p95). The callers hold a turn for the offline keywords, a local embedder's vectors and the
  * retrieval; a model over the network (a dashboard question's keywords, a provider's
@@ -20,8 +21,9 @@ export class QuestionTurns {
 
   constructor(@Inject(SETTINGS) settings: Settings) {
     const slots = settings.query.questionsAtOnce;
-    // One tenant may hold all slots but one: the last is kept for whoever else asks.
-    this.slots = new ThreadSlots(slots, Math.max(1, slots - 1));
+    // One tenant may hold all slots but one: the last is kept for whoever else asks. Beside
+    // another tenant's questions, each tenant's share is equal (sharedWhenBusy).
+    this.slots = new ThreadSlots(slots, Math.max(1, slots - 1), true);
   }
 
   /** Runs `work` (a question's work on this machine) in `tenantId`'s turn. */
