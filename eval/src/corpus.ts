@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 export interface Passage {
   title: string;
   text: string;
+  /** YYYY-MM-DD: the document date it is ingested with (a conversation's session date); none for HotpotQA. */
+  date?: string;
 }
 
 export interface Question {
@@ -63,6 +65,10 @@ export function passageText(passage: Passage): string {
 /** Identifies what is ingested: the passages' titles and texts, in order. */
 export function passagesHash(passages: Passage[]): string {
   const hash = createHash('sha256');
-  for (const p of passages) hash.update(p.title).update('\0').update(p.text).update('\0');
+  // A date is hashed only where there is one, so that HotpotQA's stores keep their keys.
+  for (const p of passages) {
+    hash.update(p.title).update('\0').update(p.text).update('\0');
+    if (p.date) hash.update(p.date).update('\0');
+  }
   return hash.digest('hex');
 }

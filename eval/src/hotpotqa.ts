@@ -4,7 +4,7 @@ import type { RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
 import { askQuestions, AskedQuestion } from './ask-questions';
 import { Bm25Ranker, ENGLISH_ANALYZER, PLAIN_ANALYZER } from './bm25';
 import { countTokens } from '../../libs/llm/src/metering/token-counter';
-import { loadEvalSet, passagesHash, passageText, sampleEvalSet } from './corpus';
+import { EvalSet, loadEvalSet, passagesHash, passageText, sampleEvalSet } from './corpus';
 import { apiKeyFor, ingestPassages, provisionTenant } from './ingestion';
 import { LociClient } from './loci-client';
 import { ingestionTuning, startLociServer } from './loci-server';
@@ -37,10 +37,19 @@ export interface HotpotqaOptions {
  * store of an earlier run with the same key), every question asked in each mode, and BM25 over
  * the same passages computed in the same run as the baseline.
  */
-export async function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport> {
+export function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport> {
+  const set = sampleEvalSet(loadEvalSet(options.corpusFolder), options.limit, options.distractors);
+  return runPassageEval(options, set, { eval: 'hotpotqa', license: CORPUS_LICENSE });
+}
+
+/**
+ * Any set of passages and questions with gold passages (HotpotQA's, or the generated
+ * conversations' sessions): ingested through the real pipeline, asked in each mode, beside BM25
+ * over the same passages.
+ */
+export async function runPassageEval(options: Omit<HotpotqaOptions, 'corpusFolder'>, set: EvalSet, about: { eval: EvalReport['eval']; license: string }): Promise<EvalReport> {
   const started = Date.now();
   const log = options.log;
-  const set = sampleEvalSet(loadEvalSet(options.corpusFolder), options.limit, options.distractors);
   const corpusSha = passagesHash(set.passages);
   const fingerprint = ingestionFingerprint(options.repoRoot, ingestionTuning());
   const location = await locateStoreFor(options, corpusSha, fingerprint);
@@ -79,9 +88,9 @@ export async function runHotpotqa(options: HotpotqaOptions): Promise<EvalReport>
     }
 
     return {
-      eval: 'hotpotqa',
+      eval: about.eval,
       created_at: new Date(started).toISOString(),
-      corpus: { folder: set.folder, passages: set.passages.length, questions: set.questions.length, sha256: corpusSha, license: CORPUS_LICENSE },
+      corpus: { folder: set.folder, passages: set.passages.length, questions: set.questions.length, sha256: corpusSha, license: about.license },
       options: {
         limit: options.limit ?? null,
         distractors: options.limit === undefined ? null : options.distractors,

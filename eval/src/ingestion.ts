@@ -37,18 +37,18 @@ export interface IngestOptions {
  * program would) and waits until the in-process worker has processed or failed every one.
  */
 export function ingestPassages(client: LociClient, passages: Passage[], options: IngestOptions): Promise<IngestionSummary> {
-  return ingestDocuments(client, passages.map((p) => ({ name: p.title, text: passageText(p) })), options);
+  return ingestDocuments(client, passages.map((p) => ({ name: p.title, text: passageText(p), date: p.date })), options);
 }
 
 /** Uploads each document (POST /v1/documents) and waits until the worker has processed or failed every one. */
-export async function ingestDocuments(client: LociClient, passages: Array<{ name: string; text: string }>, options: IngestOptions): Promise<IngestionSummary> {
+export async function ingestDocuments(client: LociClient, passages: Array<{ name: string; text: string; date?: string }>, options: IngestOptions): Promise<IngestionSummary> {
   const started = Date.now();
   // A few uploads in flight: uploading is cheap next to ingesting, and order does not matter.
   const limit = pLimit(4);
   let uploaded = 0;
   let reported = started;
-  const upload = async (p: { name: string; text: string }) => {
-    await client.uploadDocument(p.name, p.text);
+  const upload = async (p: { name: string; text: string; date?: string }) => {
+    await client.uploadDocument(p.name, p.text, p.date);
     uploaded++;
     // The worker ingests while uploads go on and the API answers them slowly meanwhile.
     if (Date.now() - reported > 60_000) {

@@ -78,8 +78,8 @@ export class LociClient {
     return (await this.send<{ key: string }>('POST', `/v1/admin/tenants/${tenantId}/api-keys`, { name })).key;
   }
 
-  uploadDocument(name: string, text: string) {
-    return this.send<{ document_id: string; status: string }>('POST', '/v1/documents', { name, text });
+  uploadDocument(name: string, text: string, documentDate?: string) {
+    return this.send<{ document_id: string; status: string }>('POST', '/v1/documents', { name, text, ...(documentDate ? { document_date: documentDate } : {}) });
   }
 
   /** Every document of the tenant, page by page. */

@@ -6,7 +6,7 @@ import type { BaselineResult, ModeResult } from './scoring';
 import type { IngestionSummary, StoreKind } from './store-cache';
 
 export interface EvalReport {
-  eval: 'hotpotqa';
+  eval: 'hotpotqa' | 'conversations';
   created_at: string;
   corpus: { folder: string; passages: number; questions: number; sha256: string; license: string };
   options: { limit: number | null; distractors: number | null; modes: string[]; top_k: number[]; budgets?: number[]; answers: boolean };
@@ -36,12 +36,12 @@ export interface EvalReport {
 export const CORPUS_LICENSE =
   'HotpotQA (Yang et al., 2018), the 100-question training sample and its corpus as distributed by the HippoRAG repository; CC BY-SA 4.0.';
 
-/** Writes `<dir>/<date>-hotpotqa[-limitN].json` (through a temporary file, so a reader never sees half of it). */
+/** Writes `<dir>/<date>-<eval>[-limitN].json` (through a temporary file, so a reader never sees half of it). */
 export function writeEvalReport(dir: string, report: EvalReport): string {
   mkdirSync(dir, { recursive: true });
   const stamp = report.created_at.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
   const suffix = report.options.limit === null ? '' : `-limit${report.options.limit}`;
-  const path = join(dir, `${stamp}-hotpotqa${suffix}.json`);
+  const path = join(dir, `${stamp}-${report.eval}${suffix}.json`);
   writeFileSync(`${path}.tmp`, `${JSON.stringify(report, null, 2)}\n`);
   renameSync(`${path}.tmp`, path);
   return path;

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { choiceList, integer, integerList, parse, UsageError } from '../../bench/args';
 import { RETRIEVAL_MODES, RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
+import { byTypeTable, ConversationsReport, DEFAULT_SEED, runConversations } from './conversations';
 import { defaultCorpusFolder } from './corpus';
 import { runHotpotqa } from './hotpotqa';
 import { BundleReport, bundleSummary, bundleTable, runHotpotqaBundles } from './hotpotqa-bundles';
@@ -11,12 +12,16 @@ import { StoreKind } from './store-cache';
 
 const MODES_IN_ORDER: RetrievalMode[] = ['naive', 'mix', 'local', 'global', 'hybrid'];
 
-export const EVAL_USAGE = `Usage: npm run eval -- hotpotqa [options]
+export const EVAL_USAGE = `Usage: npm run eval -- hotpotqa|conversations [options]
 
 Retrieval quality on the HotpotQA-100 development set (../shared/eval/hotpotqa-100): each passage
 ingested as one document named by its title through the real pipeline (local offline provider),
 every question asked through POST /v1/query in context mode as a dashboard user, recall of the
 gold passages among the first k chunks per mode, beside BM25 over the same passages.
+conversations: the generated conversational set instead (eval/src/conversations: pairs of friends,
+24 dated sessions each, states that change, small talk), each session one document with its date,
+recall of the gold sessions per mode and per question type beside BM25 over the sessions
+(options --seed, --pairs; cache in eval/.cache/conversations unless --cache-dir).
 The ingested store is cached in eval/.cache/ and reused while the passages, the ingestion code
 (libs/ingest, libs/llm), the migrations and the LOCI_* settings are unchanged.
 
@@ -44,6 +49,8 @@ Options:
   --budgets <list>      context budgets in tokens: each question is also asked with max_total_tokens at each
                         (recall over the bounded context, beside BM25's best passages within the same tokens;
                         default 1000,2000; with --docs-of: 500,1000,2000,4000)
+  --seed <n>            conversations: the generator's seed (default ${DEFAULT_SEED})
+  --pairs <n>           conversations: pairs of friends, 24 sessions each (default 4)
   --corpus <dir>        the development set folder (default ../shared/eval/hotpotqa-100)
   --cache-dir <dir>     stores (default eval/.cache)
   --out <dir>           results folder (default eval/results)
@@ -63,6 +70,8 @@ const OPTIONS = {
   'docs-of': { type: 'string' },
   budgets: { type: 'string' },
   corpus: { type: 'string' },
+  seed: { type: 'string' },
+  pairs: { type: 'string' },
   'cache-dir': { type: 'string' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -77,16 +86,19 @@ export function findRepoRoot(from = __dirname): string {
   }
 }
 
-export async function main(argv: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<{ code: number; report?: EvalReport; bundles?: BundleReport; gb?: GbReport; path?: string }> {
+export async function main(argv: string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<{ code: number; report?: EvalReport | ConversationsReport; bundles?: BundleReport; gb?: GbReport; path?: string }> {
   let values: ReturnType<typeof parse<typeof OPTIONS>>['values'];
+  let which: string;
   try {
     const parsed = parse(argv, OPTIONS);
     values = parsed.values;
+    which = parsed.positionals[0];
     if (values.help) {
       out(EVAL_USAGE);
       return { code: 0 };
     }
-    if (parsed.positionals.length !== 1 || parsed.positionals[0] !== 'hotpotqa') throw new UsageError('name the eval: hotpotqa');
+    if (parsed.positionals.length !== 1 || !['hotpotqa', 'conversations'].includes(parsed.positionals[0])) throw new UsageError('name the eval: hotpotqa or conversations');
+    if (parsed.positionals[0] === 'conversations' && (values.surface === 'gb' || values['docs-of'] !== undefined)) throw new UsageError('conversations: --surface v1 only, no --docs-of');
     if (values.surface !== undefined && !['v1', 'gb'].includes(values.surface)) throw new UsageError(`--surface: v1 or gb, not ${values.surface}`);
     if (values.store !== undefined && !['pglite', 'postgres'].includes(values.store)) throw new UsageError(`--store: pglite or postgres, not ${values.store}`);
     if (values.store === 'postgres' && !process.env.DATABASE_URL) throw new UsageError('--store postgres needs DATABASE_URL (the server the eval database is made on)');
@@ -100,6 +112,7 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
   const repoRoot = findRepoRoot();
   const limit = values.limit === undefined ? undefined : integer('limit', values.limit, 0, 1, 100_000);
   const requested = choiceList<RetrievalMode>('modes', values.modes, RETRIEVAL_MODES, MODES_IN_ORDER);
+  if (which === 'conversations') return mainConversations(values, repoRoot, limit, requested, out);
   if (values.surface === 'gb') return mainGb(values, repoRoot, limit, out);
   if (values['docs-of'] !== undefined) return mainBundles(values, repoRoot, limit, requested, out);
   const report = await runHotpotqa({
@@ -119,6 +132,40 @@ export async function main(argv: string[], out: (line: string) => void = (line) 
     log: (line) => out(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
   });
   for (const line of resultsTable(report)) out(line);
+  out(runSummary(report));
+  const path = writeEvalReport(resolve(values.out ?? join(repoRoot, 'eval', 'results')), report);
+  out(`results: ${path}`);
+  return { code: 0, report, path };
+}
+
+/** `conversations`: the generated conversational set (conversations.ts), its table and a table per question type. */
+async function mainConversations(
+  values: ReturnType<typeof parse<typeof OPTIONS>>['values'],
+  repoRoot: string,
+  limit: number | undefined,
+  modes: RetrievalMode[],
+  out: (line: string) => void,
+): Promise<{ code: number; report: ConversationsReport; path: string }> {
+  const report = await runConversations({
+    repoRoot,
+    seed: integer('seed', values.seed, DEFAULT_SEED, 0, 2 ** 32 - 1),
+    pairs: integer('pairs', values.pairs, 4, 1, 12),
+    cacheDir: resolve(values['cache-dir'] ?? join(repoRoot, 'eval', '.cache', 'conversations')),
+    store: (values.store ?? 'pglite') as StoreKind,
+    databaseUrl: process.env.DATABASE_URL,
+    limit,
+    distractors: integer('distractors', values.distractors, (limit ?? 0) * 3, 0, 100_000),
+    modes,
+    topK: integerList('top-k', values['top-k'], [2, 5, 10], 1, 1000),
+    budgets: integerList('budgets', values.budgets, [1000, 2000], 100, 1_000_000),
+    answers: !values['no-answers'],
+    reuse: values.reuse ?? false,
+    fresh: values.fresh ?? false,
+    log: (line) => out(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
+  });
+  for (const line of resultsTable(report)) out(line);
+  out('');
+  for (const line of byTypeTable(report)) out(line);
   out(runSummary(report));
   const path = writeEvalReport(resolve(values.out ?? join(repoRoot, 'eval', 'results')), report);
   out(`results: ${path}`);
