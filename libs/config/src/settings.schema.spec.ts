@@ -108,6 +108,7 @@ describe('settings schema', () => {
     expect(problemsOf({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://r1/loci,mysql://r2/loci' })[0]).toMatch(/^DATABASE_READ_URL: expected comma-separated postgres:\/\//);
     expect(problemsOf({ DATABASE_READ_URL: 'postgres://r1/loci' })).toEqual([expect.stringMatching(/^DATABASE_READ_URL: replicas serve reads beside a primary; set DATABASE_URL too/)]);
     expect(problemsOf({ DATABASE_URL: primary, LOCI_REPLICA_MAX_LAG_MS: '0' })[0]).toMatch(/^LOCI_REPLICA_MAX_LAG_MS: /);
+    expect(problemsOf({ DATABASE_SESSION_URL: primary })).toEqual([expect.stringMatching(/^DATABASE_SESSION_URL: the direct connection beside a pooled DATABASE_URL; set DATABASE_URL too/)]);
   });
 
   it('requires JWT_SECRET and LOCI_ENCRYPTION_KEY in production (each container would generate its own), not in development', () => {

@@ -205,6 +205,8 @@ export const settingsSchema = z.object({
   ),
   LOG_FORMAT: z.preprocess(emptyAsUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
   DATABASE_URL: postgresUrl,
+  // A direct connection to the primary when DATABASE_URL goes through a transaction-mode pooler.
+  DATABASE_SESSION_URL: postgresUrl,
   DATABASE_READ_URL: postgresUrls,
   // A replica further behind than this is skipped for reads until it catches up.
   LOCI_REPLICA_MAX_LAG_MS: integerFromEnv(1_000, 10, 600_000),
@@ -376,6 +378,9 @@ export function parseSettings(env: Record<string, string | undefined>): RawSetti
   }
   if (settings.REDIS_URL !== undefined && settings.REDIS_CLUSTER_NODES !== undefined) {
     throw new SettingsError(['REDIS_CLUSTER_NODES: set either REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both']);
+  }
+  if (settings.DATABASE_SESSION_URL !== undefined && settings.DATABASE_URL === undefined) {
+    throw new SettingsError(['DATABASE_SESSION_URL: the direct connection beside a pooled DATABASE_URL; set DATABASE_URL too']);
   }
   if (settings.DATABASE_READ_URL !== undefined && settings.DATABASE_URL === undefined) {
     throw new SettingsError(['DATABASE_READ_URL: replicas serve reads beside a primary; set DATABASE_URL too (the embedded store has none)']);

@@ -14,12 +14,15 @@ export interface Settings {
   dataDir: string;
   /** acquireTimeoutMs: how long a statement waits for a pooled connection (PostgreSQL) before failing as a store fault. */
   /**
+   * sessionUrl: a direct connection to the primary when `url` goes through a transaction-mode
+   * pooler (PgBouncer): migrations and session settings use it, and no statement is prepared by name.
    * readUrls: streaming replicas that serve question retrieval (DATABASE_READ_URL); a replica
    * behind by more than replicaMaxLagMs is skipped; a read that must see the client's own write
    * waits at most replicaMaxWaitMs for one, then reads the primary.
    */
   database: {
     url?: string;
+    sessionUrl?: string;
     poolMax: number;
     acquireTimeoutMs: number;
     migrateOnStart: boolean;
@@ -286,6 +289,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     dataDir,
     database: {
       url: raw.DATABASE_URL,
+      sessionUrl: raw.DATABASE_SESSION_URL,
       poolMax: raw.LOCI_DB_POOL_MAX,
       acquireTimeoutMs: raw.LOCI_DB_ACQUIRE_TIMEOUT_MS,
       migrateOnStart: raw.LOCI_MIGRATE_ON_START,

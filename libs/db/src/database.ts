@@ -24,6 +24,12 @@ export interface Database {
    * discarded rather than returned to the pool.
    */
   onOneSession?<T>(work: (session: Db) => Promise<T>): Promise<T>;
+  /**
+   * True when `db` goes through a transaction-mode pooler (PgBouncer; DATABASE_SESSION_URL set):
+   * consecutive statements may run on different server sessions, so nothing may be prepared by
+   * name there (statementName).
+   */
+  readonly pooled?: boolean;
   close(): Promise<void>;
 }
 
@@ -69,4 +75,14 @@ export const MIGRATIONS_LOCK_SQL = {
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result: unknown = await db.execute(query);
   return (result as { rows: T[] }).rows;
+}
+
+/**
+ * The name a hot statement is prepared under: its own, or '' (an unnamed statement, parsed with
+ * each execution) behind a transaction pooler. node-postgres parses a named statement once per
+ * connection it knows, but behind PgBouncer (before 1.21) the next execution may land on a
+ * server session that never parsed it ("prepared statement … does not exist").
+ */
+export function statementName(database: Pick<Database, 'pooled'>, name: string): string {
+  return database.pooled ? '' : name;
 }

@@ -1,6 +1,7 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
-import { Database, DATABASE } from './database';
+import { Database, DATABASE, queryRows, SESSION_SETTINGS } from './database';
+import { sql } from 'drizzle-orm';
 import { findMigrationsFolder } from './migrations-folder';
 import { openDatabase } from './open-database';
 import { openReadRouter } from './replicas/open-read-router';
@@ -46,6 +47,21 @@ class DatabaseLifecycle implements OnApplicationShutdown {
   }
 }
 
+/**
+ * Behind a transaction pooler the startup options that carry SESSION_SETTINGS are dropped
+ * (PgBouncer's ignore_startup_parameters): they must come from the role or the pooler
+ * (`ALTER ROLE … SET hnsw.iterative_scan = relaxed_order`, or PgBouncer's connect_query), else
+ * filtered vector searches return fewer rows than asked. Said once at boot, loudly.
+ */
+async function warnWithoutSessionSettings(database: Database, logger: Logger): Promise<void> {
+  for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
+    const [row] = await queryRows<{ value: string | null }>(database.db, sql`SELECT current_setting(${name}, true) AS value`);
+    if (row?.value !== value) {
+      logger.warn(`${name} is ${row?.value ?? 'unset'} through the pooler, not ${value}: set it for the role (ALTER ROLE … SET ${name} = ${value}); docs/SCALING.md`);
+    }
+  }
+}
+
 const repositories = [
   TenantsRepository,
   UsersRepository,
@@ -87,6 +103,7 @@ const repositories = [
             ? `embedded PGlite store in ${settings.dataDir}/pglite (single process only)`
             : 'PostgreSQL store (DATABASE_URL)',
         );
+        if (database.pooled) await warnWithoutSessionSettings(database, logger);
         if (settings.database.migrateOnStart) {
           await database.migrate(migrationsFolder);
           logger.log('migrations applied');

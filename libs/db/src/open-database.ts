@@ -8,7 +8,8 @@ import { PostgresDatabase } from './postgres.database';
 
 /** DATABASE_URL set → PostgreSQL; otherwise the embedded PGlite under LOCI_DATA_DIR. */
 export async function openDatabase(settings: Pick<Settings, 'database' | 'dataDir'>): Promise<Database> {
-  if (settings.database.url) return PostgresDatabase.connect(settings.database.url, settings.database.poolMax, settings.database.acquireTimeoutMs);
+  const { url, poolMax, acquireTimeoutMs, sessionUrl } = settings.database;
+  if (url) return PostgresDatabase.connect(url, poolMax, acquireTimeoutMs, sessionUrl);
   return PgliteDatabase.open(join(settings.dataDir, 'pglite'));
 }
 

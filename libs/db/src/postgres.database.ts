@@ -10,9 +10,21 @@ import { releaseConnectionsOfFailedTransactions } from './pooled-transactions';
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly db: Db;
+  readonly pooled: boolean;
 
-  constructor(private readonly pool: Pool) {
+  /**
+   * `sessionPool`: direct connections to the primary when `pool` goes through a transaction-mode
+   * pooler (PgBouncer), for the work that needs one session for several statements: the
+   * migrations' session advisory lock, and onOneSession's settings. Behind such a pooler the
+   * lock and its unlock could land on different server sessions, leaving the lock held by a
+   * pooled session for whoever is handed it next.
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly sessionPool?: Pool,
+  ) {
     this.db = drizzle(pool, { schema });
+    this.pooled = sessionPool !== undefined;
     releaseConnectionsOfFailedTransactions(this.db, pool);
   }
 
@@ -22,21 +34,14 @@ export class PostgresDatabase implements Database {
    * connect"), a store fault: the request answers 503 and a job retries, where it used to wait
    * for as long as the pool stayed full. 0 waits without end (tools and benches).
    */
-  static connect(url: string, poolMax: number, acquireTimeoutMs = 0): PostgresDatabase {
-    const pool = new Pool({ connectionString: withSessionSettings(url), max: poolMax, connectionTimeoutMillis: acquireTimeoutMs });
-    // An idle client that loses its connection emits 'error'; without a listener that would
-    // crash the process. The pool replaces the client on the next checkout.
-    pool.on('error', () => undefined);
-    // A checked-out client (a transaction's) has no pool listener: the server ending its
-    // connection (a restart, pg_terminate_backend) emitted an unhandled 'error' that ended the
-    // process. The caller learns of it through its query; release drops the dead client.
-    pool.on('connect', (client) => client.on('error', () => undefined));
-    markCheckoutFaults(pool);
-    return new PostgresDatabase(pool);
+  static connect(url: string, poolMax: number, acquireTimeoutMs = 0, sessionUrl?: string): PostgresDatabase {
+    const pool = openPool(url, poolMax, acquireTimeoutMs);
+    // Two: a migration and a bulk load's index build at most at once.
+    return new PostgresDatabase(pool, sessionUrl ? openPool(sessionUrl, 2, acquireTimeoutMs) : undefined);
   }
 
   async migrate(migrationsFolder: string): Promise<void> {
-    const client = await this.pool.connect();
+    const client = await (this.sessionPool ?? this.pool).connect();
     try {
       await client.query(MIGRATIONS_LOCK_SQL.lock);
       try {
@@ -50,7 +55,7 @@ export class PostgresDatabase implements Database {
   }
 
   async onOneSession<T>(work: (session: Db) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await (this.sessionPool ?? this.pool).connect();
     let failure: Error | undefined;
     try {
       return await work(drizzle(client, { schema }));
@@ -73,8 +78,21 @@ export class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.sessionPool?.end()]);
   }
+}
+
+function openPool(url: string, max: number, acquireTimeoutMs: number): Pool {
+  const pool = new Pool({ connectionString: withSessionSettings(url), max, connectionTimeoutMillis: acquireTimeoutMs });
+  // An idle client that loses its connection emits 'error'; without a listener that would
+  // crash the process. The pool replaces the client on the next checkout.
+  pool.on('error', () => undefined);
+  // A checked-out client (a transaction's) has no pool listener: the server ending its
+  // connection (a restart, pg_terminate_backend) emitted an unhandled 'error' that ended the
+  // process. The caller learns of it through its query; release drops the dead client.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  markCheckoutFaults(pool);
+  return pool;
 }
 
 /**

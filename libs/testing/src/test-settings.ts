@@ -15,7 +15,8 @@ export interface TestEnvironment {
 /**
  * Settings for one test file, on the store the environment selects: a fresh Postgres database
  * when DATABASE_URL is set, otherwise PGlite in a temporary data directory (a copy of a migrated
- * template). REDIS_URL likewise selects Redis or the in-process store.
+ * template). REDIS_URL likewise selects Redis or the in-process store. LOCI_TEST_PGBOUNCER_URL
+ * (beside DATABASE_URL) sends the app's statements through that PgBouncer.
  */
 export async function createTestEnvironment(
   env: Record<string, string | undefined> = {},
@@ -28,7 +29,11 @@ export async function createTestEnvironment(
     LOG_LEVEL: 'silent',
     NODE_ENV: 'test',
     LOCI_DATA_DIR: dataDir,
-    DATABASE_URL: database?.url,
+    // Through PgBouncer (transaction pooling) when LOCI_TEST_PGBOUNCER_URL names one (.ci/run):
+    // the test's database by its name there, and the direct URL for session work.
+    ...(database && process.env.LOCI_TEST_PGBOUNCER_URL
+      ? { DATABASE_URL: sameDatabase(process.env.LOCI_TEST_PGBOUNCER_URL, database.url), DATABASE_SESSION_URL: database.url }
+      : { DATABASE_URL: database?.url }),
     // Streaming replicas of the test's own database: its name on each replica server.
     ...(database && options.replicaUrls ? { DATABASE_READ_URL: options.replicaUrls.map((url) => sameDatabase(url, database.url)).join(',') } : {}),
     LOCI_DB_POOL_MAX: '4',

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { Database, DATABASE } from '../database';
+import { Database, DATABASE, statementName } from '../database';
 import { isUuid } from '../ids';
 import { ApiKeyRow, apiKeys, ApiKeyScope, tenants, TenantRow } from '../schema';
 
@@ -30,7 +30,7 @@ export class ApiKeysRepository {
       .from(apiKeys)
       .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
       .where(and(eq(apiKeys.prefix, sql.placeholder('prefix')), isNull(apiKeys.revokedAt)))
-      .prepare('api_keys_active_by_prefix');
+      .prepare(statementName(this.database, 'api_keys_active_by_prefix'));
   }
 
   async create(key: NewApiKey): Promise<ApiKeyRow> {

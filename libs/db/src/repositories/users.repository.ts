@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError } from '@loci/common';
 import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
-import { Database, DATABASE, Db } from '../database';
+import { Database, DATABASE, Db, statementName } from '../database';
 import { isUuid } from '../ids';
 import { isUniqueViolation } from '../postgres-errors';
 import { apiKeys, tenants, UserRole, UserRow, users } from '../schema';
@@ -57,7 +57,7 @@ export class UsersRepository {
       .from(users)
       .leftJoin(tenants, eq(tenants.id, users.tenantId))
       .where(eq(users.id, sql.placeholder('id')))
-      .prepare('users_credential_state_by_id');
+      .prepare(statementName(this.database, 'users_credential_state_by_id'));
   }
 
   /** Emails are unique platform-wide, compared case-insensitively. */
