@@ -51,6 +51,9 @@ describe('HTTP hygiene, default settings (e2e)', () => {
     expect(ownKey.body.key).toEqual(expect.any(String));
     expect(operatorKey.body.key).toEqual(expect.any(String));
     for (const response of [login, ownKey, operatorKey, refused]) expect(response.headers['cache-control']).toBe('no-store');
+    // Never stored, so never validated: no ETag is computed for an answer.
+    const listed = await t.http.get('/v1/api-keys').set('Authorization', `Bearer ${people.admin.token}`).expect(200);
+    for (const response of [login, ownKey, listed]) expect(response.headers.etag).toBeUndefined();
   });
 
   it('sends no CORS headers when no origin is allowed', async () => {

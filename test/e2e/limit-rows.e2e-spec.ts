@@ -90,6 +90,21 @@ describe('cached limit rows', () => {
     expect(read).toEqual({ tenant: expect.objectContaining({ dailyQueryQuota: 42 }), platformCapMicros: undefined, version: undefined });
   });
 
+  it("gives the request rates the tenant's row alone, never reading the platform's", async () => {
+    const onPlatform = await createTenant(t.app, { billing: 'platform' });
+    const platformRows = { get: jest.fn(() => t.app.get(PlatformLimitsRepository).get()) };
+    const local = new LimitRows(store, t.app.get(TenantsRepository), platformRows, () => now);
+    const row = (await t.app.get(TenantsRepository).findById(onPlatform.id))!;
+    // An API key's principal carries its tenant's row: used as it is.
+    expect(await local.tenantRow(onPlatform.id, { ...row, requestsPerMinute: 77 })).toEqual(expect.objectContaining({ requestsPerMinute: 77 }));
+    // A session's: read from the store.
+    expect(await local.tenantRow(onPlatform.id)).toEqual(expect.objectContaining({ id: onPlatform.id, billing: 'platform' }));
+    expect(platformRows.get).not.toHaveBeenCalled();
+    // Admission's read of the same tenant still takes the platform's cap.
+    await local.read(onPlatform.id);
+    expect(platformRows.get).toHaveBeenCalledTimes(1);
+  });
+
   it('a bump the limit store refuses still makes this process read its rows again', async () => {
     // Port 1 on loopback refuses every connection: the bump cannot reach the store.
     const unreachable = RedisLimitStore.connect('redis://127.0.0.1:1');

@@ -13,6 +13,10 @@ export function applyHttpHygiene(app: INestApplication, http: HttpSettings): voi
   const express = app.getHttpAdapter().getInstance();
   // The login throttle counts by req.ip: behind a balancer, only trusted hops may name the client.
   express.set('trust proxy', http.trustProxy);
+  // No ETag on API answers: they are never stored (no-store below) and most are POSTs, so a
+  // validator is never used, and hashing a question's context (tens of KB) cost the event loop
+  // every tenant shares on every answer. The console's files keep theirs (serve-static's own).
+  express.set('etag', false);
 
   app.use(
     helmet({

@@ -80,7 +80,7 @@ export class RequestRates {
   }
 
   private async bucketsOf(client: Omit<LimitedClient, 'requestId'>): Promise<RateBucket[]> {
-    const { tenant } = await this.spend.rows.read(client.tenantId, client.tenant);
+    const tenant = await this.spend.rows.tenantRow(client.tenantId, client.tenant);
     const buckets: RateBucket[] = [];
     if (tenant.requestsPerMinute !== null) {
       // No burst set: a minute's worth may come at once.

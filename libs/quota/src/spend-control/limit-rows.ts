@@ -84,6 +84,15 @@ export class LimitRows {
     return { tenant, platformCapMicros, version: cachedRows ? version : undefined };
   }
 
+  /**
+   * The tenant's row alone, for what needs no cap (its request rates): `known` as it is, else the
+   * cached row. Not the platform's row: an API-key question, which no cap limits, read it on
+   * every request (this process learns the limits version only from admissions).
+   */
+  async tenantRow(tenantId: string, known?: TenantRow): Promise<TenantLimitRow> {
+    return known?.id === tenantId ? known : this.tenant(tenantId, this.version);
+  }
+
   /** The store answered that its version is `version`: rows read from now on are tagged with it. */
   moved(version: string): void {
     this.version = version;
