@@ -34,13 +34,30 @@ if ! grep -qE '^host\s+replication\s+all\s+127\.0\.0\.1/32\s+trust' "$HBA"; then
   psql -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -Atqc 'SELECT pg_reload_conf()' >/dev/null
 fi
 
-if in_recovery; then
-  log "replica already streaming on 127.0.0.1:$REPLICA_PORT"
-  exit 0
-fi
-
 start() {
   as_postgres "$BIN/pg_ctl" -D "$DIR" -l "$DIR/replica.log" -w -t 60 start >/dev/null
+}
+
+# Debian keeps a cluster's configuration in /etc, so the copy has none: the replica's own, with
+# the primary's settings that change what a query returns or how fast (time zone, text search
+# default, memory). hot_standby answers reads; the feedback keeps the primary's vacuum from
+# removing rows a replica's running question still reads (no query cancelled by a conflict).
+# Returns 0 when the configuration changed.
+configure() {
+  local settings
+  settings="$(psql -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -Atc "SELECT name || ' = ''' || current_setting(name) || '''' FROM pg_settings
+    WHERE name IN ('TimeZone', 'DateStyle', 'default_text_search_config', 'shared_buffers', 'work_mem', 'effective_cache_size', 'max_connections') ORDER BY name" postgres)"
+  {
+    printf "listen_addresses = '127.0.0.1'\nport = %s\nhot_standby = on\nhot_standby_feedback = on\n" "$REPLICA_PORT"
+    printf "unix_socket_directories = '/var/run/postgresql'\nautovacuum = off\n%s\n" "$settings"
+  } >"$DIR/postgresql.conf.new"
+  printf 'local all all trust\nhost all all 127.0.0.1/32 trust\n' >"$DIR/pg_hba.conf"
+  chown postgres:postgres "$DIR/postgresql.conf.new" "$DIR/pg_hba.conf"
+  if cmp -s "$DIR/postgresql.conf.new" "$DIR/postgresql.conf"; then
+    rm "$DIR/postgresql.conf.new"
+    return 1
+  fi
+  mv "$DIR/postgresql.conf.new" "$DIR/postgresql.conf"
 }
 
 copy() {
@@ -49,24 +66,19 @@ copy() {
   rm -rf "$DIR"
   install -d -o postgres -g postgres -m 700 "$DIR"
   as_postgres "$BIN/pg_basebackup" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -D "$DIR" -R -X stream --checkpoint=fast
-  # Debian keeps a cluster's configuration in /etc, so the copy has none: the replica's own,
-  # short. hot_standby answers reads; the feedback keeps the primary's vacuum from removing
-  # rows a replica's running question still reads (no query cancelled by a conflict).
-  cat >"$DIR/postgresql.conf" <<EOF
-listen_addresses = '127.0.0.1'
-port = $REPLICA_PORT
-max_connections = 100
-hot_standby = on
-hot_standby_feedback = on
-unix_socket_directories = '/var/run/postgresql'
-autovacuum = off
-EOF
-  printf 'local all all trust\nhost all all 127.0.0.1/32 trust\n' >"$DIR/pg_hba.conf"
-  chown postgres:postgres "$DIR/postgresql.conf" "$DIR/pg_hba.conf"
+  configure || true
 }
 
-if [[ -f "$DIR/standby.signal" && -f "$DIR/postgresql.conf" ]]; then
+if in_recovery; then
+  if ! configure; then
+    log "replica already streaming on 127.0.0.1:$REPLICA_PORT"
+    exit 0
+  fi
+  log "restarting the replica with the primary's settings"
+  as_postgres "$BIN/pg_ctl" -D "$DIR" -l "$DIR/replica.log" -m fast -w -t 60 restart >/dev/null
+elif [[ -f "$DIR/standby.signal" && -f "$DIR/postgresql.conf" ]]; then
   log "starting the replica in $DIR"
+  configure || true
   start || { copy && start; }
 else
   copy
