@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ReadRouter } from '@loci/db';
+import { IngestWorker } from '@loci/ingest';
 import { createTenantWithPeople, parsePrometheusText, sampleValue } from '@loci/testing';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -89,6 +90,21 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
     expect(sampleValue(samples, 'loci_db_replica_up', { status: 'up' })).toBe(1);
     expect(sampleValue(samples, 'loci_db_reads_total', { route: 'replica' })).toBeGreaterThan(0);
     expect(samples.some((s) => s.name === 'loci_db_replica_lag_seconds')).toBe(true);
+  });
+
+  it('browses the graph on the replica (entities by name, an entity with its facts)', async () => {
+    await t.http.post('/v1/documents').set('X-API-Key', a.apiKey.key).send({ name: 'acme.txt', text: 'Greta Holm works at Acme Corporation.' }).expect(202);
+    await t.app.get(IngestWorker).drain();
+    const reads = t.app.get(ReadRouter);
+    // The upload's ingestion notes no write: wait until the replica has it (the lag bound's work).
+    await until(async () => ((await t.http.get('/v1/entities?q=greta').set('Authorization', `Bearer ${a.member.token}`)).body.items?.length ?? 0) > 0, 'replayed');
+    const before = { ...reads.counts };
+    const found = await t.http.get('/v1/entities?q=greta').set('Authorization', `Bearer ${a.member.token}`).expect(200);
+    const greta = (found.body.items as Array<{ entity_id: string; name: string }>).find((e) => e.name === 'Greta Holm')!;
+    const entity = await t.http.get(`/v1/entities/${greta.entity_id}`).set('Authorization', `Bearer ${a.member.token}`).expect(200);
+    expect(JSON.stringify(entity.body)).toContain('Acme');
+    expect(reads.counts.replica).toBeGreaterThanOrEqual(before.replica + 2);
+    expect(reads.counts.primary).toBe(before.primary);
   });
 
   it("a query right after remember waits for the replica to replay the client's write", async () => {

@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
-import { Database, DATABASE, queryRows } from '../database';
+import { Database, DATABASE } from '../database';
+import { ReadRouter } from '../replicas/read-router';
 
 /** An entity as a browser lists it: no vectors, with how many facts touch it. */
 export interface EntitySummary {
@@ -63,15 +64,19 @@ export function namePrefixQuery(text: string): string | null {
  */
 @Injectable()
 export class GraphBrowseRepository {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  /** On a streaming replica when DATABASE_READ_URL names one (ReadRouter); without a router, the primary. */
+  private readonly reads: ReadRouter;
+
+  constructor(@Inject(DATABASE) database: Database, @Optional() reads?: ReadRouter) {
+    this.reads = reads ?? new ReadRouter(database);
+  }
 
   /** Entities whose name's words start with the search's words; names starting with the whole search first. */
   async searchEntities(tenantId: string, graphId: number, text: string, page: { limit: number; offset: number }): Promise<EntitySummary[]> {
     const tsquery = namePrefixQuery(text);
     if (!tsquery) return [];
     const prefix = `${text.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = await queryRows<Record<string, unknown>>(
-      this.database.db,
+    const rows = await this.reads.rows<Record<string, unknown>>(
       sql`SELECT e.id, e.name, e.type, e.description, e.created_at, e.updated_at,
             (SELECT count(*)::int FROM edges x WHERE x.tenant_id = e.tenant_id AND (x.source_id = e.id OR x.target_id = e.id)) AS fact_count
           FROM entities e
@@ -79,16 +84,17 @@ export class GraphBrowseRepository {
             AND to_tsvector('simple', e.name) @@ to_tsquery('simple', ${tsquery})
           ORDER BY (lower(e.name) LIKE ${prefix}) DESC, length(e.name), e.name, e.id
           LIMIT ${page.limit} OFFSET ${page.offset}`,
+      { tenantId, graphId },
     );
     return rows.map(toEntitySummary);
   }
 
   async entity(tenantId: string, graphId: number, entityId: number): Promise<EntitySummary | undefined> {
-    const [row] = await queryRows<Record<string, unknown>>(
-      this.database.db,
+    const [row] = await this.reads.rows<Record<string, unknown>>(
       sql`SELECT e.id, e.name, e.type, e.description, e.created_at, e.updated_at,
             (SELECT count(*)::int FROM edges x WHERE x.tenant_id = e.tenant_id AND (x.source_id = e.id OR x.target_id = e.id)) AS fact_count
           FROM entities e WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId} AND e.id = ${entityId}`,
+      { tenantId, graphId },
     );
     return row ? toEntitySummary(row) : undefined;
   }
@@ -110,8 +116,7 @@ export class GraphBrowseRepository {
   }
 
   private async facts(tenantId: string, graphId: number, which: ReturnType<typeof sql>): Promise<FactRecord[]> {
-    const rows = await queryRows<FactRow>(
-      this.database.db,
+    const rows = await this.reads.rows<FactRow>(
       sql`SELECT x.id, x.source_id, s.name AS source_name, x.target_id, t.name AS target_name, x.relation,
             x.description, x.weight, x.valid_at, x.invalid_at, x.created_at, x.expired_at,
             (SELECT coalesce(json_agg(json_build_object('id', d.id, 'name', d.name) ORDER BY d.id), '[]'::json)
@@ -122,6 +127,7 @@ export class GraphBrowseRepository {
           JOIN entities t ON t.tenant_id = x.tenant_id AND t.id = x.target_id
           WHERE x.tenant_id = ${tenantId} AND x.graph_id = ${graphId} AND ${which}
           ORDER BY coalesce(x.valid_at, x.created_at), x.created_at, x.id`,
+      { tenantId, graphId },
     );
     return rows.map(toFactRecord);
   }
