@@ -3,6 +3,7 @@ import { Settings, SETTINGS } from '@loci/config';
 import { atStoredWidth, Database, DATABASE, EMBEDDING_DIMENSIONS, ReadRouter } from '@loci/db';
 import { applyBudgets } from './context-budget';
 import { fuseByRank } from './fusion';
+import { rankForTheTimeAsked } from './question-time';
 import { keepBestScore, roundRobin } from './merge';
 import { personalizedPageRank } from './graph-walk';
 import { relationWordsFor } from './fact-topics';
@@ -201,17 +202,21 @@ export class RetrievalService {
     const merged = {
       entities: roundRobin([local.entities, global.entities], byId, keepBestScore),
       relations: roundRobin([local.relations, global.relations], byId),
-      chunks: fuseByRank(
-        [
-          { items: lexical, weight: weights.lexical },
-          { items: naive, weight: weights.vector },
-          // A graph mode's own list is its ranking; the weights are for what joins others.
-          { items: local.chunks, weight: weights.local },
-          { items: global.chunks, weight: mode === 'global' ? 1 : weights.global },
-        ],
-        byChunk,
-        keepBestScores,
-      ).map((fused) => fused.item),
+      // A question naming a time raises the passages dated then; one about the present, the newest (question-time.ts).
+      chunks: rankForTheTimeAsked(
+        fuseByRank(
+          [
+            { items: lexical, weight: weights.lexical },
+            { items: naive, weight: weights.vector },
+            // A graph mode's own list is its ranking; the weights are for what joins others.
+            { items: local.chunks, weight: weights.local },
+            { items: global.chunks, weight: mode === 'global' ? 1 : weights.global },
+          ],
+          byChunk,
+          keepBestScores,
+        ).map((fused) => fused.item),
+        questionText,
+      ),
     };
     const at = performance.now();
     const keep = request.keep ?? {};
