@@ -1,0 +1,148 @@
+import { sql, SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Database, Db } from '../database';
+import { ReadReplicas } from './read-replicas';
+import { ReadRouter } from './read-router';
+
+const dialect = new PgDialect();
+
+/**
+ * A store that answers the router's own statements from fields the test sets, and any other
+ * statement with `answer` (or throws `failure`). Only the routing and the lag arithmetic are
+ * under test here; test/e2e/read-replicas.e2e-spec.ts runs them on a real streaming replica.
+ */
+class FakeStore {
+  insertLsn = '0/1000';
+  replayLsn: string | null = '0/1000';
+  standby = true;
+  failure: Error | undefined;
+  statements: string[] = [];
+
+  constructor(readonly answer: string) {}
+
+  get database(): Database {
+    const execute = (query: SQL) => {
+      const text = dialect.sqlToQuery(query).sql;
+      this.statements.push(text);
+      if (this.failure) return Promise.reject(this.failure);
+      if (text.includes('pg_current_wal_insert_lsn')) return Promise.resolve({ rows: [{ lsn: this.insertLsn }] });
+      if (text.includes('pg_is_in_recovery')) return Promise.resolve({ rows: [{ lsn: this.replayLsn, standby: this.standby }] });
+      if (text.includes('pg_last_wal_replay_lsn')) return Promise.resolve({ rows: [{ lsn: this.replayLsn }] });
+      return Promise.resolve({ rows: [{ from: this.answer }] });
+    };
+    return { kind: 'postgres', db: { execute } as unknown as Db, migrate: jest.fn(), ping: jest.fn(), close: jest.fn() };
+  }
+}
+
+const QUESTION = sql`SELECT 'a question'`;
+const SCOPE = { tenantId: 't1', graphId: 1 };
+
+describe('ReadReplicas: lag against the primary', () => {
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] }));
+  afterEach(() => jest.useRealTimers());
+
+  it('counts an idle primary as no lag, however long it stays idle', async () => {
+    const primary = new FakeStore('primary');
+    const replica = new FakeStore('replica');
+    const replicas = new ReadReplicas(primary.database, [{ name: 'r1', database: replica.database }], 1_000);
+    await replicas.check();
+    jest.advanceTimersByTime(60_000);
+    await replicas.check();
+    expect(replicas.states()).toEqual([{ name: 'r1', status: 'up', lagMs: 0 }]);
+  });
+
+  it('dates the lag from when the primary wrote what the replica has not replayed, and skips it past the bound', async () => {
+    const primary = new FakeStore('primary');
+    const replica = new FakeStore('replica');
+    const replicas = new ReadReplicas(primary.database, [{ name: 'r1', database: replica.database }], 1_000);
+    await replicas.check();
+    primary.insertLsn = '0/2000'; // written now; the replica stays at 0/1000
+    await replicas.check();
+    jest.advanceTimersByTime(600);
+    await replicas.check();
+    expect(replicas.states()[0]).toMatchObject({ status: 'up', lagMs: 600 });
+    jest.advanceTimersByTime(500);
+    await replicas.check();
+    expect(replicas.states()[0]).toMatchObject({ status: 'lagging', lagMs: 1_100 });
+    expect(replicas.usable()).toEqual([]);
+    replica.replayLsn = '0/2000';
+    await replicas.check();
+    expect(replicas.states()[0]).toMatchObject({ status: 'up', lagMs: 0 });
+  });
+
+  it('marks down a replica that fails its check, or that is no standby', async () => {
+    const primary = new FakeStore('primary');
+    const replica = new FakeStore('replica');
+    const replicas = new ReadReplicas(primary.database, [{ name: 'r1', database: replica.database }], 1_000);
+    replica.failure = new Error('connect ECONNREFUSED 127.0.0.1:5433');
+    await replicas.check();
+    expect(replicas.states()).toEqual([{ name: 'r1', status: 'down', lagMs: null, reason: 'connect ECONNREFUSED 127.0.0.1:5433' }]);
+    replica.failure = undefined;
+    replica.standby = false;
+    await replicas.check();
+    expect(replicas.states()[0]).toMatchObject({ status: 'down', reason: 'not a standby of the primary' });
+  });
+});
+
+describe('ReadRouter', () => {
+  const setUp = async (maxWaitMs = 0) => {
+    const primary = new FakeStore('primary');
+    const replica = new FakeStore('replica');
+    const replicas = new ReadReplicas(primary.database, [{ name: 'r1', database: replica.database }], 1_000);
+    await replicas.check();
+    return { primary, replica, replicas, router: new ReadRouter(primary.database, replicas, maxWaitMs) };
+  };
+
+  it('reads the primary without replicas (the embedded default and no DATABASE_READ_URL)', async () => {
+    const primary = new FakeStore('primary');
+    const router = new ReadRouter(primary.database);
+    expect(router.routes).toBe(false);
+    expect(await router.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
+    await router.noteWrite(SCOPE); // nothing to note, no statement
+    expect(primary.statements).toHaveLength(1);
+  });
+
+  it('reads a replica that is up, and the primary once it is down', async () => {
+    const { router, replica, replicas } = await setUp();
+    expect(await router.rows(QUESTION, SCOPE)).toEqual([{ from: 'replica' }]);
+    replica.failure = new Error('Connection terminated unexpectedly');
+    await replicas.check();
+    expect(await router.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
+    expect(router.counts).toMatchObject({ replica: 1, primary: 1, fallback: 0 });
+  });
+
+  it('runs a statement that failed on the replica as a store fault again on the primary, and stops using that replica', async () => {
+    const { router, replica } = await setUp();
+    replica.failure = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    expect(await router.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
+    expect(router.counts.fallback).toBe(1);
+    expect(router.states()[0].status).toBe('down');
+  });
+
+  it('does not retry a statement that is wrong on any server', async () => {
+    const { router, replica, primary } = await setUp();
+    replica.failure = Object.assign(new Error('syntax error at or near "x"'), { code: '42601' });
+    await expect(router.rows(QUESTION, SCOPE)).rejects.toThrow('syntax error');
+    expect(primary.statements.filter((s) => s.includes('a question'))).toEqual([]);
+    expect(router.states()[0].status).toBe('up');
+  });
+
+  it("waits for the replica to replay a graph's noted write, and reads the primary past the wait", async () => {
+    const { router, replica, primary } = await setUp(50);
+    primary.insertLsn = '0/3000';
+    await router.noteWrite(SCOPE);
+    // Replayed during the wait: the replica answers.
+    setTimeout(() => (replica.replayLsn = '0/3000'), 10);
+    expect(await router.rows(QUESTION, SCOPE)).toEqual([{ from: 'replica' }]);
+    expect(router.counts).toMatchObject({ waited: 1, waitedOut: 0 });
+
+    primary.insertLsn = '0/4000';
+    await router.noteWrite(SCOPE);
+    expect(await router.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
+    expect(router.counts).toMatchObject({ waited: 2, waitedOut: 1 });
+    // The question's next statement does not wait again; another graph is not held back.
+    expect(await router.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
+    expect(await router.rows(QUESTION, { tenantId: 't1', graphId: 2 })).toEqual([{ from: 'replica' }]);
+    expect(router.counts.waited).toBe(2);
+  });
+});
