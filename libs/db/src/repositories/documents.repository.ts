@@ -200,6 +200,12 @@ export class DocumentsRepository {
           .from(entityDocuments)
           .where(and(eq(entityDocuments.tenantId, tenantId), eq(entityDocuments.documentId, documentId)))
       ).map((r) => r.id);
+      // The edges it was the artifact of outlive it (other documents may support them); the key
+      // does not clear the reference itself (migration 0031: distributable on Citus).
+      await tx
+        .update(edges)
+        .set({ artifactId: null })
+        .where(and(eq(edges.tenantId, tenantId), eq(edges.artifactId, documentId)));
       const [deleted] = await tx
         .delete(documents)
         .where(and(eq(documents.tenantId, tenantId), eq(documents.id, documentId)))

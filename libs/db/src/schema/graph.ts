@@ -285,8 +285,10 @@ export const edges = pgTable(
     foreignKey({ columns: [t.tenantId, t.targetId], foreignColumns: [entities.tenantId, entities.id] }).onDelete(
       'cascade',
     ),
+    // No SET NULL: Citus refuses it on a key that holds tenant_id (migration 0031); deleting a
+    // document clears its edges' artifact_id itself (DocumentsRepository.delete).
     foreignKey({ columns: [t.tenantId, t.artifactId], foreignColumns: [documents.tenantId, documents.id] }).onDelete(
-      'set null',
+      'no action',
     ),
     // One-hop expansion reads live edges around a set of entities, newest first.
     index('edges_live_source_idx').on(t.tenantId, t.sourceId, t.createdAt).where(sql`${t.expiredAt} IS NULL`),
