@@ -1,4 +1,4 @@
-import { asksAboutThePresent, periodNamed, raiseToldInPeriod, rankForTheTimeAsked, toldWithin } from './question-time';
+import { periodNamed, raiseToldInPeriod, toldWithin } from './question-time';
 import type { RetrievedChunk } from './retrieval.types';
 
 const iso = (d?: Date) => d?.toISOString().slice(0, 10);
@@ -48,24 +48,3 @@ describe('passages told within the period', () => {
   });
 });
 
-describe('a question about the present', () => {
-  const chunk = (chunkId: number, date: string | null) => ({ chunkId, documentDate: date ? new Date(date) : null }) as RetrievedChunk;
-
-  it('is one that says now, currently, these days or still, and names no period', () => {
-    expect(asksAboutThePresent('Where does Maya work now?')).toBe(true);
-    expect(asksAboutThePresent('Which city is Omar living in at the moment?')).toBe(true);
-    expect(asksAboutThePresent('Is Tom still a nurse at Mercy?')).toBe(true);
-    expect(asksAboutThePresent('Where did Maya work in May 2024?')).toBe(false);
-    expect(asksAboutThePresent('Who founded the company that owns Nowhere Records?')).toBe(false);
-  });
-
-  it('moves the newest of the best dated passages up, without taking the first place from a far better one', () => {
-    const ranked = [chunk(1, '2023-01-05'), chunk(2, '2023-03-01'), chunk(3, '2024-02-01'), chunk(4, null)];
-    expect(rankForTheTimeAsked(ranked, 'Where does Maya work now?').map((c) => c.chunkId)).toEqual([1, 3, 2, 4]);
-  });
-
-  it('leaves undated passages as ranked', () => {
-    const ranked = [chunk(1, null), chunk(2, null)];
-    expect(rankForTheTimeAsked(ranked, 'Who is the current CEO?')).toBe(ranked);
-  });
-});

@@ -64,46 +64,6 @@ export function toldWithin(chunk: Pick<RetrievedChunk, 'documentDate'>, period: 
   return date >= period.from.getTime() && date < period.to.getTime() + TOLD_WITHIN_DAYS_AFTER * 86_400_000;
 }
 
-/**
- * A question about the present ("Where does Maya work now?", "Is Tom still at Acme?") asks for
- * the state that holds today, and when dated passages disagree about a state the later one has
- * the update (a move, a new job, a break-up). Among the best passages of the ranking (only
- * those: a passage that does not match is not raised for being new), the dated ones are put
- * beside it newest first, weighed as the ranking is: with the fusion's small k the ranking's
- * first passage keeps its place unless a newer one is close behind it.
- */
-const PRESENT = /\b(?:now|nowadays|currently|current|these days|at the moment|at present|presently|still|latest|anymore|any more|today)\b/i;
-
-/** How many of the ranking's best passages the present's preference reorders. */
-export const NEWEST_AMONG = 10;
-
-/** The fusion weight of those passages newest first (the ranking weighs 1; at 0.5 a newer passage third moved no place). */
-export const NEWEST_FIRST_WEIGHT = 1;
-
-export function asksAboutThePresent(question: string): boolean {
-  return PRESENT.test(question) && periodNamed(question) === undefined;
-}
-
-/** The ranking after the question's time: its period's passages raised, or for the present the newest of its best. */
-export function rankForTheTimeAsked(ranked: RetrievedChunk[], question: string | undefined): RetrievedChunk[] {
-  if (!question) return ranked;
-  if (asksAboutThePresent(question)) return preferNewest(ranked);
-  return raiseToldInPeriod(ranked, question);
-}
-
-function preferNewest(ranked: RetrievedChunk[]): RetrievedChunk[] {
-  const dated = ranked.slice(0, NEWEST_AMONG).filter((c) => c.documentDate !== null);
-  if (new Set(dated.map((c) => c.documentDate!.getTime())).size < 2) return ranked;
-  const newestFirst = [...dated].sort((a, b) => b.documentDate!.getTime() - a.documentDate!.getTime());
-  return fuseByRank(
-    [
-      { items: ranked, weight: 1 },
-      { items: newestFirst, weight: NEWEST_FIRST_WEIGHT },
-    ],
-    (c) => c.chunkId,
-  ).map((f) => f.item);
-}
-
 /** The ranking with the passages told within the question's period raised (unchanged when it names none, or none is dated then). */
 export function raiseToldInPeriod(ranked: RetrievedChunk[], question: string | undefined): RetrievedChunk[] {
   const period = question ? periodNamed(question) : undefined;

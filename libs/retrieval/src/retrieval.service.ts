@@ -3,7 +3,7 @@ import { Settings, SETTINGS } from '@loci/config';
 import { atStoredWidth, Database, DATABASE, EMBEDDING_DIMENSIONS, ReadRouter } from '@loci/db';
 import { applyBudgets } from './context-budget';
 import { fuseByRank } from './fusion';
-import { rankForTheTimeAsked } from './question-time';
+import { raiseToldInPeriod } from './question-time';
 import { keepBestScore, roundRobin } from './merge';
 import { personalizedPageRank } from './graph-walk';
 import { relationWordsFor } from './fact-topics';
@@ -202,8 +202,8 @@ export class RetrievalService {
     const merged = {
       entities: roundRobin([local.entities, global.entities], byId, keepBestScore),
       relations: roundRobin([local.relations, global.relations], byId),
-      // A question naming a time raises the passages dated then; one about the present, the newest (question-time.ts).
-      chunks: rankForTheTimeAsked(
+      // A question naming a time raises the passages dated then (question-time.ts).
+      chunks: raiseToldInPeriod(
         fuseByRank(
           [
             { items: lexical, weight: weights.lexical },
