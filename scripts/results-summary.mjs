@@ -25,6 +25,8 @@ for (const file of files) {
   for (const field of PER_QUESTION) if (Array.isArray(report[field])) delete report[field];
   const out = join(dirname(resultsDir), 'summaries', basename(path));
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  // One line: the kept summaries share a 1 MB budget (test/e2e/repository-shape), and indentation
+  // was a third of their bytes. `node -e` or jq print one readably.
+  writeFileSync(out, `${JSON.stringify(report)}\n`);
   process.stdout.write(`${out}\n`);
 }
