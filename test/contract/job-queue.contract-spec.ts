@@ -548,11 +548,17 @@ describe(`job queue contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       for (let n = 0; n < 12; n++) ids.add(await queue.enqueue(tenantId, kind, { n }));
       let inFlight = 0;
       let maxInFlight = 0;
+      let started = 0;
       const handled: number[] = [];
       const runner = newRunner().register(kind, async (job) => {
         inFlight++;
+        started++;
         maxInFlight = Math.max(maxInFlight, inFlight);
-        await sleep(40);
+        // Each handler holds its slot until the runner has filled all three (or started every
+        // job), so the test measures the cap and not how fast claims run on a busy machine: a
+        // fixed 40 ms sleep saw only two in flight when PGlite's claims took longer under load.
+        // The hold gives up after 3 s so a runner stuck below its cap fails the assertion, not the run.
+        await waitFor(async () => inFlight >= 3 || started === ids.size, 3_000).catch(() => undefined);
         handled.push(job.id);
         inFlight--;
       });
