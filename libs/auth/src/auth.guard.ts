@@ -3,13 +3,13 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ForbiddenError, UnauthenticatedError } from '@loci/common';
-import { isStoreUnavailable } from '@loci/db';
 import type { ApiKeyScope, UserRole } from '@loci/db';
 import { looksLikeApiKey } from './api-key-secret';
 import { credentialFrom } from './credential';
 import { API_KEY_ALLOWED, API_KEY_SCOPES, IS_PUBLIC, MCP_OAUTH_ALLOWED, ROLES } from './decorators';
 import { InsufficientScopeError } from './insufficient-scope.error';
 import { looksLikeMcpAccessToken } from './mcp-oauth-secret';
+import { principalOrRefusal } from './passport-outcome';
 import { Principal } from './principal';
 
 type AuthenticatedRequest = Request & {
@@ -21,28 +21,15 @@ type AuthenticatedRequest = Request & {
   authFault?: unknown;
 };
 
-/**
- * A credential the store could not check is neither valid nor invalid: the store's fault goes
- * on to the exception filter (503 store_unavailable) instead of becoming a 401.
- */
-function rethrowStoreFault(error: unknown): void {
-  // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught value itself, passed on unchanged to the exception filter
-  if (error && isStoreUnavailable(error)) throw error;
-}
-
 /** Passport guards that report failures as our typed error instead of Nest's bare 401. */
 class StrictPassportGuard extends AuthGuard(['jwt']) {
   override handleRequest<T>(error: unknown, user: T): T {
-    rethrowStoreFault(error);
-    if (error || !user) throw new UnauthenticatedError('Invalid or expired access token.');
-    return user;
+    return principalOrRefusal(error, user, 'Invalid or expired access token.');
   }
 }
 class ApiKeyPassportGuard extends AuthGuard(['api-key']) {
   override handleRequest<T>(error: unknown, user: T): T {
-    rethrowStoreFault(error);
-    if (error || !user) throw new UnauthenticatedError('Invalid, revoked or expired API key.');
-    return user;
+    return principalOrRefusal(error, user, 'Invalid, revoked or expired API key.');
   }
 }
 
