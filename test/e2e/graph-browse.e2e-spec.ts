@@ -66,6 +66,10 @@ describe('graph browsing (e2e)', () => {
     expect(acme.documents).toEqual([{ document_id: expect.any(String), name: 'acme.txt' }]);
     expect(globex).toMatchObject({ status: 'live', invalid_at: null, expired_at: null, created_at: expect.any(String) });
     expect(globex.documents.map((d: any) => d.name)).toEqual(['globex.txt']);
+    // Each end carries its type, as the entity itself says it (the console's graph draws nodes by it).
+    const { body: globexEntity } = await get(`/v1/entities/${globex.target.entity_id}`).expect(200);
+    expect(globex.target).toEqual({ entity_id: globexEntity.entity.entity_id, name: 'Globex Industries', type: globexEntity.entity.type });
+    expect(globex.source.type).toBe(body.entity.type);
     const order = body.facts.map((f: any) => f.valid_at ?? f.created_at);
     expect([...order].sort()).toEqual(order);
   });

@@ -1432,11 +1432,13 @@ export interface components {
                 source: {
                     entity_id: string;
                     name: string;
+                    type: string | null;
                 };
                 relation: string;
                 target: {
                     entity_id: string;
                     name: string;
+                    type: string | null;
                 };
                 description: string | null;
                 weight: number;
@@ -1458,11 +1460,13 @@ export interface components {
                 source: {
                     entity_id: string;
                     name: string;
+                    type: string | null;
                 };
                 relation: string;
                 target: {
                     entity_id: string;
                     name: string;
+                    type: string | null;
                 };
                 description: string | null;
                 weight: number;
@@ -1482,11 +1486,13 @@ export interface components {
                 source: {
                     entity_id: string;
                     name: string;
+                    type: string | null;
                 };
                 relation: string;
                 target: {
                     entity_id: string;
                     name: string;
+                    type: string | null;
                 };
                 description: string | null;
                 weight: number;

@@ -29,13 +29,16 @@ export const entitySearchResponse = z.object({
 
 export const factStatus = z.enum(['live', 'ended', 'superseded']);
 
+/** A fact's end: the entity's id, name and type (a graph view draws it without fetching it). */
+const factEnd = z.object({ entity_id: z.string(), name: z.string(), type: z.string().nullable() });
+
 export const factResponse = z.object({
   fact_id: z.string(),
   /** live: true now as far as Loci knows; ended: stopped being true (invalid_at); superseded: replaced by newer knowledge (expired_at). */
   status: factStatus,
-  source: z.object({ entity_id: z.string(), name: z.string() }),
+  source: factEnd,
   relation: z.string(),
-  target: z.object({ entity_id: z.string(), name: z.string() }),
+  target: factEnd,
   description: z.string().nullable(),
   weight: z.number(),
   /** When it became true in the world, and stopped being true. */
@@ -81,9 +84,9 @@ export function toFactResponse(fact: FactRecord): z.infer<typeof factResponse> {
   return {
     fact_id: String(fact.id),
     status: factStatusOf(fact),
-    source: { entity_id: String(fact.sourceId), name: fact.sourceName },
+    source: { entity_id: String(fact.sourceId), name: fact.sourceName, type: fact.sourceType },
     relation: fact.relation,
-    target: { entity_id: String(fact.targetId), name: fact.targetName },
+    target: { entity_id: String(fact.targetId), name: fact.targetName, type: fact.targetType },
     description: fact.description,
     weight: fact.weight,
     valid_at: fact.validAt?.toISOString() ?? null,

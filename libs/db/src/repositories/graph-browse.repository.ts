@@ -19,8 +19,11 @@ export interface FactRecord {
   id: number;
   sourceId: number;
   sourceName: string;
+  /** The ends' types, so a graph view can draw each node by its type without a call per node. */
+  sourceType: string | null;
   targetId: number;
   targetName: string;
+  targetType: string | null;
   relation: string;
   description: string | null;
   weight: number;
@@ -35,8 +38,10 @@ interface FactRow {
   id: number;
   source_id: number;
   source_name: string;
+  source_type: string | null;
   target_id: number;
   target_name: string;
+  target_type: string | null;
   relation: string;
   description: string | null;
   weight: number;
@@ -117,7 +122,8 @@ export class GraphBrowseRepository {
 
   private async facts(tenantId: string, graphId: number, which: ReturnType<typeof sql>): Promise<FactRecord[]> {
     const rows = await this.reads.rows<FactRow>(
-      sql`SELECT x.id, x.source_id, s.name AS source_name, x.target_id, t.name AS target_name, x.relation,
+      sql`SELECT x.id, x.source_id, s.name AS source_name, s.type AS source_type,
+            x.target_id, t.name AS target_name, t.type AS target_type, x.relation,
             x.description, x.weight, x.valid_at, x.invalid_at, x.created_at, x.expired_at,
             (SELECT coalesce(json_agg(json_build_object('id', d.id, 'name', d.name) ORDER BY d.id), '[]'::json)
                FROM edge_documents ed JOIN documents d ON d.tenant_id = ed.tenant_id AND d.id = ed.document_id
@@ -154,8 +160,10 @@ function toFactRecord(row: FactRow): FactRecord {
     id: Number(row.id),
     sourceId: Number(row.source_id),
     sourceName: row.source_name,
+    sourceType: row.source_type ?? null,
     targetId: Number(row.target_id),
     targetName: row.target_name,
+    targetType: row.target_type ?? null,
     relation: row.relation,
     description: row.description,
     weight: Number(row.weight),
