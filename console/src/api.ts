@@ -119,9 +119,9 @@ export interface DocumentItem {
 export interface Fact {
   fact_id: string;
   status: 'live' | 'ended' | 'superseded';
-  source: { entity_id: string; name: string };
+  source: { entity_id: string; name: string; type: string | null };
   relation: string;
-  target: { entity_id: string; name: string };
+  target: { entity_id: string; name: string; type: string | null };
   description: string | null;
   valid_at: string | null;
   invalid_at: string | null;

@@ -252,6 +252,52 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await shot('graph');
   }, 30_000);
 
+  it("draws the opened entity's neighbourhood, expands a node on click, and re-draws it as of an instant", async () => {
+    // A second employee of Acme, taken in through the API with the session's token: opening Acme draws her.
+    const session = { Authorization: `Bearer ${await page.evaluate<string>("sessionStorage.getItem('loci.token')")}` };
+    const { body: erin } = await t.http.post('/v1/documents').set(session).send({ name: 'erin.txt', text: 'Erin Walsh works at Acme Corporation since 2021.' }).expect(202);
+    await eventually(async () => (await t.http.get(`/v1/documents/${erin.document_id}`).set(session)).body.status, 'processed');
+    const canvas = page.getByTestId('graph-canvas');
+    await canvas.scrollIntoViewIfNeeded();
+    const drawnNodes = async () => Number(await canvas.getAttribute('data-nodes'));
+    // What Cytoscape holds and draws (the element carries its instance): "source relation target (state)".
+    const drawnFacts = () =>
+      canvas.evaluate((el: any) =>
+        el.cytoscape
+          .edges()
+          .map((e: any) => `${e.source().data('name')} ${e.data('relation')} ${e.target().data('name')}${['ended', 'superseded'].filter((c) => e.hasClass(c)).map((c) => ` (${c})`).join('')}`)
+          .sort(),
+      ) as Promise<string[]>;
+    const facts = await drawnFacts();
+    expect(facts.some((f) => /^Alice Johnson .+ Acme Corporation \(superseded\)$/.test(f))).toBe(true);
+    expect(facts.some((f) => /^Alice Johnson .+ Globex Industries$/.test(f))).toBe(true);
+
+    // A click where Acme Corporation is drawn opens it: its facts (Erin Walsh's) join the graph.
+    const before = await drawnNodes();
+    const acme = await canvas.evaluate((el: any) => {
+      const node = el.cytoscape.nodes().filter((n: any) => n.data('name') === 'Acme Corporation')[0];
+      const box = el.getBoundingClientRect();
+      return { x: box.left + node.renderedPosition().x, y: box.top + node.renderedPosition().y, inside: node.renderedPosition().x > 0 && node.renderedPosition().y > 0 && node.renderedPosition().x < box.width && node.renderedPosition().y < box.height };
+    });
+    expect(acme.inside).toBe(true);
+    await page.mouse.click(acme.x, acme.y);
+    await page.getByTestId('entity').getByRole('heading', { name: 'Acme Corporation' }).waitFor();
+    await eventually(async () => (await drawnNodes()) > before, true);
+    expect((await drawnFacts()).some((f) => /^Erin Walsh .+ Acme Corporation$/.test(f))).toBe(true);
+
+    // The time control at its first instant (2019): Alice at Acme, not yet at Globex; at its end, every state again.
+    const time = page.getByRole('slider', { name: 'As of' });
+    await time.focus();
+    await page.keyboard.press('Home');
+    await page.getByTestId('graph-caption').filter({ hasText: /^As of 2019-/ }).waitFor();
+    const then = await drawnFacts();
+    expect(then.some((f) => /^Alice Johnson .+ Acme Corporation$/.test(f))).toBe(true);
+    expect(then.some((f) => f.includes('Globex Industries'))).toBe(false);
+    await page.keyboard.press('End');
+    await page.getByTestId('graph-caption').filter({ hasText: /^Every state/ }).waitFor();
+    expect((await drawnFacts()).some((f) => /^Alice Johnson .+ Acme Corporation \(superseded\)$/.test(f))).toBe(true);
+  }, 30_000);
+
   it("opens a user's gb memory, remembers a text into a dataset and asks it", async () => {
     await go('Memories (gb)');
     await input('User id').fill('user-42');

@@ -1,6 +1,7 @@
 import { Badge, Button, Card, Group, Stack, Table, Text, TextInput, Timeline, Title, UnstyledButton } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { call, Fact, loci } from '../api';
+import { NeighbourhoodGraph } from '../graph/NeighbourhoodGraph';
 import { ErrorNote, when } from '../ui';
 
 interface EntityItem {
@@ -13,7 +14,7 @@ interface EntityItem {
 
 const statusColor = { live: 'green', ended: 'gray', superseded: 'orange' } as const;
 
-/** Entities by name; an entity's facts in time order; a fact's history on a timeline. */
+/** Entities by name; the graph of those opened; an entity's facts in time order; a fact's history on a timeline. */
 export function GraphScreen() {
   const [q, setQ] = useState('');
   const [found, setFound] = useState<EntityItem[] | null>(null);
@@ -68,6 +69,7 @@ export function GraphScreen() {
           ))}
         </Stack>
       )}
+      <NeighbourhoodGraph opened={entity} onOpen={(id) => void openEntity(id)} />
       {entity && (
         <Card withBorder data-testid="entity">
           <Title order={3}>{entity.entity.name}</Title>
