@@ -17,6 +17,9 @@ interface GraphCanvasProps {
 /** Beyond this many nodes a force-directed layout takes seconds on a laptop; rings by degree do not. */
 const FORCE_LAYOUT_MAX_NODES = 300;
 
+/** Below this zoom labels are too small to read: the view shows the centre's surroundings instead of everything. */
+const READABLE_ZOOM = 0.7;
+
 const nodeKey = (entityId: string) => `entity-${entityId}`;
 const factKey = (factId: string) => `fact-${factId}`;
 
@@ -69,13 +72,17 @@ export function GraphCanvas({ drawing, expanded, centre, byState, onNodeClick, l
         for (const status of ['ended', 'superseded']) edge.toggleClass(status, byState && edge.data('status') === status);
       });
     });
-    const middle = centre ? instance.getElementById(nodeKey(centre)) : instance.collection();
     if (added > 0) {
       const force = instance.nodes().length <= FORCE_LAYOUT_MAX_NODES;
-      const layout = instance.layout(force ? { name: 'cose', animate: false, randomize: false, padding: 30 } : { name: 'concentric', animate: false, padding: 30, minNodeSpacing: 4 });
-      layout.run();
+      instance.layout(force ? { name: 'cose', animate: false, randomize: false } : { name: 'concentric', animate: false, minNodeSpacing: 4 }).run();
     }
-    if (middle.nonempty()) instance.center(middle);
+    // The whole graph when its labels stay readable that way; else the centre entity at full size.
+    instance.fit(undefined, 30);
+    const middle = centre ? instance.getElementById(nodeKey(centre)) : instance.collection();
+    if (middle.nonempty() && instance.zoom() < READABLE_ZOOM) {
+      instance.zoom(1);
+      instance.center(middle);
+    }
   }, [drawing, expanded, centre, byState]);
 
   return <div ref={container} role="img" aria-label={label} data-testid="graph-canvas" data-nodes={drawing.nodes.length} data-facts={drawing.facts.length} style={{ height: 440, width: '100%', border: '1px solid var(--mantine-color-gray-3)', borderRadius: 4 }} />;

@@ -70,6 +70,8 @@ export function NeighbourhoodGraph({ opened, onOpen }: { opened: OpenedEntity | 
             onChange={(index) => setAsOf(index >= instants.length ? null : instants[index])}
             label={(index) => (index >= instants.length ? 'every state' : day(instants[index]))}
             data-testid="graph-time"
+            // Room at both ends for the thumb's label ("every state"), so it stays inside the card.
+            mx={40}
             mb="sm"
           />
         )}
