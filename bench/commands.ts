@@ -62,17 +62,25 @@ async function seeded(config: CommonConfig, out: Out, scenario: string) {
 /** A precondition the user can fix (printed without a stack, exit 2). */
 export class UsageFailure extends Error {}
 
-export async function runQueryCommand(config: CommonConfig & { scenario: string; scenarios: QueryScenario[]; modes: RetrievalMode[] }, out: Out): Promise<Report> {
+export async function runQueryCommand(
+  config: CommonConfig & { scenario: string; scenarios: QueryScenario[]; modes: RetrievalMode[]; apiMain?: string },
+  out: Out,
+): Promise<Report> {
   const { file, machine, dataset, databaseUrl } = await seeded(config, out, config.scenario);
   out(
     `bench ${config.scenario}: ${dataset.large_tenant.edges} edges in the large tenant (${file.edges} seeded over ${file.tenants} tenants), ` +
       `${file.questions.length} questions, modes ${config.modes.join(',')}, concurrency ${config.concurrencies.join(',')}, ${config.durationS} s a cell`,
   );
   let api: ApiProcess | undefined;
+  let baseline: ApiProcess | undefined;
   try {
     if (config.scenarios.includes('query-context')) {
       api = await startApi({ databaseUrl, redisUrl: config.redisUrl, logLevel: config.logLevel, poolMax: config.poolMax });
       out(`API pid ${api.pid} at ${api.url} (log: ${api.logPath})`);
+      if (config.apiMain) {
+        baseline = await startApi({ databaseUrl, redisUrl: config.redisUrl, logLevel: config.logLevel, poolMax: config.poolMax, apiMain: config.apiMain });
+        out(`baseline API (${config.apiMain}) pid ${baseline.pid} at ${baseline.url} (log: ${baseline.logPath})`);
+      }
     }
     const outcome = await runQueryBench({
       scenarios: config.scenarios,
@@ -84,6 +92,7 @@ export async function runQueryCommand(config: CommonConfig & { scenario: string;
       durationS: config.durationS,
       checkCount: config.checkCount,
       target: api ? { url: api.url, apiKey: file.large_tenant.api_key, pid: api.pid } : undefined,
+      baseline: baseline ? { url: baseline.url, apiKey: file.large_tenant.api_key, pid: baseline.pid } : undefined,
       log: out,
     });
     out('');
@@ -103,11 +112,13 @@ export async function runQueryCommand(config: CommonConfig & { scenario: string;
         embedding_model: BENCH_EMBEDDING_MODEL,
         load_generator: config.scenarios.includes('query-context') ? 'autocannon (this process), loopback' : null,
         api: api ? { process: `child: ${API_COMMAND}`, env: api.env } : null,
+        ...(config.apiMain ? { baseline_api_main: config.apiMain } : {}),
       },
       ...outcome,
     };
   } finally {
     await api?.stop();
+    await baseline?.stop();
   }
 }
 

@@ -154,10 +154,16 @@ export function writeReport(dir: string, report: BenchHeader): string {
 export function summaryLines(outcome: QueryBenchOutcome): string[] {
   const lines: string[] = [];
   for (const c of outcome.checks) {
-    lines.push(`check ${c.scenario.padEnd(13)} ${c.mode.padEnd(6)} ${c.ok}/${c.requests} ok, answer found in ${Math.round(c.answer_found * 100)}%, ~${c.mean_bytes} bytes`);
+    lines.push(`check ${(c.build ? `${c.scenario}@${c.build}` : c.scenario).padEnd(13)} ${c.mode.padEnd(6)} ${c.ok}/${c.requests} ok, answer found in ${Math.round(c.answer_found * 100)}%, ~${c.mean_bytes} bytes`);
   }
   for (const r of outcome.ratios) {
     lines.push(`Loci/floor ${r.mode.padEnd(6)} c=${String(r.concurrency).padEnd(3)} p50 ×${r.p50_ratio}  p99 ×${r.p99_ratio}  throughput ×${r.throughput_ratio}`);
+  }
+  for (const r of outcome.against_baseline ?? []) {
+    lines.push(
+      `this/baseline ${r.mode.padEnd(6)} c=${String(r.concurrency).padEnd(3)} p50 ×${r.p50_ratio}  p99 ×${r.p99_ratio}  throughput ×${r.throughput_ratio}` +
+        (r.cpu_ratio === undefined ? '' : `  CPU a question ×${r.cpu_ratio}`),
+    );
   }
   if (outcome.api_rss) {
     const m = outcome.api_rss;

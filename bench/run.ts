@@ -100,7 +100,9 @@ Options:
                        --backlog documents (default 150): questions/s at concurrency 16 and
                        --documents documents/s, two passes; with --api-main, on another build
   --api-main <path>    neighbours: another build's dist/apps/api/src/main.js (e.g. one before
-                       issue 34, for "today's" numbers)
+                       issue 34, for "today's" numbers); query, query-context: that build's API
+                       beside this one on the same database, every cell on both in turn, with
+                       this/baseline ratios of latency, throughput and CPU a question
   --out <dir>          results folder (default bench/results)
   -h, --help           this text
 `;
@@ -160,7 +162,8 @@ async function dispatch(scenario: string, values: Values, out: (line: string) =>
   if (QUERY_SCENARIOS[scenario]) {
     const modes = choiceList<RetrievalMode>('modes', values.modes, RETRIEVAL_MODES, RETRIEVAL_MODES);
     if (!common.databaseUrl) throw new UsageFailure('DATABASE_URL is not set (the database bench:seed wrote to).');
-    return runQueryCommand({ ...common, scenario, scenarios: QUERY_SCENARIOS[scenario], modes }, out);
+    const apiMain = values['api-main'] === undefined ? undefined : resolve(values['api-main']);
+    return runQueryCommand({ ...common, scenario, scenarios: QUERY_SCENARIOS[scenario], modes, apiMain }, out);
   }
   if (scenario === 'query-ingested') {
     if (!common.databaseUrl) throw new UsageFailure('DATABASE_URL is not set (the database the API ingests into).');

@@ -18,6 +18,10 @@ export interface CellResult {
   latency_ms: LatencySummary;
   /** query-context with the API as a child process: its CPU time (user + system) per successful request. */
   api_cpu_ms_per_request?: number;
+  /** query-context: the database backends' CPU time on the bench database per successful request. */
+  db_cpu_ms_per_request?: number;
+  /** query-context on another build's API (--api-main); absent: this checkout's. */
+  build?: 'baseline';
 }
 
 /** A sequential pass before the load: proves each mode answers and warms caches. */
@@ -30,6 +34,8 @@ export interface CheckResult {
   answer_found: number;
   /** Mean size of what came back (response body bytes; floor: JSON of the rows). */
   mean_bytes: number;
+  /** query-context on another build's API (--api-main); absent: this checkout's. */
+  build?: 'baseline';
 }
 
 /** Hands out questions round-robin to every worker of a cell, so pairs see the same sequence. */
