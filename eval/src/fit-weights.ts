@@ -26,6 +26,8 @@ Options:
   --vector <w,w,...>   weights of the vector list (default 0,0.1,0.2,0.4,0.7,1); the others
                        stay at the offline embedder's (lexical 1, local 0.5, global 0.2)
   --lexical <w>        the weight of the BM25 list (default 1; 0 with naive measures the vectors alone)
+  --vector-search <s>  always (default: the vector lists beside the words, as the weight curve needs)
+                       or fallback (only when the words find nothing: the hashing embedder's policy)
   --modes <m,m>        default naive,mix
   --corpus <folder>    default ../shared/eval/hotpotqa-100
 `;
@@ -45,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
       store: { type: 'string' },
       vector: { type: 'string' },
       lexical: { type: 'string' },
+      'vector-search': { type: 'string' },
       modes: { type: 'string' },
       corpus: { type: 'string' },
     },
@@ -55,6 +58,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const weights = (values.vector ?? '0,0.1,0.2,0.4,0.7,1').split(',').map(Number);
   const lexical = Number(values.lexical ?? 1);
+  const vectorSearch = values['vector-search'] ?? 'always';
+  if (vectorSearch !== 'always' && vectorSearch !== 'fallback') {
+    process.stderr.write(`--vector-search is always or fallback, got ${vectorSearch}\n`);
+    return 2;
+  }
   const modes = (values.modes ?? 'naive,mix').split(',') as RetrievalMode[];
   const set = loadEvalSet(values.corpus ?? defaultCorpusFolder(findRepoRoot()));
   const bm25 = scoreBaseline(new Bm25Ranker(set.passages, ENGLISH_ANALYZER), set.questions, [2, 5]);
@@ -88,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
     const rows: Row[] = [];
     for (const mode of modes) {
       for (const vector of weights) {
-        const channelWeights: ChannelWeights = { ...HASHING_EMBEDDER_WEIGHTS, lexical, vector };
+        const channelWeights: ChannelWeights = { ...HASHING_EMBEDDER_WEIGHTS, lexical, vector, vectorSearch };
         const r2: number[] = [];
         const r5: number[] = [];
         const ms: number[] = [];

@@ -12,6 +12,7 @@ import {
   entityDocuments,
   findMigrationsFolder,
   graphs,
+  GraphWritesRepository,
   openDatabase,
   queryRows,
   tenants,
@@ -24,6 +25,7 @@ import {
   edgesAroundSql,
   entitySearchSql,
   EXPANSION_EDGES_PER_DIRECTION,
+  MODEL_EMBEDDER_WEIGHTS,
   RetrievalMode,
   RetrievalRepository,
   RetrievalRequest,
@@ -427,6 +429,112 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
     it('is true once a processed document has a chunk', async () => {
       await expect(retrieval.graphHasContent(graph.tenantId, graph.graphId)).resolves.toBe(true);
+    });
+  });
+
+  describe("the hashing embedder's vector lists (record 0075)", () => {
+    const SARDINES = 'The Bolhao market in Porto sells fresh sardines every morning.';
+    const TRAMS = 'Lisbon trams climb steep hills to the castle.';
+
+    /** Passages written as ingestion writes them, with their BM25 postings. */
+    async function graphWithPassages() {
+      const { tenantId, graphId } = await createGraph();
+      const document = await processedDocument(tenantId, graphId, 'city notes');
+      const writes = new GraphWritesRepository(database);
+      const ids: number[] = [];
+      for (const [index, text] of [SARDINES, TRAMS].entries()) {
+        const row = await writes.insertChunk(
+          database.db,
+          { tenantId, graphId, documentId: document.id, index, text, tokenCount: countTokens(text), embedding: embed(text), summaryEmbedding: embed(text), embeddingModel: 'local-hash' },
+          text,
+        );
+        ids.push(row.id);
+      }
+      return { tenantId, graphId, documentId: document.id, sardines: ids[0], trams: ids[1] };
+    }
+
+    /** A fact the sardines passage states, visible as ingestion leaves it. */
+    async function sardinesFact(scope: Awaited<ReturnType<typeof graphWithPassages>>): Promise<number> {
+      const { tenantId, graphId, documentId } = scope;
+      const named = async (name: string) => {
+        const [row] = await database.db
+          .insert(entities)
+          .values({ tenantId, graphId, name, normalizedName: name.toLowerCase(), type: 'place', description: name, embedding: embed(name), embeddingModel: 'local-hash' })
+          .returning();
+        await database.db.insert(entityDocuments).values({ tenantId, entityId: row.id, documentId });
+        return row.id;
+      };
+      const description = 'The Bolhao market sells fresh sardines';
+      const [fact] = await database.db
+        .insert(edges)
+        .values({
+          tenantId, graphId, sourceId: await named('Bolhao market'), targetId: await named('Porto'), relation: 'sells', description,
+          keywords: 'sells', embedding: embed(description), embeddingModel: 'local-hash', artifactId: documentId,
+        })
+        .returning();
+      await database.db.insert(edgeDocuments).values({ tenantId, edgeId: fact.id, documentId });
+      await database.db.insert(edgeChunks).values({ tenantId, edgeId: fact.id, chunkId: scope.sardines });
+      return fact.id;
+    }
+
+    const request = (scope: { tenantId: string; graphId: number }, mode: RetrievalMode, questionText: string, vectorOf: string) => ({
+      ...scope,
+      mode,
+      questionText,
+      questionVector: embed(vectorOf),
+      highLevelVector: embed(vectorOf),
+      highLevelKeywords: [],
+      budgets: ROOMY,
+    });
+
+    it('are not searched when the words find passages (no HNSW scan), and the passages still lead', async () => {
+      const scope = await graphWithPassages();
+      const context = await retrieval.retrieve(request(scope, 'naive', 'Which market sells fresh sardines?', 'Which market sells fresh sardines?'));
+      expect(context.chunks[0].chunkId).toBe(scope.sardines);
+      expect(Object.keys(context.timings)).toContain('lexical.chunks');
+      expect(Object.keys(context.timings)).not.toContain('naive.chunks');
+    });
+
+    it('are searched, after the words, when the words find nothing', async () => {
+      const scope = await graphWithPassages();
+      // No lexeme of the question is in the graph; its vector is near the sardines passage.
+      const context = await retrieval.retrieve(request(scope, 'naive', 'zyxwv qqqq', 'Porto market fresh sardines'));
+      expect(Object.keys(context.timings)).toContain('naive.chunks');
+      expect(context.chunks[0].chunkId).toBe(scope.sardines);
+    });
+
+    it('the facts nearest the keywords are not searched when a fact of the best passages matches by its words', async () => {
+      const scope = await graphWithPassages();
+      const fact = await sardinesFact(scope);
+      const context = await retrieval.retrieve(request(scope, 'global', 'fresh sardines', 'fresh sardines'));
+      expect(context.relations.map((r) => r.id)).toEqual([fact]);
+      expect(Object.keys(context.timings)).toContain('global.lexical');
+      expect(Object.keys(context.timings)).not.toContain('global.edges');
+    });
+
+    it('the facts nearest the keywords are searched when no fact matches by its words', async () => {
+      const scope = await graphWithPassages();
+      // The passage is found by its words, but the graph states no fact: the edge vector list runs.
+      const context = await retrieval.retrieve(request(scope, 'global', 'fresh sardines', 'fresh sardines'));
+      expect(Object.keys(context.timings)).toContain('global.lexical');
+      expect(Object.keys(context.timings)).toContain('global.edges');
+    });
+
+    it("mix searches the chunks nearest the question beside the words (one vote of four in its fusion)", async () => {
+      const scope = await graphWithPassages();
+      const context = await retrieval.retrieve(request(scope, 'mix', 'Which market sells fresh sardines?', 'Which market sells fresh sardines?'));
+      expect(Object.keys(context.timings)).toContain('naive.chunks');
+      expect(context.chunks[0].chunkId).toBe(scope.sardines);
+    });
+
+    it("are always searched with a provider model's weights", async () => {
+      const scope = await graphWithPassages();
+      const context = await retrieval.retrieve({
+        ...request(scope, 'naive', 'Which market sells fresh sardines?', 'Which market sells fresh sardines?'),
+        weights: MODEL_EMBEDDER_WEIGHTS,
+      });
+      expect(Object.keys(context.timings)).toContain('naive.chunks');
+      expect(context.chunks[0].chunkId).toBe(scope.sardines);
     });
   });
 

@@ -72,7 +72,9 @@ describe('bounded contexts for API clients', () => {
     expect(bounded.entities.length).toBeLessThanOrEqual(1);
     expect(bounded.relations.length).toBeLessThanOrEqual(1);
     if (mode !== 'naive') expect(whole.entities.length + whole.relations.length).toBeGreaterThan(2);
-    expect(bounded.truncated).toBe(true);
+    // naive's one list is BM25's (the offline embedder's vectors join only when the words find
+    // nothing, record 0076), and top_k 1 already reads one passage: chunk_top_k cuts nothing there.
+    if (mode !== 'naive') expect(bounded.truncated).toBe(true);
     expect(JSON.stringify(bounded)).not.toContain('Zircon');
   });
 

@@ -11,7 +11,13 @@ describe('channelWeightsFor', () => {
     expect(channelWeightsFor(`local:${LOCAL_WORD_VECTOR_MODEL}`)).toBe(WORD_VECTOR_EMBEDDER_WEIGHTS);
     expect(WORD_VECTOR_EMBEDDER_WEIGHTS.vector).toBeGreaterThan(0);
     expect(WORD_VECTOR_EMBEDDER_WEIGHTS.vector).toBeLessThan(HASHING_EMBEDDER_WEIGHTS.vector);
-    expect({ ...WORD_VECTOR_EMBEDDER_WEIGHTS, vector: 0 }).toEqual({ ...HASHING_EMBEDDER_WEIGHTS, vector: 0 });
+    expect({ ...WORD_VECTOR_EMBEDDER_WEIGHTS, vector: 0, vectorSearch: undefined }).toEqual({ ...HASHING_EMBEDDER_WEIGHTS, vector: 0, vectorSearch: undefined });
+  });
+
+  it('searches the hashing vectors only when the words find nothing; every other embedder beside the words', () => {
+    expect(HASHING_EMBEDDER_WEIGHTS.vectorSearch).toBe('fallback');
+    expect(WORD_VECTOR_EMBEDDER_WEIGHTS.vectorSearch).toBe('always');
+    expect(MODEL_EMBEDDER_WEIGHTS.vectorSearch).toBe('always');
   });
 
   it("gives a provider's embedder an equal vote with BM25", () => {

@@ -70,15 +70,30 @@ export interface ChannelWeights {
   vector: number;
   local: number;
   global: number;
+  /**
+   * When the vector lists weighed by `vector` (chunks nearest the question, facts nearest the
+   * high-level keywords) are searched: 'always' (the default), beside the words; or 'fallback',
+   * only when the words find nothing for that list (no passage by BM25 or a named document; no
+   * fact by its words), then after them. Mix searches its chunks' list always (record 0076).
+   */
+  vectorSearch?: 'always' | 'fallback';
 }
 
 /**
  * Weights for an embedder that captures meaning (a provider's model) and for the offline
  * hashing embedder, whose similarity is little more than shared tokens without IDF: there BM25
- * leads and the vector list only breaks ties. Measured on the development eval (docs/QUALITY.md).
+ * leads, and the vector lists are searched only for a question whose words find nothing (a
+ * hashing vector's neighbours share its tokens, which BM25 with IDF has already ranked better;
+ * record 0076). Measured on the development eval (docs/QUALITY.md).
  */
-export const MODEL_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 1, local: 0.5, global: 0.2 });
-export const HASHING_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 0.2, local: 0.5, global: 0.2 });
+export const MODEL_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 1, local: 0.5, global: 0.2, vectorSearch: 'always' });
+export const HASHING_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({
+  lexical: 1,
+  vector: 0.2,
+  local: 0.5,
+  global: 0.2,
+  vectorSearch: 'fallback',
+});
 /**
  * The offline word-vector embedder (`local:local-wordvec-v1`, opt-in): alone it ranks far below
  * BM25 and below the hashing embedder (recall@2 0.28 against 0.475), and every vector weight
@@ -86,7 +101,7 @@ export const HASHING_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze(
  * keeps a tie-breaker's weight rather than 0 so that a question sharing no lexeme with the
  * graph still gets the vector hits.
  */
-export const WORD_VECTOR_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 0.1, local: 0.5, global: 0.2 });
+export const WORD_VECTOR_EMBEDDER_WEIGHTS: Readonly<ChannelWeights> = Object.freeze({ lexical: 1, vector: 0.1, local: 0.5, global: 0.2, vectorSearch: 'always' });
 
 /**
  * The weights measured for the embedder (`provider:model`) the question's vectors come from:
