@@ -57,10 +57,11 @@ function toIso(value: string | null | undefined): string | null {
 
 /**
  * resolveStart's answers by reference day and text. Each one parses the date's text again with
- * compromise and runs its dates plugin (~1 ms, a quarter of an extraction's CPU on HotpotQA's
- * passages), and the same written dates come back chunk after chunk ("the 1990s", "March 5")
- * against the same day. The answer depends on the text and that day only. Cleared when full, so
- * a long-lived worker thread's memory stays bounded.
+ * compromise and runs its dates plugin, and the same written dates come back chunk after chunk
+ * ("the 1990s", "March 5") against the same day; on HotpotQA's passages 204 of 1,039 look-ups
+ * hit, about 1 ms of ~29 ms of a passage's offline NLP (measured side by side). The answer
+ * depends on the text and that day only. Per worker thread and cleared when full, so its memory
+ * stays bounded; one tenant's texts can only evict entries, which are then computed again.
  */
 const resolvedStarts = new Map<string, string | null>();
 const RESOLVED_STARTS_MAX = 10_000;
