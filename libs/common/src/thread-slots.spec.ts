@@ -74,7 +74,7 @@ describe('ThreadSlots: the CPU pool threads, tenants in turn', () => {
   });
 
   it('keeps slots past a tenant\'s share free for other tenants, however many it asks for', async () => {
-    const slots = new ThreadSlots(3, 2);
+    const slots = new ThreadSlots(3, { perTenant: 2 });
     const r = recorder(slots);
     for (let i = 1; i <= 4; i++) r.ask(`a${i}`, 'A');
     await r.settle();
@@ -96,7 +96,7 @@ describe('ThreadSlots: the CPU pool threads, tenants in turn', () => {
   });
 
   it('shrinks a tenant to an equal share while another holds or waits for a slot, and gives its share back after', async () => {
-    const slots = new ThreadSlots(3, 2, true);
+    const slots = new ThreadSlots(3, { perTenant: 2, sharedWhenBusy: true });
     const r = recorder(slots);
     for (let i = 1; i <= 5; i++) r.ask(`a${i}`, 'A');
     await r.settle();
@@ -120,7 +120,7 @@ describe('ThreadSlots: the CPU pool threads, tenants in turn', () => {
   });
 
   it('without sharedWhenBusy, keeps each tenant at perTenant beside others', async () => {
-    const slots = new ThreadSlots(3, 2);
+    const slots = new ThreadSlots(3, { perTenant: 2 });
     const r = recorder(slots);
     for (let i = 1; i <= 3; i++) r.ask(`a${i}`, 'A');
     r.ask('b1', 'B');
@@ -128,5 +128,33 @@ describe('ThreadSlots: the CPU pool threads, tenants in turn', () => {
     await r.release('a1');
     await r.settle();
     expect(r.granted).toEqual(['a1', 'a2', 'b1', 'a3']);
+  });
+
+  it('with lingerMs, keeps a tenant contending between its bursts, and gives the share back once it has been gone that long', async () => {
+    let now = 0;
+    const slots = new ThreadSlots(3, { perTenant: 2, sharedWhenBusy: true, lingerMs: 1_000, now: () => now });
+    const r = recorder(slots);
+    r.ask('b1', 'B');
+    await r.settle();
+    await r.release('b1');
+    // B asked 300 ms ago and holds nothing now: A still gets an equal share, one of three.
+    now = 300;
+    for (let i = 1; i <= 4; i++) r.ask(`a${i}`, 'A');
+    await r.settle();
+    expect(r.granted).toEqual(['b1', 'a1']);
+    // B's next question 900 ms after its last: it starts at once, beside one of A's, not two.
+    now = 900;
+    r.ask('b2', 'B');
+    await r.settle();
+    expect(r.granted).toEqual(['b1', 'a1', 'b2']);
+    await r.release('b2');
+    await r.release('a1');
+    await r.settle();
+    expect(r.granted).toEqual(['b1', 'a1', 'b2', 'a2']);
+    // Past lingerMs since B's last slot, A alone again: its next release lets it back to two.
+    now = 2_000;
+    await r.release('a2');
+    await r.settle();
+    expect(r.granted).toEqual(['b1', 'a1', 'b2', 'a2', 'a3', 'a4']);
   });
 });

@@ -12,6 +12,22 @@ const NO_TENANT = '';
 /** Tenants whose last turn is remembered (a few hundred KB at most). */
 const MAX_REMEMBERED = 10_000;
 
+export interface ThreadSlotsOptions {
+  /** The most slots one tenant may hold at once (default all). */
+  perTenant?: number;
+  /** Equal shares while tenants contend (see the constructor). */
+  sharedWhenBusy?: boolean;
+  /**
+   * With sharedWhenBusy: a tenant still counts as contending this long after its last slot was
+   * given back (default 0). A tenant whose work comes in short bursts (a question every few
+   * hundred ms) is then not absent between them, and a flood does not grow back into the gaps
+   * only to be running at twice its share when the next one arrives.
+   */
+  lingerMs?: number;
+  /** The clock, in ms (tests). */
+  now?: () => number;
+}
+
 /**
  * The CPU pool's threads as slots, so that a task is only given to the pool when a thread is
  * free for it: its time budget then measures its own run, never its wait behind others.
@@ -41,6 +57,12 @@ export class ThreadSlots {
   private readonly uploadSlots: number;
   /** Slots each tenant holds now (tenants holding none are not kept). */
   private readonly heldBy = new Map<string, number>();
+  /** When tenants holding nothing now last gave a slot back, oldest first (only within lingerMs). */
+  private readonly releasedAt = new Map<string, number>();
+  private readonly perTenant: number;
+  private readonly sharedWhenBusy: boolean;
+  private readonly lingerMs: number;
+  private readonly now: () => number;
 
   /**
    * `perTenant`: the most slots one tenant may hold at once (default all). Below `threads`, the
@@ -52,13 +74,17 @@ export class ThreadSlots {
    * `perTenant`. Work already running is never cut short; a tenant over its share starts nothing
    * until it is back under it. For question turns (slots = cores + 1): beside another tenant's
    * question, a flood runs one question instead of two, so the other's shares the cores with one.
+   * `lingerMs` keeps a tenant contending between its bursts.
    */
   constructor(
     private readonly threads: number,
-    private readonly perTenant: number = threads,
-    private readonly sharedWhenBusy = false,
+    options: ThreadSlotsOptions = {},
   ) {
     this.uploadSlots = Math.max(1, threads - 1);
+    this.perTenant = options.perTenant ?? threads;
+    this.sharedWhenBusy = options.sharedWhenBusy ?? false;
+    this.lingerMs = options.lingerMs ?? 0;
+    this.now = options.now ?? (() => performance.now());
   }
 
   /** Resolves when a slot is free for `lane`, for `tenant`'s work, with the function that gives it back (once). */
@@ -112,7 +138,23 @@ export class ThreadSlots {
     if (!this.sharedWhenBusy) return this.perTenant;
     let active = this.heldBy.size;
     for (const tenant of this.waiting.keys()) if (!this.heldBy.has(tenant)) active++;
+    active += this.lingering();
     return active > 1 ? Math.min(this.perTenant, Math.max(1, Math.floor(this.threads / active))) : this.perTenant;
+  }
+
+  /**
+   * Tenants holding and waiting for nothing that gave a slot back within lingerMs; older entries
+   * are dropped here, so the map holds only tenants of the last lingerMs.
+   */
+  private lingering(): number {
+    if (this.releasedAt.size === 0) return 0;
+    const since = this.now() - this.lingerMs;
+    let count = 0;
+    for (const [tenant, at] of this.releasedAt) {
+      if (at < since) this.releasedAt.delete(tenant);
+      else if (!this.heldBy.has(tenant) && !this.waiting.has(tenant)) count++;
+    }
+    return count;
   }
 
   private noteServed(tenant: string): void {
@@ -132,6 +174,11 @@ export class ThreadSlots {
       const held = (this.heldBy.get(tenant) ?? 1) - 1;
       if (held > 0) this.heldBy.set(tenant, held);
       else this.heldBy.delete(tenant);
+      if (this.lingerMs > 0) {
+        // Re-inserted, so the map stays in release order.
+        this.releasedAt.delete(tenant);
+        this.releasedAt.set(tenant, this.now());
+      }
       this.running--;
       if (lane === 'upload') this.readingUploads--;
       this.grantFree();

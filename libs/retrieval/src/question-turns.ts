@@ -22,8 +22,10 @@ export class QuestionTurns {
   constructor(@Inject(SETTINGS) settings: Settings) {
     const slots = settings.query.questionsAtOnce;
     // One tenant may hold all slots but one: the last is kept for whoever else asks. Beside
-    // another tenant's questions, each tenant's share is equal (sharedWhenBusy).
-    this.slots = new ThreadSlots(slots, Math.max(1, slots - 1), true);
+    // another tenant's questions, each tenant's share is equal (sharedWhenBusy), also between
+    // the other's questions for questionTurnLingerMs (a client asking a few a second is not gone
+    // in the gaps; a flood that grew back into them ran beside its next question at twice its share).
+    this.slots = new ThreadSlots(slots, { perTenant: Math.max(1, slots - 1), sharedWhenBusy: true, lingerMs: settings.query.questionTurnLingerMs });
   }
 
   /** Runs `work` (a question's work on this machine) in `tenantId`'s turn. */
