@@ -13,8 +13,8 @@ const until = async (check: () => boolean, what: string) => {
 };
 
 /** An app with `slots` question slots and two tenants, A (Alice at Acme) and B (Bob at Globex), ingested. */
-async function twoTenantsWithSlots(slots: number) {
-  const t = await startTestApp({ LOCI_QUESTIONS_AT_ONCE: String(slots) });
+async function twoTenantsWithSlots(slots: number, env: Record<string, string> = {}) {
+  const t = await startTestApp({ LOCI_QUESTIONS_AT_ONCE: String(slots), ...env });
   const [a, b] = await Promise.all([createTenantWithPeople(t.app), createTenantWithPeople(t.app)]);
   const documents = t.app.get(DocumentsService);
   await documents.submit(a.tenant.id, { name: 'a.txt', mimeType: 'text/plain', text: 'Alice works at Acme in Berlin.' });
@@ -154,5 +154,56 @@ describe("a tenant's share of the question slots", () => {
       release();
       await held;
     }
+  });
+});
+
+/**
+ * Between its statements, a question of a tenant with more waiting pauses while a tenant with
+ * none waiting has one running (least attained service first): beside a flood, B's question
+ * shares the cores with none of A's statements but those already sent. The pause is bounded
+ * (LOCI_QUESTION_PAUSE_MAX_MS, long here so the test sees it hold).
+ */
+describe("a flood's question pauses between its statements for a lighter tenant's", () => {
+  let t: TestApp;
+  let a: Awaited<ReturnType<typeof createTenantWithPeople>>;
+  let b: Awaited<ReturnType<typeof createTenantWithPeople>>;
+  let turns: QuestionTurns;
+
+  beforeAll(async () => {
+    ({ t, a, b, turns } = await twoTenantsWithSlots(3, { LOCI_QUESTION_PAUSE_MAX_MS: '60000' }));
+  });
+  afterAll(() => t.close());
+
+  it("holds A's running question at a statement while B's runs, and lets it finish once B's is done", async () => {
+    let releaseB!: () => void;
+    const heldByB = turns.take(b.tenant.id, () => new Promise<void>((resolve) => (releaseB = resolve)));
+    await until(() => releaseB !== undefined, "B's slot");
+    const answered: string[] = [];
+    const asked = ['a1', 'a2', 'a3'].map((name) =>
+      t.http
+        .post('/v1/query')
+        .set('X-API-Key', a.apiKey.key)
+        .send({ query: 'Where does Alice work?', context_only: true })
+        .then((response) => {
+          expect(response.status).toBe(200);
+          expect(JSON.stringify(response.body)).toContain('Acme');
+          answered.push(name);
+        }),
+    );
+    try {
+      // Beside B, A's share is one of three slots: one question runs, two wait; the one running
+      // reaches its first statement and pauses there, because A has more waiting and B none.
+      // (A question sends some of its statements at once: each waits.)
+      await until(() => turns.waiting === 2 && turns.paused > 0, "A's running question paused at its statements");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(answered).toEqual([]);
+      expect(turns.paused).toBeGreaterThan(0);
+    } finally {
+      releaseB();
+      await heldByB;
+    }
+    await Promise.all(asked);
+    expect(answered).toHaveLength(3);
+    expect(turns.paused).toBe(0);
   });
 });

@@ -8,3 +8,4 @@ export * from './spans';
 export * from './log-destination';
 export * from './tenant-context';
 export * from './thread-slots';
+export * from './work-steps';

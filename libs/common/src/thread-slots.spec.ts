@@ -157,4 +157,79 @@ describe('ThreadSlots: the CPU pool threads, tenants in turn', () => {
     await r.settle();
     expect(r.granted).toEqual(['b1', 'a1', 'b2', 'a2', 'a3', 'a4']);
   });
+
+  describe('pauseForLighter', () => {
+    it("pauses a step of a tenant with more waiting while a tenant with none waiting holds a slot, until it gives it back", async () => {
+      const slots = new ThreadSlots(3, { perTenant: 2, sharedWhenBusy: true, maxPauseMs: 60_000 });
+      const r = recorder(slots);
+      for (let i = 1; i <= 4; i++) r.ask(`a${i}`, 'A');
+      await r.settle();
+      // A alone, with more waiting: no one lighter to wait for.
+      expect(slots.pauseForLighter('A')).toBeUndefined();
+      r.ask('b1', 'B');
+      await r.settle();
+      expect(r.granted).toEqual(['a1', 'a2', 'b1']);
+      // B (nothing waiting) never pauses; A's next step waits for B's question.
+      expect(slots.pauseForLighter('B')).toBeUndefined();
+      let resumed = false;
+      void slots.pauseForLighter('A')!.then(() => (resumed = true));
+      await r.settle();
+      expect(resumed).toBe(false);
+      expect(slots.pausedSteps).toBe(1);
+      await r.release('b1');
+      await r.settle();
+      expect(resumed).toBe(true);
+      expect(slots.pausedSteps).toBe(0);
+    });
+
+    it('does not pause while both tenants have more waiting (they share the slots), and resumes when the lighter one gets a backlog', async () => {
+      const slots = new ThreadSlots(2, { perTenant: 1, sharedWhenBusy: true, maxPauseMs: 60_000 });
+      const r = recorder(slots);
+      r.ask('a1', 'A');
+      r.ask('a2', 'A');
+      r.ask('b1', 'B');
+      await r.settle();
+      expect(r.granted).toEqual(['a1', 'b1']);
+      let resumed = false;
+      void slots.pauseForLighter('A')!.then(() => (resumed = true));
+      await r.settle();
+      expect(resumed).toBe(false);
+      // B now has more waiting too: neither is lighter, A's step goes on.
+      r.ask('b2', 'B');
+      await r.settle();
+      expect(resumed).toBe(true);
+      expect(slots.pauseForLighter('A')).toBeUndefined();
+    });
+
+    it('resumes after maxPauseMs however long the lighter tenant holds its slot, and never pauses with maxPauseMs 0', async () => {
+      jest.useFakeTimers();
+      try {
+        const slots = new ThreadSlots(2, { perTenant: 1, sharedWhenBusy: true, maxPauseMs: 200 });
+        const granted: string[] = [];
+        void slots.acquire('other', 'A').then(() => granted.push('a1'));
+        void slots.acquire('other', 'A').then(() => granted.push('a2'));
+        void slots.acquire('other', 'B').then(() => granted.push('b1'));
+        await Promise.resolve();
+        await Promise.resolve();
+        expect(granted).toEqual(['a1', 'b1']);
+        let resumed = false;
+        void slots.pauseForLighter('A')!.then(() => (resumed = true));
+        jest.advanceTimersByTime(199);
+        await Promise.resolve();
+        expect(resumed).toBe(false);
+        jest.advanceTimersByTime(1);
+        await Promise.resolve();
+        expect(resumed).toBe(true);
+        expect(slots.pausedSteps).toBe(0);
+        const never = new ThreadSlots(2, { perTenant: 1, sharedWhenBusy: true, maxPauseMs: 0 });
+        void never.acquire('other', 'A');
+        void never.acquire('other', 'A');
+        void never.acquire('other', 'B');
+        await Promise.resolve();
+        expect(never.pauseForLighter('A')).toBeUndefined();
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+  });
 });

@@ -6,6 +6,12 @@ interface Waiter {
   grant(): void;
 }
 
+/** Work of `tenant` paused between its steps (pauseForLighter) until `resume`. */
+interface Paused {
+  tenant: string;
+  resume(): void;
+}
+
 /** The key of work whose tenant is not known (start-up, maintenance). */
 const NO_TENANT = '';
 
@@ -24,6 +30,8 @@ export interface ThreadSlotsOptions {
    * only to be running at twice its share when the next one arrives.
    */
   lingerMs?: number;
+  /** pauseForLighter's longest pause at one step, in ms (default 500). */
+  maxPauseMs?: number;
   /** The clock, in ms (tests). */
   now?: () => number;
 }
@@ -62,7 +70,10 @@ export class ThreadSlots {
   private readonly perTenant: number;
   private readonly sharedWhenBusy: boolean;
   private readonly lingerMs: number;
+  private readonly maxPauseMs: number;
   private readonly now: () => number;
+  /** Work paused between its steps, resumed on the first release or grant after which it need not wait. */
+  private paused: Paused[] = [];
 
   /**
    * `perTenant`: the most slots one tenant may hold at once (default all). Below `threads`, the
@@ -84,6 +95,7 @@ export class ThreadSlots {
     this.perTenant = options.perTenant ?? threads;
     this.sharedWhenBusy = options.sharedWhenBusy ?? false;
     this.lingerMs = options.lingerMs ?? 0;
+    this.maxPauseMs = options.maxPauseMs ?? 500;
     this.now = options.now ?? (() => performance.now());
   }
 
@@ -97,6 +109,44 @@ export class ThreadSlots {
     });
   }
 
+  /**
+   * Between two steps of work holding a slot (a question's statements): while `tenant` has more
+   * waiting and another tenant that has nothing waiting holds a slot, `tenant`'s work pauses
+   * until that lighter tenant holds none (or maxPauseMs has passed), so the lighter tenant's work
+   * runs on the cores nearly as if alone instead of sharing them with a flood's (least attained
+   * service first). Undefined when there is no reason to wait. Never circular: a tenant with
+   * nothing waiting never pauses, and only waits on tenants with nothing waiting.
+   */
+  pauseForLighter(tenant: string = NO_TENANT): Promise<void> | undefined {
+    if (this.maxPauseMs <= 0 || !this.mustPause(tenant)) return undefined;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resume(), this.maxPauseMs);
+      const resume = () => {
+        clearTimeout(timer);
+        this.paused = this.paused.filter((entry) => entry !== paused);
+        resolve();
+      };
+      const paused: Paused = { tenant, resume };
+      this.paused.push(paused);
+    });
+  }
+
+  /** Steps of work paused now (pauseForLighter). */
+  get pausedSteps(): number {
+    return this.paused.length;
+  }
+
+  private mustPause(tenant: string): boolean {
+    if (!this.waiting.has(tenant)) return false;
+    for (const holder of this.heldBy.keys()) if (holder !== tenant && !this.waiting.has(holder)) return true;
+    return false;
+  }
+
+  /** Resumes paused steps that need not wait any longer. */
+  private resumePaused(): void {
+    for (const entry of [...this.paused]) if (!this.mustPause(entry.tenant)) entry.resume();
+  }
+
   /** Tasks waiting for a thread, of every tenant. */
   get queued(): number {
     let count = 0;
@@ -106,6 +156,7 @@ export class ThreadSlots {
 
   private grantFree(): void {
     while (this.running < this.threads && this.grantNext());
+    if (this.paused.length > 0) this.resumePaused();
   }
 
   /**

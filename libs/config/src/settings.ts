@@ -50,8 +50,10 @@ export interface Settings {
    * B's p95 beside A's flood ~240 ms with 1 or 2 slots and A holding them all, ~400 ms with 4).
    * questionTurnLingerMs: how long after its last question a tenant still counts as asking, so
    * that a flood beside it keeps to an equal share between its questions too.
+   * questionPauseMaxMs: the longest a flood's question (its tenant has more waiting) pauses before
+   * one statement while a lighter tenant's question runs.
    */
-  query: { minSimilarity: number; bm25PostingsPerTerm: number; questionsAtOnce: number; questionTurnLingerMs: number };
+  query: { minSimilarity: number; bm25PostingsPerTerm: number; questionsAtOnce: number; questionTurnLingerMs: number; questionPauseMaxMs: number };
   /** gb query: every number of its contract, tunable, the contract's values by default. */
   gb: GbSettings;
   /** Geo (gb query's nearby search, coordinates of places): off unless LOCI_GEO_ENABLED. */
@@ -333,6 +335,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       bm25PostingsPerTerm: raw.LOCI_BM25_POSTINGS_PER_TERM,
       questionsAtOnce: raw.LOCI_QUESTIONS_AT_ONCE ?? availableParallelism() + 1,
       questionTurnLingerMs: raw.LOCI_QUESTION_TURN_LINGER_MS,
+      questionPauseMaxMs: raw.LOCI_QUESTION_PAUSE_MAX_MS,
     },
     gb: {
       maxTerms: raw.LOCI_GB_MAX_TERMS,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ThreadSlots } from '@loci/common';
+import { runInSteps, ThreadSlots } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 
 /**
@@ -25,17 +25,29 @@ export class QuestionTurns {
     // another tenant's questions, each tenant's share is equal (sharedWhenBusy), also between
     // the other's questions for questionTurnLingerMs (a client asking a few a second is not gone
     // in the gaps; a flood that grew back into them ran beside its next question at twice its share).
-    this.slots = new ThreadSlots(slots, { perTenant: Math.max(1, slots - 1), sharedWhenBusy: true, lingerMs: settings.query.questionTurnLingerMs });
+    this.slots = new ThreadSlots(slots, {
+      perTenant: Math.max(1, slots - 1),
+      sharedWhenBusy: true,
+      lingerMs: settings.query.questionTurnLingerMs,
+      maxPauseMs: settings.query.questionPauseMaxMs,
+    });
   }
 
   /** Runs `work` (a question's work on this machine) in `tenantId`'s turn. */
   async take<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
     const release = await this.slots.acquire('other', tenantId);
     try {
-      return await work();
+      // Between its statements, a question of a tenant with more waiting pauses while a lighter
+      // tenant's question runs (ThreadSlots.pauseForLighter; the read path asks, betweenSteps).
+      return await runInSteps(() => this.slots.pauseForLighter(tenantId), work);
     } finally {
       release();
     }
+  }
+
+  /** Statements of questions paused for a lighter tenant's question now. */
+  get paused(): number {
+    return this.slots.pausedSteps;
   }
 
   /** Retrievals waiting for a slot, of every tenant. */

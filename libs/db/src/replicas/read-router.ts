@@ -1,4 +1,5 @@
 import type { SQL } from 'drizzle-orm';
+import { betweenSteps } from '@loci/common';
 import { Database, queryRows } from '../database';
 import { isStoreUnavailable, sqlState } from '../postgres-errors';
 import { ReadReplicas, Replica, ReplicaState } from './read-replicas';
@@ -71,6 +72,10 @@ export class ReadRouter {
 
   /** The rows of one read-only statement about `scope`, from a replica or the primary. */
   async rows<T>(query: SQL, scope: ReadScope): Promise<T[]> {
+    // A question's statements are its steps: a flood's question may wait here for a lighter
+    // tenant's (QuestionTurns); nothing to wait for outside a question.
+    const pause = betweenSteps();
+    if (pause) await pause;
     const replica = await this.pick(scope);
     if (!replica) {
       this.counts.primary++;
