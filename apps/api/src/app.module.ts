@@ -19,6 +19,8 @@ import { ApiKeysController } from './api-keys/api-keys.controller';
 import { AuthController } from './auth/auth.controller';
 import { PasswordController } from './auth/password.controller';
 import { BulkLoadController } from './bulk-load/bulk-load.controller';
+import { DocumentContentsController } from './documents/document-contents.controller';
+import { DocumentContentsService } from './documents/document-contents.service';
 import { DocumentsController } from './documents/documents.controller';
 import { TenantExportController } from './export/tenant-export.controller';
 import { TenantExportService } from './export/tenant-export.service';
@@ -82,6 +84,7 @@ export class AppModule {
         TenantUsersAdminController,
         HealthController,
         DocumentsController,
+        DocumentContentsController,
         BulkLoadController,
         RememberController,
         GbQueryController,
@@ -100,6 +103,7 @@ export class AppModule {
         TenantLifecycleService,
         TenantExportService,
         GraphBrowseService,
+        DocumentContentsService,
         OperatorBootstrapService,
         QueryService,
         GbQueryService,

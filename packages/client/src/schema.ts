@@ -524,6 +524,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{documentId}/chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a document's passages
+         * @description The document's chunks in their order, a page at a time (`limit`, `offset`); or, with `page_of`, the page that holds that chunk (the `chunk_id` of an answer's source), its `offset` in the reply.
+         */
+        get: operations["DocumentContentsController_chunks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{documentId}/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the entities taken from a document
+         * @description The entities the document names, by name, a page at a time; with `chunk_id`, only those one of its passages names.
+         */
+        get: operations["DocumentContentsController_entities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{documentId}/facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the facts taken from a document
+         * @description The facts the document supports, in every state (live, ended, superseded), in the order they became true, a page at a time; with `chunk_id`, only those taken from that passage.
+         */
+        get: operations["DocumentContentsController_facts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{documentId}/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a document's ingestion jobs
+         * @description How the document was processed: the job its upload queued and one for each retry, oldest first, with their attempts, times and the latest error.
+         */
+        get: operations["DocumentContentsController_jobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bulk-load": {
         parameters: {
             query?: never;
@@ -1106,6 +1186,77 @@ export interface components {
             state: "none" | "loading" | "indexing" | "indexed";
             /** @description When the bulk load began (ISO-8601), null if there never was one. */
             started_at: string | null;
+        };
+        DocumentChunkList: {
+            items: {
+                chunk_id: string;
+                index: number;
+                text: string;
+                token_count: number;
+                summary: string | null;
+            }[];
+            limit: number;
+            offset: number;
+        };
+        DocumentEntityList: {
+            items: {
+                entity_id: string;
+                name: string;
+                type: string | null;
+                description: string | null;
+                fact_count: number;
+                created_at: string;
+                updated_at: string;
+            }[];
+            limit: number;
+            offset: number;
+            chunk_id: string | null;
+        };
+        DocumentFactList: {
+            items: {
+                fact_id: string;
+                /** @enum {string} */
+                status: "live" | "ended" | "superseded";
+                source: {
+                    entity_id: string;
+                    name: string;
+                    type: string | null;
+                };
+                relation: string;
+                target: {
+                    entity_id: string;
+                    name: string;
+                    type: string | null;
+                };
+                description: string | null;
+                weight: number;
+                valid_at: string | null;
+                invalid_at: string | null;
+                created_at: string;
+                expired_at: string | null;
+                documents: {
+                    document_id: string;
+                    name: string;
+                }[];
+            }[];
+            limit: number;
+            offset: number;
+            chunk_id: string | null;
+        };
+        DocumentJobList: {
+            items: {
+                job_id: string;
+                /** @enum {string} */
+                status: "queued" | "running" | "done" | "failed" | "deferred";
+                attempts: number;
+                max_attempts: number;
+                queued_at: string;
+                started_at: string | null;
+                run_at: string;
+                updated_at: string;
+                last_error: string | null;
+                background: boolean;
+            }[];
         };
         CreateDocumentRequest: {
             name: string;
@@ -4586,6 +4737,354 @@ export interface operations {
             };
             /** @description The document is not failed. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DocumentContentsController_chunks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                page_of?: string;
+            };
+            header?: never;
+            path: {
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentChunkList"];
+                };
+            };
+            /** @description The request is not valid: each field problem is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such document, or (`page_of`) no such chunk in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DocumentContentsController_entities: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                chunk_id?: string;
+            };
+            header?: never;
+            path: {
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentEntityList"];
+                };
+            };
+            /** @description The request is not valid: each field problem is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing of that id in the caller's scope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DocumentContentsController_facts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                chunk_id?: string;
+            };
+            header?: never;
+            path: {
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentFactList"];
+                };
+            };
+            /** @description The request is not valid: each field problem is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing of that id in the caller's scope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DocumentContentsController_jobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentJobList"];
+                };
+            };
+            /** @description The request cannot be read: a body that is not JSON or cannot be decoded (every route parses a JSON body it is sent), or a path value that is not valid percent-encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing of that id in the caller's scope. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,17 +11,17 @@ import {
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { ApiKeyAllowed, CurrentPrincipal, Principal, Roles } from '@loci/auth';
-import { NotFoundError, toStorableText, ValidationError } from '@loci/common';
+import { toStorableText, ValidationError } from '@loci/common';
 import { openApiSchemaOf, refTo, ValidQuery, ZodValidationPipe, ApiErrors, BoundedFileInterceptor, MultipartLimits } from '@loci/http';
 import { DocumentsService } from '@loci/ingest';
 import { tenantIdOf } from '../tenant-scope';
 import { Metered } from '../limits/request-rate.interceptor';
 import {
   createDocumentBody,
-  documentIdParam,
   documentListQuery,
   documentListResponse,
   documentResponse,
+  parseDocumentId,
   submittedResponse,
   toDocumentResponse,
   uploadFields,
@@ -180,10 +180,4 @@ function fileNameAsDocumentName(fileName: string): string {
   if (checked.success) return checked.data;
   const issues = [{ loc: ['body', 'file'], msg: 'the file name is no document name (1 to 500 characters, no control characters): send a `name`', type: 'custom' }];
   throw new ValidationError('file: the file name cannot name a document; send a `name`', issues);
-}
-
-/** Document ids are integers; anything else names no document. */
-function parseDocumentId(raw: string): number {
-  if (!documentIdParam.safeParse(raw).success) throw new NotFoundError('No such document.');
-  return Number(raw);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotFoundError } from '@loci/common';
 import type { DocumentView } from '@loci/ingest';
 import { freeText, plainName, named } from '@loci/http';
 import { pageQuery } from '../admin/admin.dto';
@@ -25,6 +26,12 @@ const documentStatus = z.enum(['pending', 'processing', 'processed', 'failed', '
 export const documentListQuery = pageQuery.extend({ status: documentStatus.optional() });
 
 export const documentIdParam = z.string().regex(/^\d{1,15}$/);
+
+/** Document ids are integers; anything else names no document. */
+export function parseDocumentId(raw: string): number {
+  if (!documentIdParam.safeParse(raw).success) throw new NotFoundError('No such document.');
+  return Number(raw);
+}
 
 export const submittedResponse = z.object({
   document_id: z.string(),

@@ -34,6 +34,22 @@ export interface FactRecord {
   documents: { id: number; name: string }[];
 }
 
+/** A passage of a document as a reader sees it: its place, text and summary, no vectors. */
+export interface ChunkRecord {
+  id: number;
+  index: number;
+  text: string;
+  tokenCount: number;
+  summary: string | null;
+}
+
+/** Where entities and facts were taken from: a document, or one of its passages. */
+export interface TakenFrom {
+  documentId: number;
+  /** Only what this passage (a chunk of the document) gave. */
+  chunkId?: number;
+}
+
 interface FactRow {
   id: number;
   source_id: number;
@@ -64,8 +80,9 @@ export function namePrefixQuery(text: string): string | null {
 }
 
 /**
- * Reads for the graph browser (console and API clients), always inside one tenant and one of its
- * graphs. Facts come with every state: live, ended (invalid_at set) and superseded (expired_at set).
+ * Reads for the graph browser and a document's page (console and API clients), always inside one
+ * tenant and one of its graphs. Facts come with every state: live, ended (invalid_at set) and
+ * superseded (expired_at set).
  */
 @Injectable()
 export class GraphBrowseRepository {
@@ -120,7 +137,71 @@ export class GraphBrowseRepository {
     return this.facts(tenantId, graphId, sql`x.source_id = ${sourceId} AND x.relation IN ${[...relations]}`);
   }
 
-  private async facts(tenantId: string, graphId: number, which: ReturnType<typeof sql>): Promise<FactRecord[]> {
+  /** A document's passages in their order, a page at a time. */
+  async chunksOfDocument(tenantId: string, graphId: number, documentId: number, page: { limit: number; offset: number }): Promise<ChunkRecord[]> {
+    const rows = await this.reads.rows<Record<string, unknown>>(
+      sql`SELECT c.id, c.index, c.text, c.token_count, c.summary
+          FROM chunks c
+          WHERE c.tenant_id = ${tenantId} AND c.document_id = ${documentId} AND c.graph_id = ${graphId}
+          ORDER BY c.index
+          LIMIT ${page.limit} OFFSET ${page.offset}`,
+      { tenantId, graphId },
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      index: Number(row.index),
+      text: String(row.text),
+      tokenCount: Number(row.token_count),
+      summary: (row.summary as string | null) ?? null,
+    }));
+  }
+
+  /**
+   * How many of the document's passages come before the chunk (where a page of them finds it),
+   * or undefined when the chunk is not one of the document's.
+   */
+  async chunkPosition(tenantId: string, graphId: number, documentId: number, chunkId: number): Promise<number | undefined> {
+    const [row] = await this.reads.rows<{ position: number }>(
+      sql`SELECT (SELECT count(*)::int FROM chunks b
+                   WHERE b.tenant_id = c.tenant_id AND b.document_id = c.document_id AND b.index < c.index) AS position
+          FROM chunks c
+          WHERE c.tenant_id = ${tenantId} AND c.id = ${chunkId} AND c.document_id = ${documentId} AND c.graph_id = ${graphId}`,
+      { tenantId, graphId },
+    );
+    return row ? Number(row.position) : undefined;
+  }
+
+  /** The entities taken from a document (or one of its passages), by name, a page at a time. */
+  async entitiesTakenFrom(tenantId: string, graphId: number, from: TakenFrom, page: { limit: number; offset: number }): Promise<EntitySummary[]> {
+    // Driven from the provenance rows (by document or by chunk, both indexed), not the graph's entities.
+    const ids =
+      from.chunkId === undefined
+        ? sql`SELECT d.entity_id FROM entity_documents d WHERE d.tenant_id = ${tenantId} AND d.document_id = ${from.documentId}`
+        : sql`SELECT p.entity_id FROM entity_chunks p JOIN chunks c ON c.tenant_id = p.tenant_id AND c.id = p.chunk_id
+              WHERE p.tenant_id = ${tenantId} AND p.chunk_id = ${from.chunkId} AND c.document_id = ${from.documentId}`;
+    const rows = await this.reads.rows<Record<string, unknown>>(
+      sql`SELECT e.id, e.name, e.type, e.description, e.created_at, e.updated_at,
+            (SELECT count(*)::int FROM edges x WHERE x.tenant_id = e.tenant_id AND (x.source_id = e.id OR x.target_id = e.id)) AS fact_count
+          FROM entities e
+          WHERE e.tenant_id = ${tenantId} AND e.graph_id = ${graphId} AND e.id IN (${ids})
+          ORDER BY lower(e.name), e.id
+          LIMIT ${page.limit} OFFSET ${page.offset}`,
+      { tenantId, graphId },
+    );
+    return rows.map(toEntitySummary);
+  }
+
+  /** The facts taken from a document (or one of its passages), every state, in time order, a page at a time. */
+  async factsTakenFrom(tenantId: string, graphId: number, from: TakenFrom, page: { limit: number; offset: number }): Promise<FactRecord[]> {
+    const ids =
+      from.chunkId === undefined
+        ? sql`SELECT d.edge_id FROM edge_documents d WHERE d.tenant_id = ${tenantId} AND d.document_id = ${from.documentId}`
+        : sql`SELECT p.edge_id FROM edge_chunks p JOIN chunks c ON c.tenant_id = p.tenant_id AND c.id = p.chunk_id
+              WHERE p.tenant_id = ${tenantId} AND p.chunk_id = ${from.chunkId} AND c.document_id = ${from.documentId}`;
+    return this.facts(tenantId, graphId, sql`x.id IN (${ids})`, page);
+  }
+
+  private async facts(tenantId: string, graphId: number, which: ReturnType<typeof sql>, page?: { limit: number; offset: number }): Promise<FactRecord[]> {
     const rows = await this.reads.rows<FactRow>(
       sql`SELECT x.id, x.source_id, s.name AS source_name, s.type AS source_type,
             x.target_id, t.name AS target_name, t.type AS target_type, x.relation,
@@ -132,7 +213,8 @@ export class GraphBrowseRepository {
           JOIN entities s ON s.tenant_id = x.tenant_id AND s.id = x.source_id
           JOIN entities t ON t.tenant_id = x.tenant_id AND t.id = x.target_id
           WHERE x.tenant_id = ${tenantId} AND x.graph_id = ${graphId} AND ${which}
-          ORDER BY coalesce(x.valid_at, x.created_at), x.created_at, x.id`,
+          ORDER BY coalesce(x.valid_at, x.created_at), x.created_at, x.id
+          ${page ? sql`LIMIT ${page.limit} OFFSET ${page.offset}` : sql``}`,
       { tenantId, graphId },
     );
     return rows.map(toFactRecord);

@@ -271,6 +271,19 @@ export class JobQueue {
     return row;
   }
 
+  /**
+   * The jobs whose payload names the document (`documentId`: one for its upload, one for each retry),
+   * oldest first; through jobs_document_idx.
+   */
+  async ofDocument(tenantId: string, documentId: number): Promise<Job[]> {
+    if (!isUuid(tenantId)) return [];
+    return this.database.db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.tenantId, tenantId), sql`(${jobs.payload}->>'documentId') = ${String(documentId)}`))
+      .orderBy(jobs.createdAt, jobs.id);
+  }
+
   private async tenantSuspended(tenantId: string): Promise<boolean> {
     const [row] = await this.database.db
       .select({ suspendedAt: tenants.suspendedAt })
