@@ -1,9 +1,11 @@
 import { AppShell, Burger, Button, Group, NavLink, Text, type TextProps, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { call, currentToken, loci, Me, setToken, whenUnauthorized } from './api';
+import { addressIn, DocumentAddress } from './document/address';
 import { AdminScreen } from './screens/Admin';
 import { AskScreen } from './screens/Ask';
+import { DocumentScreen } from './screens/Document';
 import { DocumentsScreen } from './screens/Documents';
 import { GraphScreen } from './screens/Graph';
 import { MemoriesScreen } from './screens/Memories';
@@ -26,10 +28,43 @@ export function App() {
   const [checking, setChecking] = useState(Boolean(currentToken()));
   const [screen, setScreen] = useState<Screen>('ask');
   const [opened, { toggle, close }] = useDisclosure();
+  // A document's page, open over the screen it was opened from (kept, hidden: an answer stays).
+  // `byLink`: opened by a link on this page, so Back returns to it; else by the address it loaded with.
+  const [docPage, setDocPage] = useState<{ address: DocumentAddress; byLink: boolean } | null>(() => {
+    const address = addressIn(location.hash);
+    return address && { address, byLink: false };
+  });
+  const scrollBefore = useRef(0);
 
+  const withoutAddress = () => location.pathname + location.search;
   const signOut = () => {
     setToken(null);
     setMe(null);
+    setDocPage(null);
+    history.replaceState(null, '', withoutAddress());
+  };
+  // Sources and document names are links to `#/documents/…`: the address says what is open.
+  useEffect(() => {
+    const follow = () => {
+      const address = addressIn(location.hash);
+      setDocPage((was) => {
+        if (!was && address) scrollBefore.current = window.scrollY;
+        return address && { address, byLink: was?.byLink ?? true };
+      });
+    };
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  // Opened: from the top (a cited passage scrolls itself into view); closed: where the screen was.
+  const isOpen = docPage !== null;
+  useLayoutEffect(() => {
+    // (A statement: Chromium's scrollTo returns a promise, which React would take for a cleanup.)
+    window.scrollTo(0, isOpen ? 0 : scrollBefore.current);
+  }, [isOpen]);
+  const closeDocument = () => {
+    if (docPage?.byLink) return history.back();
+    history.replaceState(null, '', withoutAddress());
+    setDocPage(null);
   };
   useEffect(() => {
     whenUnauthorized(signOut);
@@ -47,6 +82,8 @@ export function App() {
   if (checking) return null;
   if (!me) return <SignIn onSignedIn={adopt} />;
 
+  // Documents are a tenant's: an operator has none to open.
+  const showDocument = docPage !== null && me.role !== 'operator';
   const screens = me.role === 'operator' ? [{ id: 'operator' as Screen, label: 'Tenants and limits' }] : TENANT_SCREENS.filter((s) => !s.admin || me.role === 'admin');
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
@@ -79,18 +116,32 @@ export function App() {
             onClick={() => {
               setScreen(s.id);
               close();
+              if (docPage) {
+                history.pushState(null, '', withoutAddress());
+                setDocPage(null);
+              }
             }}
           />
         ))}
       </AppShell.Navbar>
       <AppShell.Main>
-        {screen === 'ask' && <AskScreen onUpload={() => setScreen('upload')} />}
-        {screen === 'upload' && <UploadScreen />}
-        {screen === 'documents' && <DocumentsScreen />}
-        {screen === 'graph' && <GraphScreen />}
-        {screen === 'memories' && <MemoriesScreen />}
-        {screen === 'admin' && <AdminScreen />}
-        {screen === 'operator' && <OperatorScreen />}
+        {showDocument && (
+          <DocumentScreen
+            key={`${docPage.address.documentId}/${docPage.address.chunkId}`}
+            address={docPage.address}
+            backLabel={screen === 'ask' && docPage.byLink ? 'Back to the answer' : `Back to ${screens.find((s) => s.id === screen)?.label ?? 'the console'}`}
+            onBack={closeDocument}
+          />
+        )}
+        <div hidden={showDocument}>
+          {screen === 'ask' && <AskScreen onUpload={() => setScreen('upload')} />}
+          {screen === 'upload' && <UploadScreen />}
+          {screen === 'documents' && <DocumentsScreen />}
+          {screen === 'graph' && <GraphScreen />}
+          {screen === 'memories' && <MemoriesScreen />}
+          {screen === 'admin' && <AdminScreen />}
+          {screen === 'operator' && <OperatorScreen />}
+        </div>
       </AppShell.Main>
     </AppShell>
   );

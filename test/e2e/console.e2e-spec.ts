@@ -22,6 +22,10 @@ import { consoleDir } from '../../apps/api/src/console-assets';
 const CHROMIUM = process.env.LOCI_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.LOCI_CONSOLE_SCREENSHOTS;
 const DOCUMENT = 'Alice Johnson works at Acme Corporation since 2019. In March 2023, Alice Johnson joined Globex Industries in Berlin.';
+/** Words that name nothing: each paragraph of LONG_DOCUMENT is a passage of its own. */
+const FILLER = Array.from({ length: 14 }, (_, i) => `The quarterly review number ${i + 1} was long and quiet, and everyone agreed that the plans were fine.`).join(' ');
+/** Three passages; the third alone says who founded Nimbus Labs. */
+const LONG_DOCUMENT = [`Yara Holt manages the archive of the Oslo office. ${FILLER}`, `The archive moved to a new building. ${FILLER}`, `Zed Quill founded Nimbus Labs in 2015. ${FILLER}`].join('\n\n');
 
 // A newcomer's machine may have no Chromium: the file is skipped there, saying how to get one.
 // CI installs it (.ci/run), and there a missing browser fails the run rather than hiding the file.
@@ -219,9 +223,15 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     expect(await source.textContent()).toContain('people.md');
     await shot('ask');
     await source.click();
-    expect(await page.getByTestId('passage').textContent()).toContain('Alice Johnson');
-    await page.keyboard.press('Escape');
-    await page.getByTestId('passage').waitFor({ state: 'detached' });
+    // Its document's page, the cited passage highlighted, and the answer still there after Back.
+    const cited = page.locator('[data-testid=passage][data-cited=true]');
+    await cited.waitFor();
+    expect(await cited.locator('mark').textContent()).toContain('Alice Johnson');
+    expect(page.url()).toMatch(/#\/documents\/\d+\/chunks\/\d+$/);
+    await page.getByRole('button', { name: 'Back to the answer' }).click();
+    await page.getByTestId('document-page').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('source').first().textContent()).toContain('people.md');
+    expect(page.url()).not.toContain('#');
   }, 60_000);
 
   it('shows what retrieval found, without a written answer, in context-only mode', async () => {
@@ -234,6 +244,60 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await shot('ask-context');
     await page.getByRole('switch', { name: /Context only/ }).uncheck();
   }, 60_000);
+
+  it("opens the passage an answer cites among a document's others: highlighted, scrolled to and focused, with the facts taken from it", async () => {
+    const session = { Authorization: `Bearer ${await page.evaluate<string>("sessionStorage.getItem('loci.token')")}` };
+    const { body: long } = await t.http.post('/v1/documents').set(session).send({ name: 'archive.txt', text: LONG_DOCUMENT }).expect(202);
+    await eventually(async () => (await t.http.get(`/v1/documents/${long.document_id}`).set(session)).body.status, 'processed');
+    await input('Question').fill('Who founded Nimbus Labs?');
+    await page.getByRole('form', { name: 'Ask' }).getByRole('button', { name: 'Ask' }).click();
+    const source = page.getByTestId('source').filter({ hasText: 'archive.txt' }).first();
+    await source.waitFor();
+    await source.click();
+
+    const passages = page.getByTestId('passage');
+    await passages.nth(2).waitFor();
+    expect(await passages.count()).toBe(3);
+    const cited = page.locator('[data-testid=passage][data-cited=true]');
+    expect(await cited.count()).toBe(1);
+    expect(await cited.getByRole('heading').textContent()).toBe('Passage 3');
+    expect(await cited.locator('mark').textContent()).toContain('Zed Quill founded Nimbus Labs');
+    expect(await cited.textContent()).toContain('Cited in the answer');
+    // Scrolled into view and focused: the keyboard and a screen reader start there.
+    await eventually(() => cited.evaluate((el: any) => el === el.ownerDocument.activeElement), true);
+    const box = (await cited.boundingBox())!;
+    expect(box.y >= 0 && box.y < page.viewportSize()!.height).toBe(true);
+    // What was taken from that passage, and no other's.
+    await cited.getByTestId('passage-fact').filter({ hasText: 'Nimbus Labs' }).first().waitFor();
+    expect(await cited.textContent()).not.toContain('Yara Holt');
+    await shot('document');
+    await page.getByRole('button', { name: 'Back to the answer' }).click();
+    await page.getByTestId('answer').filter({ hasText: 'archive.txt' }).waitFor();
+  }, 90_000);
+
+  it("opens a document from the list: its passages, the entities and facts taken from it, and how it was processed", async () => {
+    await go('Documents');
+    await page.getByTestId('document-row').filter({ hasText: 'people.md' }).getByTestId('document-link').click();
+    const opened = page.getByTestId('document-page');
+    await opened.getByRole('heading', { level: 2, name: 'people.md' }).waitFor();
+    expect(await page.getByTestId('document-status').textContent()).toBe('processed');
+    await page.getByTestId('passage').first().waitFor();
+    expect(await page.getByTestId('passage-text').first().textContent()).toBe(DOCUMENT);
+    expect(await page.locator('[data-cited=true]').count()).toBe(0);
+    const entities = page.getByTestId('document-entities');
+    await entities.getByTestId('document-entity').filter({ hasText: 'Alice Johnson' }).waitFor();
+    const facts = page.getByTestId('document-facts');
+    await facts.getByTestId('document-fact').filter({ hasText: 'Globex Industries' }).waitFor();
+    expect(await facts.getByTestId('document-fact').filter({ hasText: 'Acme Corporation' }).textContent()).toContain('superseded');
+    const history = page.getByTestId('processing-history');
+    await history.getByTestId('processing-step').filter({ hasText: /^Ingested \(attempt 1 of \d+\)/ }).waitFor();
+    expect(await history.getByTestId('processing-step').first().textContent()).toMatch(/^Uploaded/);
+    // A passage's own facts, behind its button.
+    await page.getByTestId('passage').first().getByRole('button', { name: 'Facts taken from it' }).click();
+    await page.getByTestId('passage').first().getByTestId('passage-fact').filter({ hasText: 'Globex Industries' }).waitFor();
+    await page.getByRole('button', { name: 'Back to Documents' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Documents' }).waitFor();
+  }, 30_000);
 
   it("browses the entity's facts and a fact's history", async () => {
     await go('Entities and facts');
@@ -368,12 +432,16 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await tabTo('Ask');
     await page.keyboard.press('Enter');
     await page.getByTestId('answer').waitFor();
-    // A source opens by keyboard, and Escape closes it.
+    // A source opens by keyboard, onto the cited passage, focused; its page's Back button returns.
     await tabTo(/people\.md/);
     await page.keyboard.press('Enter');
-    await page.getByTestId('passage').waitFor();
-    await page.keyboard.press('Escape');
-    await page.getByTestId('passage').waitFor({ state: 'detached' });
+    const cited = page.locator('[data-testid=passage][data-cited=true]');
+    await cited.waitFor();
+    await eventually(() => cited.evaluate((el: any) => el === el.ownerDocument.activeElement), true);
+    await page.getByRole('button', { name: 'Sign out' }).focus();
+    await tabTo('Back to the answer');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('answer').waitFor();
   }, 60_000);
 
   it('renders every screen at phone width without horizontal overflow', async () => {
@@ -390,6 +458,22 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await withinViewport(partner.getByTestId('api-key-expires'));
     await withinViewport(page.getByRole('form', { name: 'Create an API key' }).getByRole('button', { name: 'Create key' }));
     await shot('phone');
+    // A document's page by its address (a reload: the session's token is in the tab), the cited passage on screen.
+    const session = { Authorization: `Bearer ${await page.evaluate<string>("sessionStorage.getItem('loci.token')")}` };
+    const { body: docs } = await t.http.get('/v1/documents').set(session).expect(200);
+    const archive = docs.items.find((d: { name: string }) => d.name === 'archive.txt');
+    const { body: chunks } = await t.http.get(`/v1/documents/${archive.document_id}/chunks`).set(session).expect(200);
+    await page.goto(`${base}/console#/documents/${archive.document_id}/chunks/${chunks.items[1].chunk_id}`);
+    await page.reload();
+    const cited = page.locator('[data-testid=passage][data-cited=true]');
+    await cited.waitFor();
+    expect(await cited.getByRole('heading').textContent()).toBe('Passage 2');
+    await withinViewport(cited.locator('mark'));
+    await withinViewport(page.getByRole('button', { name: 'Back to Ask' }));
+    await noHorizontalOverflow('document');
+    await page.getByRole('button', { name: 'Back to Ask' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Ask a question' }).waitFor();
+    expect(page.url()).not.toContain('#');
     // The header has no room for who is signed in: the menu says it.
     await page.getByRole('button', { name: 'Menu' }).click();
     await withinViewport(page.getByRole('navigation').getByTestId('identity'));

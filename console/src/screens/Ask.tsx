@@ -1,6 +1,7 @@
-import { Alert, Anchor, Badge, Button, Card, Group, List, Modal, SegmentedControl, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, List, SegmentedControl, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { call, loci } from '../api';
+import { hrefOf } from '../document/address';
 import { ErrorNote } from '../ui';
 
 interface Source {
@@ -17,7 +18,7 @@ interface Answer {
   metadata: { mode: string; model: string; no_answer_reason: string | null };
   /** Filled in context-only mode (the answer is then empty); null or absent otherwise. */
   context?: {
-    chunks: { text: string; document_name: string | null; chunk_id: string | null }[];
+    chunks: { text: string; document_id: string; document_name: string | null; chunk_id: string | null }[];
     entities: { name: string; type: string | null; description: string | null }[];
     relations: { source: string; target: string; description: string | null }[];
   } | null;
@@ -43,7 +44,6 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const [open, setOpen] = useState<Source | null>(null);
 
   const ask = async (e: FormEvent) => {
     e.preventDefault();
@@ -131,10 +131,16 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
               <List>
                 {answer.sources.map((s, i) => (
                   <List.Item key={`${s.document_id}-${s.chunk_id}-${i}`}>
-                    <Anchor component="button" type="button" onClick={() => setOpen(s)} data-testid="source">
+                    {/* The passage it cites, highlighted on its document's page. */}
+                    <Anchor href={hrefOf({ documentId: s.document_id, chunkId: s.chunk_id })} data-testid="source">
                       [{s.reference_id ?? i + 1}] {s.document_name ?? `document ${s.document_id}`}
                     </Anchor>{' '}
                     {s.freshness && <Badge size="xs" variant="light">{s.freshness}</Badge>}
+                    {s.excerpt && (
+                      <Text size="xs" c="dimmed" lineClamp={2} style={{ overflowWrap: 'anywhere' }}>
+                        {s.excerpt}
+                      </Text>
+                    )}
                   </List.Item>
                 ))}
               </List>
@@ -167,9 +173,9 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
                 </Table.ScrollContainer>
                 {context.chunks.slice(0, 10).map((c, i) => (
                   <Card key={c.chunk_id ?? i} withBorder p="xs">
-                    <Text size="xs" c="dimmed">
-                      {c.document_name}
-                    </Text>
+                    <Anchor size="xs" href={hrefOf({ documentId: c.document_id, chunkId: c.chunk_id })}>
+                      {c.document_name ?? `document ${c.document_id}`}
+                    </Anchor>
                     <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
                       {c.text}
                     </Text>
@@ -190,11 +196,6 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
           </Stack>
         </Card>
       )}
-      <Modal opened={open !== null} onClose={() => setOpen(null)} title={open?.document_name ?? 'Passage'} size="lg">
-        <Text style={{ whiteSpace: 'pre-wrap' }} data-testid="passage">
-          {open?.excerpt ?? 'This source has no passage text.'}
-        </Text>
-      </Modal>
     </Stack>
   );
 }

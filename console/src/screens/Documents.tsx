@@ -1,6 +1,7 @@
-import { Badge, Button, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { call, DocumentItem, loci } from '../api';
+import { hrefOf } from '../document/address';
 import { ErrorNote, useLoad, when } from '../ui';
 
 const PAGE = 20;
@@ -61,7 +62,12 @@ export function DocumentsScreen() {
           <Table.Tbody>
             {data?.items.map((d) => (
               <Table.Tr key={d.document_id} data-testid="document-row">
-                <Table.Td>{d.name}</Table.Td>
+                <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                  {/* Its page: passages, what was taken from it, how it was processed. */}
+                  <Anchor href={hrefOf({ documentId: d.document_id, chunkId: null })} data-testid="document-link">
+                    {d.name}
+                  </Anchor>
+                </Table.Td>
                 <Table.Td>
                   <Badge color={d.status === 'processed' ? 'green' : d.status === 'failed' ? 'red' : 'blue'}>{d.status}</Badge>
                   {d.error && (

@@ -1,6 +1,7 @@
-import { Badge, Button, Card, Group, Stack, Table, Text, TextInput, Timeline, Title, UnstyledButton } from '@mantine/core';
-import { FormEvent, useState } from 'react';
+import { Anchor, Badge, Button, Card, Group, Stack, Table, Text, TextInput, Timeline, Title, UnstyledButton } from '@mantine/core';
+import { FormEvent, Fragment, useState } from 'react';
 import { call, Fact, loci } from '../api';
+import { hrefOf } from '../document/address';
 import { NeighbourhoodGraph } from '../graph/NeighbourhoodGraph';
 import { ErrorNote, when } from '../ui';
 
@@ -101,7 +102,14 @@ export function GraphScreen() {
                     <Table.Td>
                       {when(f.created_at)} – {when(f.expired_at)}
                     </Table.Td>
-                    <Table.Td>{f.documents.map((d) => d.name).join(', ')}</Table.Td>
+                    <Table.Td>
+                      {f.documents.map((d, i) => (
+                        <Fragment key={d.document_id}>
+                          {i > 0 && ', '}
+                          <Anchor href={hrefOf({ documentId: d.document_id, chunkId: null })}>{d.name}</Anchor>
+                        </Fragment>
+                      ))}
+                    </Table.Td>
                     <Table.Td>
                       <Button size="xs" variant="light" onClick={() => void openHistory(f.fact_id)}>
                         History
