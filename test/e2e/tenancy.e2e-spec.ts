@@ -151,6 +151,7 @@ describe('tenancy and the operators API (e2e)', () => {
         ...res.body,
         spend: { today_usd: 0, this_month_usd: 0 },
         ingestion: { documents_today: 0, ingested_mb_today: 0, stored_mb: 0 },
+        queue: { waiting: 0, scheduled: 0, running: 0, deferred: 0, oldest_waiting_seconds: 0, processed_last_hour: 0, failed_last_hour: 0 },
       });
     });
 

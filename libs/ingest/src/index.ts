@@ -12,6 +12,8 @@ export * from './pipeline/document-ingester';
 export * from './pipeline/ingest-job';
 export * from './pipeline/ingest-worker';
 export * from './queue';
+// Not through './queue': it names the document job's kind, whose module imports the queue.
+export * from './queue/tenant-backlog';
 export * from './quotas/ingestion-quotas';
 export * from './reembed/graph-reembedder';
 export * from './reembed/offline-vectors-mover';

@@ -10,6 +10,7 @@ import { DocumentIngester } from './pipeline/document-ingester';
 import { IngestJobHandler } from './pipeline/ingest-job';
 import { IngestWorker } from './pipeline/ingest-worker';
 import { JobQueue } from './queue';
+import { TenantBacklogs } from './queue/tenant-backlog';
 import { IngestionQuotas } from './quotas/ingestion-quotas';
 import { GraphReembedder } from './reembed/graph-reembedder';
 import { OfflineVectorsMover } from './reembed/offline-vectors-mover';
@@ -22,6 +23,7 @@ import { OfflineVectorsMover } from './reembed/offline-vectors-mover';
     // The model layer's offline stages run on the same threads (StageRunner takes it if present).
     { provide: LOCAL_TEXT_WORK, useExisting: CpuPool },
     JobQueue,
+    TenantBacklogs,
     GraphWriter,
     DocumentIngester,
     IngestJobHandler,
@@ -34,6 +36,6 @@ import { OfflineVectorsMover } from './reembed/offline-vectors-mover';
     BulkLoadService,
     GeoBackfill,
   ],
-  exports: [CpuPool, LOCAL_TEXT_WORK, JobQueue, DocumentIngester, IngestWorker, DocumentsService, RememberService, OfflineVectorsMover, BulkLoadService, GeoBackfill],
+  exports: [CpuPool, LOCAL_TEXT_WORK, JobQueue, TenantBacklogs, DocumentIngester, IngestWorker, DocumentsService, RememberService, OfflineVectorsMover, BulkLoadService, GeoBackfill],
 })
 export class IngestModule {}

@@ -72,8 +72,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List tenants with their spend
-         * @description A page of tenants in creation order (`limit`, `offset`), each with its limits and today's and this month's spend against its caps.
+         * List tenants with their spend and queues
+         * @description A page of tenants in creation order (`limit`, `offset`), each with its limits, today's and this month's spend against its caps, and its ingestion queue (jobs waiting, running, parked; documents processed in the last hour).
          */
         get: operations["TenantAdminController_listTenants"];
         put?: never;
@@ -97,7 +97,7 @@ export interface paths {
         };
         /**
          * Get a tenant
-         * @description A tenant's tier, billing, limits, state, today's and this month's spend, and its use of the ingestion quotas.
+         * @description A tenant's tier, billing, limits, state, today's and this month's spend, its use of the ingestion quotas and its ingestion queue.
          */
         get: operations["TenantAdminController_getTenant"];
         put?: never;
@@ -107,6 +107,26 @@ export interface paths {
          * @description Deletes every row of the tenant (documents, graph, vectors, jobs, users, keys, ledger) and its limit keys. Not undoable: export first.
          */
         delete: operations["TenantAdminController_deleteTenant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants/{tenantId}/holdings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count what a tenant holds
+         * @description How many documents (uploads and gb texts), gb datasets, entities, facts, users and live API keys the tenant has: what deleting it removes.
+         */
+        get: operations["TenantAdminController_holdings"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1009,6 +1029,15 @@ export interface components {
                 ingested_mb_today: number;
                 stored_mb: number;
             };
+            queue?: {
+                waiting: number;
+                scheduled: number;
+                running: number;
+                deferred: number;
+                oldest_waiting_seconds: number;
+                processed_last_hour: number;
+                failed_last_hour: number;
+            };
         };
         CreateTenantRequest: {
             name: string;
@@ -1061,9 +1090,28 @@ export interface components {
                     ingested_mb_today: number;
                     stored_mb: number;
                 };
+                queue?: {
+                    waiting: number;
+                    scheduled: number;
+                    running: number;
+                    deferred: number;
+                    oldest_waiting_seconds: number;
+                    processed_last_hour: number;
+                    failed_last_hour: number;
+                };
             }[];
             limit: number;
             offset: number;
+        };
+        TenantHoldings: {
+            /** Format: uuid */
+            tenant_id: string;
+            documents: number;
+            gb_datasets: number;
+            entities: number;
+            facts: number;
+            users: number;
+            api_keys: number;
         };
         UpdateLimitsRequest: {
             daily_cost_cap_usd?: number | null;
@@ -2178,7 +2226,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of tenants in creation order, each with today's and this month's spend (one ledger statement for the page). */
+            /** @description A page of tenants in creation order, each with today's and this month's spend and its queue (one statement each for the page). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2421,6 +2469,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request cannot be read: a body that is not JSON or cannot be decoded (every route parses a JSON body it is sent), or a path value that is not valid percent-encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing of that id in the caller's scope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    TenantAdminController_holdings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantHoldings"];
+                };
             };
             /** @description The request cannot be read: a body that is not JSON or cannot be decoded (every route parses a JSON body it is sent), or a path value that is not valid percent-encoding. */
             400: {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { microsToUsd } from '@loci/common';
-import type { ApiKeyRow, IngestionUse, TenantRow, UserRow } from '@loci/db';
-import { BYTES_PER_MB } from '@loci/ingest';
+import type { ApiKeyRow, IngestionUse, TenantHoldings, TenantRow, UserRow } from '@loci/db';
+import { BYTES_PER_MB, EMPTY_BACKLOG, TenantBacklog } from '@loci/ingest';
 import { plainName, named } from '@loci/http';
 
 // Request bodies: strict objects, so a misspelt field is a 400 instead of silently ignored.
@@ -125,6 +125,36 @@ export const tenantResponse = z.object({
   ingestion: z
     .object({ documents_today: z.number().int(), ingested_mb_today: z.number(), stored_mb: z.number() })
     .optional(),
+  /**
+   * The tenant's ingestion queue now and its rate of work: jobs waiting (queued and due), scheduled
+   * (a retry's backoff), running, and deferred (parked at a cap or while suspended); how long its
+   * oldest waiting job has waited; uploaded documents processed and failed for good in the last
+   * hour. On the operators' list and GET of one tenant.
+   */
+  queue: z
+    .object({
+      waiting: z.number().int(),
+      scheduled: z.number().int(),
+      running: z.number().int(),
+      deferred: z.number().int(),
+      oldest_waiting_seconds: z.number().int(),
+      processed_last_hour: z.number().int(),
+      failed_last_hour: z.number().int(),
+    })
+    .optional(),
+});
+
+/** What a tenant holds: what deleting it removes. */
+export const tenantHoldingsResponse = z.object({
+  tenant_id: z.uuid(),
+  /** Uploaded documents and gb remembered texts. */
+  documents: z.number().int(),
+  gb_datasets: z.number().int(),
+  entities: z.number().int(),
+  facts: z.number().int(),
+  users: z.number().int(),
+  /** Keys neither revoked nor expired. */
+  api_keys: z.number().int(),
 });
 
 export const tenantListResponse = z.object({
@@ -206,6 +236,35 @@ export const toTenantWithSpend = (
   },
 });
 
+/** As operators see a tenant: with its queue too (a tenant with no job in sight has an empty one). */
+export const toOperatorTenant = (
+  t: TenantRow,
+  spent: { dayMicros: number; monthMicros: number } | undefined,
+  ingested: Pick<IngestionUse, 'documentsToday' | 'textBytesToday' | 'storedTextBytes'> | undefined,
+  backlog: TenantBacklog = EMPTY_BACKLOG,
+): z.infer<typeof tenantResponse> => ({
+  ...toTenantWithSpend(t, spent, ingested),
+  queue: {
+    waiting: backlog.waiting,
+    scheduled: backlog.scheduled,
+    running: backlog.running,
+    deferred: backlog.deferred,
+    oldest_waiting_seconds: backlog.oldestWaitingSeconds,
+    processed_last_hour: backlog.processedLastHour,
+    failed_last_hour: backlog.failedLastHour,
+  },
+});
+
+export const toTenantHoldingsResponse = (tenantId: string, h: TenantHoldings): z.infer<typeof tenantHoldingsResponse> => ({
+  tenant_id: tenantId,
+  documents: h.documents,
+  gb_datasets: h.gbDatasets,
+  entities: h.entities,
+  facts: h.facts,
+  users: h.users,
+  api_keys: h.liveApiKeys,
+});
+
 export const toUserResponse = (u: UserRow): z.infer<typeof userResponse> => ({
   id: u.id,
   tenant_id: u.tenantId,
@@ -239,6 +298,7 @@ named('PlatformLimitsRequest', platformLimitsBody);
 named('PlatformLimits', platformLimitsResponse);
 named('Tenant', tenantResponse);
 named('TenantList', tenantListResponse);
+named('TenantHoldings', tenantHoldingsResponse);
 named('User', userResponse);
 named('CreatedApiKey', createdApiKeyResponse);
 named('ApiKeyList', apiKeyListResponse);

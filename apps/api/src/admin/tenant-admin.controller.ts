@@ -1,12 +1,12 @@
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Res } from '@nestjs/common';
-import { usdToMicros } from '@loci/common';
-import { IngestionCountsRepository, SpendLedgerRepository } from '@loci/db';
+import { NotFoundError, usdToMicros } from '@loci/common';
+import { IngestionCountsRepository, SpendLedgerRepository, TenantLifecycleRepository } from '@loci/db';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { CurrentPrincipal, Principal, Roles } from '@loci/auth';
 import { openApiSchemaOf, ValidBody, ValidQuery, ApiErrors } from '@loci/http';
-import { IngestWorker } from '@loci/ingest';
+import { IngestWorker, TenantBacklogs } from '@loci/ingest';
 import { OwnKeysService } from '@loci/llm';
 import {
   createApiKeyBody,
@@ -16,11 +16,13 @@ import {
   setLlmKeyBody,
   updateLimitsBody,
   pageQuery,
+  tenantHoldingsResponse,
   tenantListResponse,
   tenantResponse,
   toApiKeyResponse,
+  toOperatorTenant,
+  toTenantHoldingsResponse,
   toTenantResponse,
-  toTenantWithSpend,
   toUserResponse,
   userResponse,
 } from './admin.dto';
@@ -45,6 +47,8 @@ export class TenantAdminController {
     private readonly lifecycle: TenantLifecycleService,
     private readonly exporter: TenantExportService,
     private readonly ingested: IngestionCountsRepository,
+    private readonly backlogs: TenantBacklogs,
+    private readonly tenantRows: TenantLifecycleRepository,
   ) {}
 
   @Post()
@@ -60,32 +64,54 @@ export class TenantAdminController {
 
   @Get()
   @ApiOperation({
-    summary: 'List tenants with their spend',
+    summary: 'List tenants with their spend and queues',
     description:
-      "A page of tenants in creation order (`limit`, `offset`), each with its limits and today's and this month's spend against its caps.",
+      "A page of tenants in creation order (`limit`, `offset`), each with its limits, today's and this month's spend against its caps, and its ingestion queue (jobs waiting, running, parked; documents processed in the last hour).",
   })
   @ApiOkResponse({
-    description: "A page of tenants in creation order, each with today's and this month's spend (one ledger statement for the page).",
+    description: "A page of tenants in creation order, each with today's and this month's spend and its queue (one statement each for the page).",
     schema: openApiSchemaOf(tenantListResponse, 'output'),
   })
   async listTenants(@ValidQuery(pageQuery) page: z.output<typeof pageQuery>) {
     const tenants = await this.admin.listTenants(page);
     const ids = tenants.map((t) => t.id);
-    const [spent, ingested] = await Promise.all([this.ledger.tenantsSpend(ids, ...spendWindows(new Date())), this.ingested.uses(ids)]);
-    return { items: tenants.map((t) => toTenantWithSpend(t, spent.get(t.id), ingested.get(t.id))), limit: page.limit, offset: page.offset };
+    const [spent, ingested, backlogs] = await Promise.all([
+      this.ledger.tenantsSpend(ids, ...spendWindows(new Date())),
+      this.ingested.uses(ids),
+      this.backlogs.of(ids),
+    ]);
+    return { items: tenants.map((t) => toOperatorTenant(t, spent.get(t.id), ingested.get(t.id), backlogs.get(t.id))), limit: page.limit, offset: page.offset };
   }
 
   @Get(':tenantId')
   @ApiOperation({
     summary: 'Get a tenant',
     description:
-      "A tenant's tier, billing, limits, state, today's and this month's spend, and its use of the ingestion quotas.",
+      "A tenant's tier, billing, limits, state, today's and this month's spend, its use of the ingestion quotas and its ingestion queue.",
   })
   @ApiOkResponse({ schema: openApiSchemaOf(tenantResponse, 'output') })
   async getTenant(@Param('tenantId') tenantId: string) {
     const tenant = await this.admin.getTenant(tenantId);
-    const [spent, ingested] = await Promise.all([this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date())), this.ingested.use(tenant.id)]);
-    return toTenantWithSpend(tenant, spent, ingested);
+    const [spent, ingested, backlogs] = await Promise.all([
+      this.ledger.tenantSpend(tenant.id, ...spendWindows(new Date())),
+      this.ingested.use(tenant.id),
+      this.backlogs.of([tenant.id]),
+    ]);
+    return toOperatorTenant(tenant, spent, ingested, backlogs.get(tenant.id));
+  }
+
+  /** What the console's confirmation of a deletion names. */
+  @Get(':tenantId/holdings')
+  @ApiOperation({
+    summary: 'Count what a tenant holds',
+    description:
+      'How many documents (uploads and gb texts), gb datasets, entities, facts, users and live API keys the tenant has: what deleting it removes.',
+  })
+  @ApiOkResponse({ schema: openApiSchemaOf(tenantHoldingsResponse, 'output') })
+  async holdings(@Param('tenantId') tenantId: string) {
+    const holdings = await this.tenantRows.holdings(tenantId);
+    if (!holdings) throw new NotFoundError('No such tenant.');
+    return toTenantHoldingsResponse(tenantId, holdings);
   }
 
   @Patch(':tenantId/limits')

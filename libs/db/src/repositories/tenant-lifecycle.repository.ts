@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { eq, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { Database, DATABASE, Db } from '../database';
+import { Database, DATABASE, Db, queryRows } from '../database';
 import { isUuid } from '../ids';
 import {
   apiKeys,
@@ -62,6 +62,18 @@ const TENANT_TABLES_CHILDREN_FIRST: ReadonlyArray<PgTable & { tenantId: unknown 
   users,
 ];
 
+/** What a tenant holds: what its deletion removes, counted for the operator who confirms it. */
+export interface TenantHoldings {
+  /** Uploaded documents and gb remembered texts. */
+  documents: number;
+  gbDatasets: number;
+  entities: number;
+  facts: number;
+  users: number;
+  /** Keys neither revoked nor expired. */
+  liveApiKeys: number;
+}
+
 /** Suspension and deletion of tenants: what operators do to a tenant's whole life. */
 @Injectable()
 export class TenantLifecycleRepository {
@@ -79,6 +91,33 @@ export class TenantLifecycleRepository {
       .where(eq(tenants.id, tenantId))
       .returning();
     return row;
+  }
+
+  /**
+   * What the tenant holds, or undefined when there is no such tenant. Each count reads the
+   * tenant's part of one primary key (users and keys: their tenant's index), no table's rows.
+   */
+  async holdings(tenantId: string): Promise<TenantHoldings | undefined> {
+    if (!isUuid(tenantId)) return undefined;
+    const [row] = await queryRows<Record<string, unknown>>(
+      this.database.db,
+      sql`SELECT (SELECT count(*) FROM ${documents} WHERE tenant_id = t.id) AS documents,
+                 (SELECT count(*) FROM ${graphs} WHERE tenant_id = t.id AND kind = 'gb') AS gb_datasets,
+                 (SELECT count(*) FROM ${entities} WHERE tenant_id = t.id) AS entities,
+                 (SELECT count(*) FROM ${edges} WHERE tenant_id = t.id) AS facts,
+                 (SELECT count(*) FROM ${users} WHERE tenant_id = t.id) AS users,
+                 (SELECT count(*) FROM ${apiKeys} WHERE tenant_id = t.id AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())) AS live_api_keys
+            FROM ${tenants} t WHERE t.id = ${tenantId}`,
+    );
+    if (!row) return undefined;
+    return {
+      documents: Number(row.documents),
+      gbDatasets: Number(row.gb_datasets),
+      entities: Number(row.entities),
+      facts: Number(row.facts),
+      users: Number(row.users),
+      liveApiKeys: Number(row.live_api_keys),
+    };
   }
 
   /**

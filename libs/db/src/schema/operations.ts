@@ -118,6 +118,10 @@ export const jobs = pgTable(
     // A new job reads its tenant's last queued turn in its class here.
     index('jobs_tenant_queued_idx').on(t.tenantId, t.background, t.fairTag).where(sql`${t.status} = 'queued'`),
     index('jobs_running_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
+    // The operators' view of each tenant's queue (tenant-backlog.ts): its parked jobs, and its
+    // jobs finished in the last hour, without reading every job it ever had.
+    index('jobs_tenant_deferred_idx').on(t.tenantId).where(sql`${t.status} = 'deferred'`),
+    index('jobs_tenant_finished_idx').on(t.tenantId, t.updatedAt).where(sql`${t.status} IN ('done', 'failed')`),
     // A document's ingestion jobs (its page's processing history; a dataset's deletion): done
     // jobs are kept, so without this each look-up reads every job the tenant ever had.
     index('jobs_document_idx').on(t.tenantId, sql`(${t.payload}->>'documentId')`),
