@@ -20,6 +20,9 @@ export interface BuiltApi {
   stop(): Promise<void>;
 }
 
+/** How much of a dead process's output is printed: its last log lines and a fatal error's trace. */
+const TAIL_CHARS = 8_000;
+
 /**
  * The built API as `npm start` runs it, with exactly `env` (plus PATH, a port and 127.0.0.1),
  * ready once /readyz answers 200. `nodeArgs` go to node before the script (`--require` a probe).
@@ -36,14 +39,37 @@ export async function startBuiltApi(env: Record<string, string>, readyWithinMs =
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let ready = false;
+  let stopping = false;
+  // 'close' comes after the process's stdio has ended, so the tail holds its last words (a V8
+  // fatal error's trace). The output lives only here: a process that dies under a test, or ends
+  // badly when stopped, has it printed, or CI shows no more than "fetch failed" and a dead port.
+  // (One that dies during boot fails startBuiltApi with its whole output.)
+  const exited = new Promise<void>((resolve) =>
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      const clean = !ready || (stopping && (code === 0 || signal === 'SIGTERM'));
+      if (!clean) {
+        const how = signal ? `signal ${signal}` : `code ${code}`;
+        const when = stopping ? 'when stopped' : 'unexpectedly';
+        process.stderr.write(
+          `\n[built-api] the API process ${child.pid} on ${baseUrl} exited ${when} (${how}); the last ${TAIL_CHARS} characters of its output:\n` +
+            `${output.slice(-TAIL_CHARS)}\n[built-api] end of the output of ${child.pid}\n`,
+        );
+      }
+      resolve();
+    }),
+  );
   const stop = async () => {
+    stopping = true;
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   };
   const deadline = Date.now() + readyWithinMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the API process exited (${child.exitCode}) during boot:\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await exited;
+      throw new Error(`the API process exited (${child.exitCode ?? child.signalCode}) during boot:\n${output}`);
+    }
     if (await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)) break;
     if (Date.now() > deadline) {
       await stop();
@@ -51,5 +77,6 @@ export async function startBuiltApi(env: Record<string, string>, readyWithinMs =
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  ready = true;
   return { baseUrl, output: () => output, stop };
 }
