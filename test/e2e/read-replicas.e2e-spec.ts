@@ -1,17 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { ReadRouter } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
 import { createTenantWithPeople, parsePrometheusText, sampleValue } from '@loci/testing';
+import { REPLICA_SKIP_REASON, replicaOf, replicaUrl, until } from '../support/replica';
 import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
 
-const replicaUrl = process.env.DATABASE_URL ? process.env.LOCI_TEST_REPLICA_URL || undefined : undefined;
 const title = replicaUrl
   ? 'question reads on a streaming replica (LOCI_TEST_REPLICA_URL)'
-  : 'question reads on a streaming replica: SKIPPED, set DATABASE_URL and LOCI_TEST_REPLICA_URL (.ci/replica.sh starts a replica of 127.0.0.1:5432 on :5433; .ci/run does)';
+  : `question reads on a streaming replica: ${REPLICA_SKIP_REASON}`;
 const METRICS_TOKEN = 'replica-metrics-token-0123456789';
 const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
 
@@ -19,39 +18,23 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
  * DATABASE_READ_URL on a real streaming replica of the test server (pg_basebackup -R): the
  * questions' statements run on the replica, a query right after remember sees the remembered
  * text (waiting for replay, else the primary), a replica that lags or stops is skipped, and no
- * request fails meanwhile. Replay is paused and resumed on the replica itself.
+ * request fails meanwhile. Replay is paused and resumed on the replica itself. Usage reports,
+ * exports and reads after another process's ingestion: read-replicas-reports.e2e-spec.ts.
  */
 (replicaUrl ? describe : describe.skip)(title, () => {
   let t: TestApp;
   let a: Tenant;
 
-  /** Runs `text` on the replica, in the test app's database. */
-  const onReplica = async <T>(text: string, database = databaseOf(t)): Promise<T[]> => {
-    const client = new Client({ connectionString: withDatabase(replicaUrl!, database) });
-    await client.connect();
-    try {
-      return (await client.query(text)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  };
-  const pauseReplay = () => onReplica('SELECT pg_wal_replay_pause()');
-  const resumeReplay = () => onReplica('SELECT pg_wal_replay_resume()');
+  // Replay is the replica server's: paused and resumed through any of its databases.
+  const pauseReplay = () => replicaOf(t).pauseReplay();
+  const resumeReplay = () => replicaOf(t).resumeReplay();
+  const onReplica = <T>(text: string) => replicaOf(t).query<T>(text);
 
   const remember = (app: TestApp, tenant: Tenant, userId: string, text: string) =>
     app.http.post('/v1/gb/remember').set('Authorization', `Bearer ${tenant.apiKey.key}`).send({ user_id: userId, text }).expect(200);
   const ask = (app: TestApp, tenant: Tenant, userId: string, query: string) =>
     app.http.post('/v1/gb/query').set('Authorization', `Bearer ${tenant.apiKey.key}`).send({ user_id: userId, query });
-  const replicaStatus = async (app: TestApp): Promise<string> => {
-    const body = (await app.http.get('/readyz')).body as { details: { replicas: { replicas: Array<{ status: string }> } } };
-    return body.details.replicas.replicas[0].status;
-  };
-  const until = async (condition: () => Promise<boolean>, what: string, ms = 20_000) => {
-    for (const deadline = Date.now() + ms; !(await condition()); ) {
-      if (Date.now() > deadline) throw new Error(`not ${what} within ${ms} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+  const replicaStatus = (app: TestApp) => replicaOf(app).status();
 
   beforeAll(async () => {
     t = await startTestApp(
@@ -92,19 +75,27 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
     expect(samples.some((s) => s.name === 'loci_db_replica_lag_seconds')).toBe(true);
   });
 
-  it('browses the graph on the replica (entities by name, an entity with its facts)', async () => {
-    await t.http.post('/v1/documents').set('X-API-Key', a.apiKey.key).send({ name: 'acme.txt', text: 'Greta Holm works at Acme Corporation.' }).expect(202);
-    await t.app.get(IngestWorker).drain();
+  it('browses the graph on the replica (entities by name, an entity with its facts), right after the worker processed a document', async () => {
     const reads = t.app.get(ReadRouter);
-    // The upload's ingestion notes no write: wait until the replica has it (the lag bound's work).
-    await until(async () => ((await t.http.get('/v1/entities?q=greta').set('Authorization', `Bearer ${a.member.token}`)).body.items?.length ?? 0) > 0, 'replayed');
-    const before = { ...reads.counts };
-    const found = await t.http.get('/v1/entities?q=greta').set('Authorization', `Bearer ${a.member.token}`).expect(200);
-    const greta = (found.body.items as Array<{ entity_id: string; name: string }>).find((e) => e.name === 'Greta Holm')!;
-    const entity = await t.http.get(`/v1/entities/${greta.entity_id}`).set('Authorization', `Bearer ${a.member.token}`).expect(200);
-    expect(JSON.stringify(entity.body)).toContain('Acme');
-    expect(reads.counts.replica).toBeGreaterThanOrEqual(before.replica + 2);
-    expect(reads.counts.primary).toBe(before.primary);
+    await pauseReplay();
+    try {
+      await t.http.post('/v1/documents').set('X-API-Key', a.apiKey.key).send({ name: 'acme.txt', text: 'Greta Holm works at Acme Corporation.' }).expect(202);
+      // The worker of this process notes its graph's position when the document is processed.
+      await t.app.get(IngestWorker).drain();
+      const before = { ...reads.counts };
+      const resume = new Promise((resolve) => setTimeout(resolve, 300)).then(resumeReplay);
+      const found = await t.http.get('/v1/entities?q=greta').set('Authorization', `Bearer ${a.member.token}`).expect(200);
+      await resume;
+      const greta = (found.body.items as Array<{ entity_id: string; name: string }>).find((e) => e.name === 'Greta Holm')!;
+      const entity = await t.http.get(`/v1/entities/${greta.entity_id}`).set('Authorization', `Bearer ${a.member.token}`).expect(200);
+      expect(JSON.stringify(entity.body)).toContain('Acme');
+      expect(reads.counts.waited).toBeGreaterThan(before.waited);
+      expect(reads.counts.waitedOut).toBe(before.waitedOut);
+      expect(reads.counts.replica).toBeGreaterThanOrEqual(before.replica + 2);
+      expect(reads.counts.primary).toBe(before.primary);
+    } finally {
+      await resumeReplay();
+    }
   });
 
   it("a query right after remember waits for the replica to replay the client's write", async () => {
@@ -207,13 +198,3 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
     }
   });
 });
-
-function databaseOf(app: TestApp): string {
-  return new URL(app.settings.database.url!).pathname.slice(1);
-}
-
-function withDatabase(server: string, database: string): string {
-  const url = new URL(server);
-  url.pathname = `/${database}`;
-  return url.toString();
-}

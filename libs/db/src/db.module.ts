@@ -112,12 +112,12 @@ const repositories = [
       },
     },
     {
-      // Question retrieval's reads: streaming replicas when DATABASE_READ_URL names any.
+      // Questions', browsing's, usage reports' and exports' reads: streaming replicas when DATABASE_READ_URL names any.
       provide: ReadRouter,
       inject: [SETTINGS, DATABASE],
       useFactory: async (settings: Settings, database: Database): Promise<ReadRouter> => {
         const reads = await openReadRouter(settings, database);
-        if (reads.routes) new Logger('Database').log(`question reads on ${reads.states().length} replica(s) (DATABASE_READ_URL)`);
+        if (reads.routes) new Logger('Database').log(`questions, browsing, usage reports and exports read on ${reads.states().length} replica(s) (DATABASE_READ_URL)`);
         return reads;
       },
     },

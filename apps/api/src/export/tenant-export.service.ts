@@ -57,6 +57,8 @@ export class TenantExportService {
   async open(tenantId: string, options: ExportOptions): Promise<AsyncIterable<string>> {
     const tenant = await this.tenants.findById(tenantId);
     if (!tenant) throw new NotFoundError('No such tenant.');
+    // Read from a replica: one that has replayed everything the tenant wrote before this request.
+    await this.rows.begin(tenant.id);
     const header = {
       type: 'export',
       format_version: EXPORT_FORMAT_VERSION,

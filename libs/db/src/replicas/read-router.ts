@@ -1,20 +1,24 @@
 import type { SQL } from 'drizzle-orm';
 import { betweenSteps } from '@loci/common';
-import { Database, queryRows } from '../database';
+import { Database, Db, queryRows } from '../database';
 import { isStoreUnavailable, sqlState } from '../postgres-errors';
 import { ReadReplicas, Replica, ReplicaState } from './read-replicas';
 
-/** What a routed read is about: the tenant's graph whose recent writes it may have to see. */
+/**
+ * What a routed read is about, so it sees the writes noted for it: one of a tenant's graphs (a
+ * question, browsing), a whole tenant (no graphId: its usage report, its export), or every tenant
+ * (tenantId null: an operator's usage report). A read waits only for a write noted for the same scope.
+ */
 export interface ReadScope {
-  tenantId: string;
-  graphId: number;
+  tenantId: string | null;
+  graphId?: number;
 }
 
-/** A graph's last write a client will read back: the primary's WAL position after its commit. */
+/** A scope's last write a client will read back: the primary's WAL position after its commit. */
 interface PendingWrite {
   lsn: bigint;
   at: number;
-  /** A wait for a replica ran out: this graph's reads go to the primary until one has replayed it. */
+  /** A wait for a replica ran out: this scope's reads go to the primary until one has replayed it. */
   waitedOut: boolean;
 }
 
@@ -29,21 +33,23 @@ export interface ReadCounts {
   waitedOut: number;
 }
 
-/** How long a graph's write is remembered at least: a replica that lags longer is skipped anyway. */
+/** How long a noted write is remembered at least: a replica that lags longer is skipped anyway. */
 const PENDING_WRITE_MS = 60_000;
-/** Graphs with a write not yet replayed everywhere, at most (the oldest forgotten first). */
+/** Scopes with a write not yet replayed everywhere, at most (the oldest forgotten first). */
 const MAX_PENDING_WRITES = 100_000;
 
 /**
- * Where question retrieval's statements run: on a streaming replica when one is up and within
- * the allowed lag (round robin), otherwise on the primary. Without replicas (the embedded store,
- * or no DATABASE_READ_URL) every read is the primary's, as before.
+ * Where question retrieval's, graph browsing's, usage reports' and exports' statements run: on a
+ * streaming replica when one is up and within the allowed lag (round robin), otherwise on the
+ * primary. Without replicas (the embedded store, or no DATABASE_READ_URL) every read is the
+ * primary's, as before.
  *
- * Read-your-writes: a write a client reads back at once (gb remember, then query) notes the
- * primary's WAL position after its commit for its graph (noteWrite). A read of that graph goes
- * to a replica that has replayed it, or waits for one for at most maxWaitMs, or reads the primary.
- * Positions are kept in this process: a client whose next request lands on another API instance
- * is served by replica lag alone (at most LOCI_REPLICA_MAX_LAG_MS behind; see docs/decisions).
+ * Read-your-writes: a write a client reads back at once (gb remember, then query; a document
+ * processed, then a question) notes the primary's WAL position after its commit for its scope
+ * (noteWrite). A read of that scope goes to a replica that has replayed it, or waits for one for
+ * at most maxWaitMs, or reads the primary. Positions are kept in this process: a client whose
+ * next request lands on another API instance is served by replica lag alone (at most
+ * LOCI_REPLICA_MAX_LAG_MS behind; see docs/decisions).
  *
  * Routed statements are single reads (no transaction, no session state), so one that fails on a
  * replica because the replica went away, or because replay cancelled it, runs again on the
@@ -71,7 +77,16 @@ export class ReadRouter {
   }
 
   /** The rows of one read-only statement about `scope`, from a replica or the primary. */
-  async rows<T>(query: SQL, scope: ReadScope): Promise<T[]> {
+  rows<T>(query: SQL, scope: ReadScope): Promise<T[]> {
+    return this.read(scope, (db) => queryRows<T>(db, query));
+  }
+
+  /**
+   * One read-only statement about `scope` built with drizzle's query builder (its columns mapped
+   * as on the primary), on a replica or the primary. `statement` may run twice, on the primary
+   * after a replica failed it: it must only read.
+   */
+  async read<T>(scope: ReadScope, statement: (db: Db) => Promise<T>): Promise<T> {
     // A question's statements are its steps: a flood's question may wait here for a lighter
     // tenant's (QuestionTurns); nothing to wait for outside a question.
     const pause = betweenSteps();
@@ -79,26 +94,33 @@ export class ReadRouter {
     const replica = await this.pick(scope);
     if (!replica) {
       this.counts.primary++;
-      return queryRows<T>(this.primary.db, query);
+      return statement(this.primary.db);
     }
     try {
-      const rows = await queryRows<T>(replica.database.db, query);
+      const result = await statement(replica.database.db);
       this.counts.replica++;
-      return rows;
+      return result;
     } catch (error) {
       if (!isReplicaFault(error)) throw error;
       if (isStoreUnavailable(error)) this.replicas?.markDown(replica, error);
       this.counts.fallback++;
-      return queryRows<T>(this.primary.db, query);
+      return statement(this.primary.db);
     }
   }
 
   /**
-   * After a write to `scope`'s graph has committed on the primary: its reads must see it. One
-   * statement on the primary; nothing without replicas.
+   * After a write about `scope` has committed on the primary: its reads must see it. The note is
+   * the primary's position now, at or past the end of every commit made before, so noting a
+   * scope right before reading it makes the read see everything committed until then (a usage
+   * report, an export). One statement on the primary; nothing without replicas.
+   *
+   * `committedAt`: when the write committed, for a write another process made (a document the
+   * worker finished): one older than a note is kept is not noted, since every replica a read may
+   * use has replayed it by then.
    */
-  async noteWrite(scope: ReadScope): Promise<void> {
+  async noteWrite(scope: ReadScope, committedAt?: Date): Promise<void> {
     if (!this.replicas || !this.routes) return;
+    if (committedAt && Date.now() - committedAt.getTime() > this.noteLifeMs) return;
     const lsn = await this.replicas.primaryPosition();
     const key = keyOf(scope);
     this.pending.delete(key); // re-inserted last: the map stays in order of writes
@@ -124,17 +146,22 @@ export class ReadRouter {
     return undefined;
   }
 
-  /** The graph's write still to be seen, if any; one every replica has replayed is forgotten. */
+  /** The scope's write still to be seen, if any; one every replica has replayed is forgotten. */
   private pendingWrite(scope: ReadScope): PendingWrite | undefined {
     const key = keyOf(scope);
     const write = this.pending.get(key);
     if (!write) return undefined;
     const replayedEverywhere = this.replicas!.replicas.every((replica) => replica.replayLsn !== null && replica.replayLsn >= write.lsn);
-    if (replayedEverywhere || Date.now() - write.at > Math.max(PENDING_WRITE_MS, 2 * this.replicas!.maxLagMs)) {
+    if (replayedEverywhere || Date.now() - write.at > this.noteLifeMs) {
       this.pending.delete(key);
       return undefined;
     }
     return write;
+  }
+
+  /** How long a note is kept: past it a replica that has not replayed the write lags beyond the bound and is skipped anyway. */
+  private get noteLifeMs(): number {
+    return Math.max(PENDING_WRITE_MS, 2 * (this.replicas?.maxLagMs ?? 0));
   }
 
   private roundRobin(replicas: Replica[]): Replica {
@@ -147,7 +174,7 @@ export class ReadRouter {
   }
 }
 
-const keyOf = (scope: ReadScope) => `${scope.tenantId}:${scope.graphId}`;
+const keyOf = (scope: ReadScope) => `${scope.tenantId ?? '*'}:${scope.graphId ?? '*'}`;
 
 /**
  * A failure the primary would not have: the replica's connection (down, restarting, refused), or

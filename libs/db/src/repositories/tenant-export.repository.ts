@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { and, asc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
-import { Database, DATABASE } from '../database';
+import { Database, DATABASE, Db } from '../database';
 import { isUuid } from '../ids';
+import { ReadRouter } from '../replicas/read-router';
 import {
   chunks,
   documents,
@@ -65,22 +66,36 @@ const LINKS = {
  * Reads one tenant's rows for its export, a page at a time in key order (keyset pagination on
  * the primary keys, which lead with tenant_id): a big tenant is streamed, never held in memory.
  * Each page is its own statement, so the export is not one snapshot; rows are never torn.
+ *
+ * On a streaming replica when DATABASE_READ_URL names one (ReadRouter, scope: the tenant), else
+ * the primary. `begin` before the first page makes the pages see every write committed before it.
  */
 @Injectable()
 export class TenantExportRepository {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  private readonly reads: ReadRouter;
+
+  constructor(@Inject(DATABASE) database: Database, @Optional() reads?: ReadRouter) {
+    this.reads = reads ?? new ReadRouter(database);
+  }
+
+  /**
+   * An export starts: its pages, on a replica, wait for the primary's position now (what the
+   * tenant's client wrote before asking for its export is in it). One statement with replicas.
+   */
+  begin(tenantId: string): Promise<void> {
+    return this.reads.noteWrite({ tenantId });
+  }
 
   async page(tenantId: string, kind: ExportKind, after: ExportCursor, limit: number, withVectors: boolean): Promise<ExportPage> {
     if (!isUuid(tenantId)) return { rows: [], next: null };
-    const rows = await this.read(tenantId, kind, after, limit, withVectors);
+    const rows = await this.reads.read({ tenantId }, (db) => this.read(db, tenantId, kind, after, limit, withVectors));
     if (rows.length < limit) return { rows, next: null };
     const last = rows[rows.length - 1];
     const next: ExportCursor = kind in LINKS ? [Number(last.a), Number(last.b)] : Number(last.id);
     return { rows, next };
   }
 
-  private read(tenantId: string, kind: ExportKind, after: ExportCursor, limit: number, withVectors: boolean): Promise<Record<string, unknown>[]> {
-    const db = this.database.db;
+  private read(db: Db, tenantId: string, kind: ExportKind, after: ExportCursor, limit: number, withVectors: boolean): Promise<Record<string, unknown>[]> {
     const afterId = typeof after === 'number' ? after : -1;
     switch (kind) {
       case 'graph':

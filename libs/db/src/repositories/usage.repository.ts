@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
-import { Database, DATABASE, queryRows } from '../database';
+import { Database, DATABASE } from '../database';
+import { ReadRouter } from '../replicas/read-router';
 
 export interface UsageDay {
   tenantId: string;
@@ -23,15 +24,30 @@ export interface UsageDay {
  * Usage read from the inference ledger, the request log (the truth), the refusal counters and
  * the ingestion counts, per tenant per UTC day. Calls still pending count at their estimated
  * (worst-case) cost.
+ *
+ * On a streaming replica when DATABASE_READ_URL names one (ReadRouter), else the primary; either
+ * way a report holds every row committed before it was asked for.
  */
 @Injectable()
 export class UsageRepository {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  private readonly reads: ReadRouter;
 
+  constructor(@Inject(DATABASE) database: Database, @Optional() reads?: ReadRouter) {
+    this.reads = reads ?? new ReadRouter(database);
+  }
+
+  /**
+   * Every tenant's usage, or one's (`tenantId`). With replicas, the primary's position is noted
+   * first (one short statement) and the report read from a replica that has replayed it, after a
+   * wait of at most LOCI_REPLICA_MAX_WAIT_MS, else from the primary: the refusal counts the
+   * caller flushed just before, and the questions and model calls of the client's requests that
+   * finished before this one, are in it.
+   */
   async byTenantDay(range: { from: Date; to: Date; tenantId?: string }): Promise<UsageDay[]> {
+    const scope = { tenantId: range.tenantId ?? null };
+    await this.reads.noteWrite(scope);
     const tenantFilter = (column: string) => (range.tenantId ? sql`AND ${sql.raw(column)} = ${range.tenantId}` : sql``);
-    const rows = await queryRows<Record<string, unknown>>(
-      this.database.db,
+    const rows = await this.reads.rows<Record<string, unknown>>(
       sql`WITH calls AS (
             SELECT tenant_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
                    count(*)::int AS model_calls,
@@ -76,6 +92,7 @@ export class UsageRepository {
           LEFT JOIN refusals r ON r.tenant_id = d.tenant_id AND r.day = d.day
           LEFT JOIN ingested i ON i.tenant_id = d.tenant_id AND i.day = d.day
           ORDER BY 2, 1`,
+      scope,
     );
     return rows.map((r) => ({
       tenantId: String(r.tenant_id),

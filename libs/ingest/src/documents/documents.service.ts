@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
-import { Database, DATABASE, Db, DocumentCounts, DocumentRow, DocumentsRepository, GraphsRepository } from '@loci/db';
+import { Database, DATABASE, Db, DocumentCounts, DocumentRow, DocumentsRepository, GraphsRepository, ReadRouter } from '@loci/db';
 import { CpuPool } from '../cpu/cpu-pool';
 import { JobQueue } from '../queue';
 import { extractUploadText, UploadedFileInput, UploadText } from '../upload';
@@ -34,6 +34,7 @@ export class DocumentsService {
     private readonly cpu: CpuPool,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly quotas: IngestionQuotas,
+    private readonly reads: ReadRouter,
   ) {}
 
   /**
@@ -79,12 +80,14 @@ export class DocumentsService {
     const graph = await this.graphs.defaultGraph(tenantId);
     const rows = await this.documents.list(tenantId, graph.id, page);
     const counts = await this.documents.counts(tenantId, rows.map((r) => r.id));
+    await this.noteProcessed(rows);
     return rows.map((document) => ({ document, counts: counts.get(document.id)! }));
   }
 
   async get(tenantId: string, documentId: number): Promise<DocumentView> {
     const document = await this.defaultGraphDocument(tenantId, documentId);
     const counts = await this.documents.counts(tenantId, [document.id]);
+    await this.noteProcessed([document]);
     return { document, counts: counts.get(document.id)! };
   }
 
@@ -103,6 +106,22 @@ export class DocumentsService {
     });
     this.worker.wake();
     return (await this.documents.get(tenantId, documentId))!;
+  }
+
+  /**
+   * A client told a document is processed asks about it next, perhaps at once: this process's
+   * reads of its graph then go to a replica that has replayed it (ReadRouter). The worker that
+   * processed it may be another process, whose note this process cannot see; the primary's
+   * position now is past its commit, since the status read from the primary says it committed.
+   * Only a document processed within the time a note is kept is noted (one statement; none
+   * without replicas): an older one is on every replica a read may use.
+   */
+  private async noteProcessed(rows: DocumentRow[]): Promise<void> {
+    let latest: { row: DocumentRow; at: Date } | undefined;
+    for (const row of rows) {
+      if (row.status === 'processed' && row.processedAt && (!latest || row.processedAt > latest.at)) latest = { row, at: row.processedAt };
+    }
+    if (latest) await this.reads.noteWrite({ tenantId: latest.row.tenantId, graphId: latest.row.graphId }, latest.at);
   }
 
   /** /v1/documents sees the tenant's default graph only, never gb artifacts. */

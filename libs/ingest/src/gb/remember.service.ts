@@ -112,8 +112,10 @@ export class RememberService {
       return { document, claim };
     });
     const changes = await this.ingestOnce(tenantId, requestId, document.id, holder, claim, input, signal);
-    // The client's next query of this dataset must see what it just remembered, even on a replica.
-    await this.readRouter.noteWrite({ tenantId, graphId: document.graphId });
+    // The client's next query of this dataset must see what it just remembered, even on a replica:
+    // the ingester notes what it ingested; a text another request ingested (maybe another API
+    // instance's) is noted here.
+    if (changes === null) await this.readRouter.noteWrite({ tenantId, graphId: document.graphId });
     return {
       artifactId: document.id,
       dataset: input.dataset,

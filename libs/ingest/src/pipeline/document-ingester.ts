@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import {
@@ -7,7 +7,9 @@ import {
   DATABASE,
   DocumentRow,
   DocumentsRepository,
+  errorSummary,
   GraphWritesRepository,
+  ReadRouter,
   TableStatisticsKeeper,
   transactionRetryingConflicts,
 } from '@loci/db';
@@ -65,6 +67,8 @@ interface PreparedPiece {
  */
 @Injectable()
 export class DocumentIngester {
+  private readonly logger = new Logger('DocumentIngester');
+
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     @Inject(SETTINGS) private readonly settings: Settings,
@@ -76,6 +80,7 @@ export class DocumentIngester {
     private readonly ownKeys: OwnKeysService,
     private readonly cpu: CpuPool,
     private readonly statistics: TableStatisticsKeeper,
+    private readonly reads: ReadRouter,
     @Optional() private readonly metrics?: LociMetrics,
   ) {}
 
@@ -139,7 +144,22 @@ export class DocumentIngester {
       throw error;
     }
     await this.documents.setStatus(tenantId, documentId, 'processed', { processedAt: new Date(), statusReason: null });
+    await this.noteProcessed(document);
     return changes;
+  }
+
+  /**
+   * The graph's questions and browsing in this process read a replica that has replayed the
+   * document (ReadRouter; nothing without replicas). A worker in its own process has none, and
+   * the API notes the document when it reports it processed (DocumentsService). A failed note
+   * fails nothing: the document is processed, and a read of it may lag by the replica bound.
+   */
+  private async noteProcessed(document: DocumentRow): Promise<void> {
+    try {
+      await this.reads.noteWrite({ tenantId: document.tenantId, graphId: document.graphId });
+    } catch (error) {
+      this.logger.warn(`document ${document.id}: its write position was not noted (${errorSummary(error)}); reads may lag by LOCI_REPLICA_MAX_LAG_MS`);
+    }
   }
 
   /** Whether a chunk's summary or extraction is a provider call (a request's model, else the stage's). */

@@ -1,0 +1,45 @@
+import { Client } from 'pg';
+import type { TestApp } from './test-app';
+
+/**
+ * The streaming replica of the test server the read-replica e2e files run on: LOCI_TEST_REPLICA_URL
+ * beside DATABASE_URL (.ci/replica.sh starts one of 127.0.0.1:5432 on :5433; .ci/run does).
+ */
+export const replicaUrl = process.env.DATABASE_URL ? process.env.LOCI_TEST_REPLICA_URL || undefined : undefined;
+
+export const REPLICA_SKIP_REASON =
+  'SKIPPED, set DATABASE_URL and LOCI_TEST_REPLICA_URL (.ci/replica.sh starts a replica of 127.0.0.1:5432 on :5433; .ci/run does)';
+
+/** The replica of `app`'s database: statements on it, its replay paused and resumed, the app's view of it. */
+export function replicaOf(app: TestApp) {
+  const database = new URL(app.settings.database.url!).pathname.slice(1);
+  const query = async <T>(text: string): Promise<T[]> => {
+    const url = new URL(replicaUrl!);
+    url.pathname = `/${database}`;
+    const client = new Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    query,
+    pauseReplay: () => query('SELECT pg_wal_replay_pause()'),
+    resumeReplay: () => query('SELECT pg_wal_replay_resume()'),
+    /** The first replica's status by the app's /readyz: up, lagging or down. */
+    async status(): Promise<string> {
+      const body = (await app.http.get('/readyz')).body as { details: { replicas: { replicas: Array<{ status: string }> } } };
+      return body.details.replicas.replicas[0].status;
+    },
+  };
+}
+
+/** Resolves once `condition` holds, looking every 50 ms; fails past `ms`. */
+export async function until(condition: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !(await condition()); ) {
+    if (Date.now() > deadline) throw new Error(`not ${what} within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
