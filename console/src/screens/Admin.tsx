@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Code, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, NumberInput, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { call, loci } from '../api';
 import { ErrorNote, Section, useAction, usd, useLoad, when } from '../ui';
@@ -62,6 +62,11 @@ function UsageCard() {
           <SpendGauge label="This month" spent={t.spend?.this_month_usd ?? 0} cap={t.limits.monthly_cost_cap_usd} />
           <Text size="sm">Questions a day: {t.limits.daily_query_quota ?? 'unlimited'}</Text>
           <Text size="sm">Concurrent questions a client: {t.limits.max_concurrent_queries ?? 'unlimited'}</Text>
+          <Text size="sm">
+            Requests a minute: {t.limits.requests_per_minute ?? 'unlimited'}
+            {t.limits.request_burst !== null ? `, ${t.limits.request_burst} at once` : ''}
+          </Text>
+          <Text size="sm">Documents ingested at once: {t.limits.max_running_jobs ?? 'unlimited'}</Text>
           <QuotaGauge label="Documents today" used={t.ingestion?.documents_today ?? 0} limit={t.limits.daily_document_quota} />
           <QuotaGauge label="Text taken in today" used={t.ingestion?.ingested_mb_today ?? 0} limit={t.limits.daily_ingest_mb} unit="MB" />
           <QuotaGauge label="Text stored" used={t.ingestion?.stored_mb ?? 0} limit={t.limits.max_stored_mb} unit="MB" />
@@ -78,6 +83,7 @@ function KeysCard() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string | null>('read,write');
   const [lifetime, setLifetime] = useState<string | null>('never');
+  const [rate, setRate] = useState<string | number>('');
   const [created, setCreated] = useState<string | null>(null);
   const action = useAction();
   const create = (e: FormEvent) => {
@@ -85,9 +91,11 @@ function KeysCard() {
     void action.run(async () => {
       const days = lifetime === 'never' || lifetime === null ? null : Number(lifetime);
       const expires_at = days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
-      const res = await call(loci.POST('/v1/api-keys', { body: { name, scopes: (scopes ?? 'read,write').split(',') as ('read' | 'write')[], expires_at } }));
+      const requests_per_minute = rate === '' ? null : Number(rate);
+      const res = await call(loci.POST('/v1/api-keys', { body: { name, scopes: (scopes ?? 'read,write').split(',') as ('read' | 'write')[], expires_at, requests_per_minute } }));
       setCreated(res.key);
       setName('');
+      setRate('');
       keys.reload();
     });
   };
@@ -99,6 +107,8 @@ function KeysCard() {
           <TextInput label="Key name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
           <Select label="Scopes" data={[{ value: 'read,write', label: 'read and write' }, { value: 'read', label: 'read only' }]} value={scopes} onChange={setScopes} allowDeselect={false} />
           <Select label="Expires" data={KEY_LIFETIMES} value={lifetime} onChange={setLifetime} allowDeselect={false} />
+          {/* A key's own rate, within the tenant's: one integration cannot use up what the others need. */}
+          <NumberInput label="Requests a minute" description="Empty = the tenant's rate" min={1} allowNegative={false} allowDecimal={false} value={rate} onChange={setRate} w={170} />
           <Button type="submit" loading={action.busy}>
             Create key
           </Button>
@@ -110,7 +120,7 @@ function KeysCard() {
         </Alert>
       )}
       <ErrorNote error={action.error ?? keys.error} />
-      <Table.ScrollContainer minWidth={600}>
+      <Table.ScrollContainer minWidth={680}>
         <Table className="stack-on-phone" data-testid="api-keys">
           <Table.Thead>
             <Table.Tr>
@@ -118,6 +128,7 @@ function KeysCard() {
               <Table.Th>Prefix</Table.Th>
               <Table.Th>Scopes</Table.Th>
               <Table.Th>Expires</Table.Th>
+              <Table.Th>Rate</Table.Th>
               <Table.Th>Last used</Table.Th>
               <Table.Th />
             </Table.Tr>
@@ -132,6 +143,9 @@ function KeysCard() {
                 <Table.Td data-label="Scopes">{k.scopes.join(', ')}</Table.Td>
                 <Table.Td data-label="Expires" data-testid="api-key-expires">
                   {k.expires_at ? when(k.expires_at) : 'never'}
+                </Table.Td>
+                <Table.Td data-label="Rate" data-testid="api-key-rate">
+                  {k.requests_per_minute === null ? "the tenant's" : `${k.requests_per_minute} a minute`}
                 </Table.Td>
                 <Table.Td data-label="Last used">{when(k.last_used_at)}</Table.Td>
                 <Table.Td>

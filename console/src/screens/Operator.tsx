@@ -1,18 +1,51 @@
-import { Button, Group, Modal, NumberInput, PasswordInput, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { Badge, Button, Group, Modal, NumberInput, PasswordInput, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import type { Schemas } from '@loci/client';
 import { FormEvent, useMemo, useState } from 'react';
-import { call, Limits, loci, Tenant } from '../api';
+import { call, loci } from '../api';
 import { ErrorNote, Section, useAction, usd, useLoad } from '../ui';
+import { DeleteDialog, SuspendDialog } from './TenantLifecycle';
+import { asNullable, EditLimits } from './TenantLimits';
 import { UsageByDay } from './Usage';
 import { RefusalsChart, UsageCharts } from './UsageCharts';
 
-type SortKey = 'name' | 'today' | 'month' | 'today_share' | 'month_share';
+type Tenant = Schemas['Tenant'];
+type Queue = NonNullable<Tenant['queue']>;
+
+type SortKey = 'name' | 'today' | 'month' | 'today_share' | 'month_share' | 'queue' | 'last_hour';
 const SORT_LABELS: Record<SortKey, string> = {
   name: 'name',
   today: "today's spend",
   month: "this month's spend",
   today_share: "today's spend against the daily cap",
   month_share: "this month's spend against the monthly cap",
+  queue: 'jobs in the queue',
+  last_hour: 'documents processed in the last hour',
 };
+
+/** Every job the tenant has not finished: waiting, running, waiting to retry, parked. */
+const inQueue = (q: Queue | undefined) => (q ? q.waiting + q.running + q.scheduled + q.deferred : 0);
+const seconds = (s: number) => (s < 90 ? `${s} s` : s < 5400 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`);
+
+/** The queue in words: what is waiting, running, to retry, parked, and how long the oldest has waited. */
+function QueueCell({ queue }: { queue: Queue | undefined }) {
+  if (!queue || inQueue(queue) === 0) return <Text size="sm" c="dimmed">empty</Text>;
+  const parts = [
+    queue.waiting && `${queue.waiting} waiting`,
+    queue.running && `${queue.running} running`,
+    queue.scheduled && `${queue.scheduled} to retry`,
+    queue.deferred && `${queue.deferred} parked`,
+  ].filter(Boolean);
+  return (
+    <>
+      <Text size="sm">{parts.join(' · ')}</Text>
+      {queue.waiting > 0 && (
+        <Text size="xs" c={queue.oldest_waiting_seconds >= 300 ? 'orange' : 'dimmed'}>
+          oldest waiting {seconds(queue.oldest_waiting_seconds)}
+        </Text>
+      )}
+    </>
+  );
+}
 
 /** Spend as a share of its cap; an unlimited tenant sorts as 0, a zero cap as full. */
 const share = (spent: number, cap: number | null) => (cap === null ? 0 : cap === 0 ? 1 : spent / cap);
@@ -22,12 +55,14 @@ const SORT_VALUE: Record<SortKey, (t: Tenant) => number | string> = {
   month: (t) => t.spend?.this_month_usd ?? 0,
   today_share: (t) => share(t.spend?.today_usd ?? 0, t.limits.daily_cost_cap_usd),
   month_share: (t) => share(t.spend?.this_month_usd ?? 0, t.limits.monthly_cost_cap_usd),
+  queue: (t) => inQueue(t.queue),
+  last_hour: (t) => t.queue?.processed_last_hour ?? 0,
 };
 
 const PAGE = 200;
 const MAX_TENANTS = 5_000;
 
-/** Every tenant, a page at a time; each page carries its tenants' spend (one ledger statement a page). */
+/** Every tenant, a page at a time; each page carries its tenants' spend and queues (a statement each a page). */
 async function allTenants(): Promise<Tenant[]> {
   const all: Tenant[] = [];
   for (let offset = 0; all.length < MAX_TENANTS; offset += PAGE) {
@@ -38,12 +73,31 @@ async function allTenants(): Promise<Tenant[]> {
   return all;
 }
 
-/** Operators: tenants with spend against caps, their limits, the platform cap, usage and refusals. */
+/**
+ * Operators: tenants with spend against caps, their queues, limits, suspension and deletion; the
+ * platform cap, usage and refusals.
+ */
 export function OperatorScreen() {
   const tenants = useLoad(allTenants, []);
   const usage = useLoad(() => call(loci.GET('/v1/admin/usage')), []);
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'today', descending: true });
   const [editing, setEditing] = useState<Tenant | null>(null);
+  const [suspending, setSuspending] = useState<Tenant | null>(null);
+  const [deleting, setDeleting] = useState<Tenant | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const lifecycle = useAction();
+  const finished = (message: string) => {
+    setSuspending(null);
+    setDeleting(null);
+    setDone(message);
+    tenants.reload();
+  };
+  const resume = (t: Tenant) =>
+    lifecycle.run(async () => {
+      setDone(null);
+      await call(loci.POST('/v1/admin/tenants/{tenantId}/resume', { params: { path: { tenantId: t.id } } }));
+      finished(`Resumed ${t.name}.`);
+    });
 
   const sorted = useMemo(() => {
     const by = SORT_VALUE[sort.key];
@@ -52,7 +106,7 @@ export function OperatorScreen() {
   }, [tenants.data, sort]);
   const names = useMemo(() => new Map((tenants.data ?? []).map((t) => [t.id, t.name])), [tenants.data]);
 
-  // A header sorts by its column; again, the other way. Money starts from the most.
+  // A header sorts by its column; again, the other way. Money and work start from the most.
   const header = (key: SortKey, label: string) => {
     const active = sort.key === key;
     return (
@@ -89,7 +143,12 @@ export function OperatorScreen() {
       <CreateTenant onCreated={tenants.reload} />
       <PlatformCap />
       <Section title="Tenants">
-        <ErrorNote error={tenants.error} />
+        <ErrorNote error={tenants.error ?? lifecycle.error} />
+        {done && (
+          <Text c="green" role="status" my="xs">
+            {done}
+          </Text>
+        )}
         <Group gap="xs" my="xs">
           <Text size="sm">Sort by share of cap:</Text>
           <Button size="compact-xs" variant={sort.key === 'today_share' ? 'filled' : 'default'} aria-pressed={sort.key === 'today_share'} onClick={() => setSort({ key: 'today_share', descending: true })}>
@@ -97,6 +156,9 @@ export function OperatorScreen() {
           </Button>
           <Button size="compact-xs" variant={sort.key === 'month_share' ? 'filled' : 'default'} aria-pressed={sort.key === 'month_share'} onClick={() => setSort({ key: 'month_share', descending: true })}>
             monthly
+          </Button>
+          <Button size="compact-xs" variant="subtle" ml="auto" loading={tenants.loading} onClick={tenants.reload}>
+            Refresh
           </Button>
         </Group>
         <Table.ScrollContainer minWidth={640}>
@@ -107,6 +169,8 @@ export function OperatorScreen() {
                 {header('today', 'Today')}
                 {header('month', 'This month')}
                 <Table.Th>Questions a day</Table.Th>
+                {header('queue', 'Queue')}
+                {header('last_hour', 'Last hour')}
                 <Table.Th />
               </Table.Tr>
             </Table.Thead>
@@ -117,16 +181,45 @@ export function OperatorScreen() {
                     <span data-testid="tenant-name">{t.name}</span>
                     <Text size="xs" c="dimmed">
                       {t.tier} · {t.billing}
-                      {t.suspended_at ? ' · suspended' : ''}
                     </Text>
+                    {t.suspended_at && (
+                      <Badge color="orange" size="sm" data-testid="tenant-suspended">
+                        suspended
+                      </Badge>
+                    )}
                   </Table.Td>
                   <Table.Td data-testid="tenant-today" data-label="Today">{against(t.spend?.today_usd ?? 0, t.limits.daily_cost_cap_usd, 'today_share', t.name)}</Table.Td>
                   <Table.Td data-testid="tenant-month" data-label="This month">{against(t.spend?.this_month_usd ?? 0, t.limits.monthly_cost_cap_usd, 'month_share', t.name)}</Table.Td>
                   <Table.Td data-testid="tenant-quota" data-label="Questions a day">{t.limits.daily_query_quota ?? 'unlimited'}</Table.Td>
+                  <Table.Td data-testid="tenant-queue" data-label="Queue">
+                    <QueueCell queue={t.queue} />
+                  </Table.Td>
+                  <Table.Td data-testid="tenant-last-hour" data-label="Last hour">
+                    <Text size="sm">{t.queue?.processed_last_hour ?? 0} processed</Text>
+                    {(t.queue?.failed_last_hour ?? 0) > 0 && (
+                      <Text size="xs" c="red">
+                        {t.queue!.failed_last_hour} failed
+                      </Text>
+                    )}
+                  </Table.Td>
                   <Table.Td>
-                    <Button size="xs" variant="light" onClick={() => setEditing(t)} aria-label={`Edit limits of ${t.name}`}>
-                      Edit limits
-                    </Button>
+                    <Group gap={6}>
+                      <Button size="xs" variant="light" onClick={() => setEditing(t)} aria-label={`Edit limits of ${t.name}`}>
+                        Edit limits
+                      </Button>
+                      {t.suspended_at ? (
+                        <Button size="xs" variant="light" color="green" onClick={() => void resume(t)} aria-label={`Resume ${t.name}`}>
+                          Resume
+                        </Button>
+                      ) : (
+                        <Button size="xs" variant="light" color="orange" onClick={() => setSuspending(t)} aria-label={`Suspend ${t.name}`}>
+                          Suspend
+                        </Button>
+                      )}
+                      <Button size="xs" variant="subtle" color="red" onClick={() => setDeleting(t)} aria-label={`Delete ${t.name}`}>
+                        Delete
+                      </Button>
+                    </Group>
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -140,10 +233,11 @@ export function OperatorScreen() {
         {usage.data && <UsageByDay days={usage.data.items} showTenant tenantNames={names} />}
       </Section>
       <Section title="Refusals by kind (30 days)">{usage.data && <RefusalsChart items={usage.data.items} />}</Section>
-      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={`Limits of ${editing?.name ?? ''}`}>
+      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={`Limits of ${editing?.name ?? ''}`} size="lg">
         {editing && (
           <EditLimits
-            tenant={editing}
+            tenantId={editing.id}
+            limits={editing.limits}
             onSaved={() => {
               setEditing(null);
               tenants.reload();
@@ -151,6 +245,8 @@ export function OperatorScreen() {
           />
         )}
       </Modal>
+      <SuspendDialog tenant={suspending} onClose={() => setSuspending(null)} onDone={finished} />
+      <DeleteDialog tenant={deleting} onClose={() => setDeleting(null)} onDone={finished} />
     </Stack>
   );
 }
@@ -196,51 +292,6 @@ function CreateTenant({ onCreated }: { onCreated: () => void }) {
       )}
       <ErrorNote error={action.error} />
     </Section>
-  );
-}
-
-const asNullable = (v: string | number) => (v === '' ? null : Number(v));
-
-/** Limits whose 0 would refuse everything: the API takes 1 or more (or null). */
-const AT_LEAST_ONE: ReadonlyArray<keyof Limits> = ['max_concurrent_queries', 'max_running_jobs', 'requests_per_minute', 'request_burst'];
-
-function EditLimits({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }) {
-  const [limits, setLimits] = useState<Limits>(tenant.limits);
-  const action = useAction();
-  const field = (key: keyof Limits, label: string, money: boolean) => (
-    <NumberInput
-      label={label}
-      description="Empty = unlimited"
-      min={money ? 0 : AT_LEAST_ONE.includes(key) ? 1 : 0}
-      decimalScale={money ? 2 : 0}
-      allowNegative={false}
-      value={limits[key] ?? ''}
-      onChange={(v) => setLimits({ ...limits, [key]: asNullable(v) })}
-    />
-  );
-  const save = (e: FormEvent) => {
-    e.preventDefault();
-    void action.run(() => call(loci.PATCH('/v1/admin/tenants/{tenantId}/limits', { params: { path: { tenantId: tenant.id } }, body: limits })).then(onSaved));
-  };
-  return (
-    <form onSubmit={save} aria-label="Tenant limits">
-      <Stack>
-        {field('daily_cost_cap_usd', 'Daily cost cap (USD)', true)}
-        {field('monthly_cost_cap_usd', 'Monthly cost cap (USD)', true)}
-        {field('daily_query_quota', 'Questions a day', false)}
-        {field('max_concurrent_queries', 'Concurrent questions a client', false)}
-        {field('max_running_jobs', 'Documents ingested at once', false)}
-        {field('requests_per_minute', 'Requests a minute', false)}
-        {field('request_burst', 'Request burst', false)}
-        {field('daily_document_quota', 'Documents a day', false)}
-        {field('daily_ingest_mb', 'Text taken in a day (MB)', false)}
-        {field('max_stored_mb', 'Text stored (MB)', false)}
-        <ErrorNote error={action.error} />
-        <Button type="submit" loading={action.busy}>
-          Save limits
-        </Button>
-      </Stack>
-    </form>
   );
 }
 
