@@ -1,4 +1,4 @@
-import { createLociClient } from '@loci/client';
+import { askStream, createLociClient, LociApiError, type QueryStreamEvent, type Schemas } from '@loci/client';
 
 /**
  * The console's only way to the API: same origin, the session's token in the Authorization
@@ -38,9 +38,28 @@ export function messageOf(status: number, body: unknown): { message: string; cod
   if (b && b.detail !== undefined) {
     if (typeof b.detail === 'string') return { message: b.detail, code: null };
     if (Array.isArray(b.detail)) return { message: b.detail.map((d: any) => `${(d.loc ?? []).join('.')}: ${d.msg}`).join('; '), code: 'validation' };
-    return { message: b.detail.message ?? b.detail.error ?? JSON.stringify(b.detail), code: b.detail.error ?? null };
+    return { message: b.detail.message ?? refusalSentence(b.detail) ?? b.detail.error ?? JSON.stringify(b.detail), code: b.detail.error ?? null };
   }
   return { message: `The server answered ${status}.`, code: null };
+}
+
+/** /v1/query's limit refusals (`{"detail": {"error": ..., "retry_after": s}}`) in words; the code is shown beside. */
+const REFUSALS: Record<string, string> = {
+  cost_cap_exceeded: "Your tenant's daily spending cap is reached.",
+  cost_cap_monthly_exceeded: "Your tenant's monthly spending cap is reached.",
+  platform_budget_paused: "The platform's daily spending cap is reached: answers written by its model are paused.",
+  daily_query_quota_exceeded: "Today's quota of questions is used up.",
+  too_many_concurrent_queries: 'Too many of your questions are being answered at once.',
+  rate_limit_exceeded: 'Too many requests in the last minute.',
+  limits_unavailable: 'The limits cannot be checked just now.',
+};
+
+function refusalSentence(detail: { error?: unknown; retry_after?: unknown }): string | undefined {
+  const sentence = typeof detail.error === 'string' ? REFUSALS[detail.error] : undefined;
+  if (!sentence || typeof detail.retry_after !== 'number') return sentence;
+  const s = detail.retry_after;
+  const wait = s < 90 ? `${Math.max(1, Math.ceil(s))} s` : s < 5400 ? `${Math.ceil(s / 60)} min` : `${Math.ceil(s / 3600)} h`;
+  return `${sentence} Try again in ${wait}.`;
 }
 
 /**
@@ -56,15 +75,37 @@ export const loci = createLociClient({
     }),
 });
 
+/** What the API refused with, as an ApiError; a refused session signs out. */
+function refusal(status: number, body: unknown): ApiError {
+  const { message, code } = messageOf(status, body ?? null);
+  if (status === 401 && token) onUnauthorized();
+  return new ApiError(status, message, code);
+}
+
 /** A call's data, or what the API said as an ApiError (a refused session signs out). */
 export async function call<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await pending;
-  if (!response.ok) {
-    const { message, code } = messageOf(response.status, error ?? null);
-    if (response.status === 401 && token) onUnauthorized();
-    throw new ApiError(response.status, message, code);
-  }
+  if (!response.ok) throw refusal(response.status, error);
   return data as T;
+}
+
+export type AnswerEvent = Exclude<QueryStreamEvent, { event: 'error' }>;
+
+/**
+ * A question answered as Server-Sent Events (`"stream": true`), its events as they arrive. A
+ * refusal is an ApiError as with `call`, whether it came before the stream (its status) or in it
+ * (an `error` event, with the status it would have had). `signal` stops it: the request is
+ * aborted, and the server stops the model.
+ */
+export async function* askStreamed(body: Omit<Schemas['QueryRequest'], 'stream'>, signal: AbortSignal): AsyncGenerator<AnswerEvent> {
+  try {
+    for await (const e of askStream(loci, body, { signal })) {
+      if (e.event === 'error') throw refusal(e.data.status, e.data);
+      yield e;
+    }
+  } catch (err) {
+    throw err instanceof LociApiError ? refusal(err.status, err.body) : err;
+  }
 }
 
 /**

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
-import { createUser, TestUser } from '@loci/testing';
+import { DocumentsService, IngestWorker } from '@loci/ingest';
+import { createTenant, createUser, LlmDouble, setTenantLimits, startLlmDouble, TestUser } from '@loci/testing';
 import { startTestApp, TestApp } from '../support/test-app';
 import { consoleDir } from '../../apps/api/src/console-assets';
 
@@ -101,6 +102,8 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     expect(box).not.toBeNull();
     expect([box!.x >= 0, box!.x + box!.width <= width]).toEqual([true, true]);
   };
+  /** The streamed answer is complete (its last event came): the sources are those it cites. */
+  const answered = () => page.locator('[data-testid=answer][data-state=done]').waitFor();
   /** The browser logs a refused or aborted request as an error; those a test provokes are not problems. */
   const forgiveProvoked = (from: number, pattern: RegExp) => {
     const kept = problems.slice(from).filter((p) => !pattern.test(p));
@@ -218,7 +221,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await go('Ask');
     await input('Question').fill('Where does Alice Johnson work?');
     await page.getByRole('form', { name: 'Ask' }).getByRole('button', { name: 'Ask' }).click();
-    await page.getByTestId('answer').waitFor();
+    await answered();
     const source = page.getByTestId('source').first();
     expect(await source.textContent()).toContain('people.md');
     await shot('ask');
@@ -234,13 +237,25 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     expect(page.url()).not.toContain('#');
   }, 60_000);
 
-  it('shows what retrieval found, without a written answer, in context-only mode', async () => {
+  it('shows what retrieval found, without a written answer, in context-only mode: passages, entities and relations', async () => {
     await page.getByRole('switch', { name: /Context only/ }).check();
     await page.getByRole('form', { name: 'Ask' }).getByRole('button', { name: 'Ask' }).click();
+    await answered();
     const context = page.getByTestId('context');
-    await context.waitFor();
-    expect(await context.textContent()).toMatch(/[1-9]\d* passages/);
-    expect(await context.textContent()).toContain('Alice Johnson');
+    expect(await context.getByTestId('context-counts').textContent()).toMatch(/^[1-9]\d* passages?, [1-9]\d* entit(y|ies), [1-9]\d* relations?$/);
+    expect(await page.getByTestId('answer-text').count()).toBe(0);
+    // Each passage as returned, a link to its place on its document's page.
+    const passage = context.getByTestId('context-passages').getByTestId('context-passage').filter({ hasText: 'Alice Johnson works at Acme Corporation' });
+    expect(await passage.getByRole('link').getAttribute('href')).toMatch(/^#\/documents\/\d+\/chunks\/\d+$/);
+    expect(await passage.getByRole('link').textContent()).toContain('people.md');
+    await context.getByTestId('context-entities').getByTestId('context-entity').filter({ hasText: 'Alice Johnson' }).first().waitFor();
+    await context.getByTestId('context-relations').getByTestId('context-relation').filter({ hasText: /Alice Johnson → (Globex Industries|Acme Corporation)/ }).first().waitFor();
+    expect(await context.getByRole('heading', { level: 3 }).allTextContents()).toEqual([
+      expect.stringMatching(/^Passages \(\d+\)$/),
+      expect.stringMatching(/^Entities \(\d+\)$/),
+      expect.stringMatching(/^Relations \(\d+\)$/),
+    ]);
+    expect(await page.getByTestId('answer-status').textContent()).toMatch(/^Found [1-9]\d* passages?, [1-9]\d* entit(y|ies) and [1-9]\d* relations?\.$/);
     await shot('ask-context');
     await page.getByRole('switch', { name: /Context only/ }).uncheck();
   }, 60_000);
@@ -251,6 +266,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await eventually(async () => (await t.http.get(`/v1/documents/${long.document_id}`).set(session)).body.status, 'processed');
     await input('Question').fill('Who founded Nimbus Labs?');
     await page.getByRole('form', { name: 'Ask' }).getByRole('button', { name: 'Ask' }).click();
+    await answered();
     const source = page.getByTestId('source').filter({ hasText: 'archive.txt' }).first();
     await source.waitFor();
     await source.click();
@@ -431,7 +447,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await page.keyboard.type('Where does Alice Johnson work?');
     await tabTo('Ask');
     await page.keyboard.press('Enter');
-    await page.getByTestId('answer').waitFor();
+    await answered();
     // A source opens by keyboard, onto the cited passage, focused; its page's Back button returns.
     await tabTo(/people\.md/);
     await page.keyboard.press('Enter');
@@ -536,3 +552,179 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     expect(problems).toEqual([]);
   });
 });
+
+/**
+ * Ask streams (issue 39.3): the answer written by a model double that sends it a word at a time,
+ * slowly (the Anthropic SDK streaming from it, as in query-stream.e2e-spec.ts), read by the
+ * console as Server-Sent Events, at phone width. An app of its own: the one above answers with
+ * the offline answerer, all at once.
+ */
+describeWithBrowser('Loci Console: a streamed answer (e2e)', () => {
+  const MODEL = 'anthropic:claude-haiku-4-5';
+  const USAGE = { input_tokens: 900, output_tokens: 40 };
+  const ANSWER = 'Alice works at Acme [1], as the staff list says; she has been there for a while, and the list is recent.';
+  let t: TestApp;
+  let double: LlmDouble;
+  let browser: Browser;
+  let page: Page;
+  let tenantId: string;
+  let token: string;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (CI's .ci/run does)`);
+    if (!consoleDir()) execFileSync('npm', ['run', 'build:console', '--silent'], { stdio: 'inherit' });
+    double = await startLlmDouble();
+    // Only the answer is the model's: the rest of a question (and ingestion) stays offline.
+    t = await startTestApp({
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_BASE_URL: double.anthropicBaseUrl,
+      OPENAI_API_KEY: undefined,
+      LOCI_LLM_MAX_RETRIES: '0',
+      LOCI_EXTRACT_MODEL: 'local:local-nlp-v1',
+      LOCI_SUMMARIZE_MODEL: 'local:local-nlp-v1',
+      LOCI_KEYWORDS_MODEL: 'local:local-nlp-v1',
+      LOCI_ANSWER_MODEL: MODEL,
+      LOCI_QUERY_MIN_SIMILARITY: '-1',
+    });
+    await t.app.listen(0, '127.0.0.1');
+    const base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    // A tenant without limits (each test sets those it needs), one document, a member.
+    const tenant = await createTenant(t.app);
+    tenantId = tenant.id;
+    await setTenantLimits(t.app, tenantId, { dailyCostCapMicros: null, monthlyCostCapMicros: null, dailyQueryQuota: null, maxConcurrentQueries: null });
+    const text = 'Alice works at Acme Corporation in its Lisbon office, as the staff list of March says.';
+    await t.app.get(DocumentsService).submit(tenantId, { name: 'staff-list.txt', mimeType: 'text/plain', text });
+    await t.app.get(IngestWorker).drain();
+    token = (await createUser(t.app, tenantId, 'member')).token;
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
+    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+    page.on('pageerror', (e) => problems.push(`page: ${e.message}`));
+    // Signed in as the member: the session's token where the console keeps it.
+    await page.goto(`${base}/console`);
+    await page.evaluate(`sessionStorage.setItem('loci.token', ${JSON.stringify(token)})`);
+    await page.reload();
+    await page.getByRole('heading', { level: 2, name: 'Ask a question' }).waitFor();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await double?.close();
+  });
+  beforeEach(() => double.reset());
+
+  const askButton = () => page.getByRole('form', { name: 'Ask' }).getByRole('button', { name: 'Ask' });
+  const answerText = () => page.getByTestId('answer-text').textContent();
+  const status = () => page.getByTestId('answer-status').textContent();
+  const inState = (state: string) => page.locator(`[data-testid=answer][data-state=${state}]`).waitFor();
+  /** Every text the answer showed, in order, recorded in the page as the DOM changes (no polling to miss one). */
+  const recordAnswerTexts = () =>
+    page.evaluate(`(() => {
+      window.answerTexts = [];
+      window.answerObserver?.disconnect();
+      window.answerObserver = new MutationObserver(() => {
+        const text = document.querySelector('[data-testid=answer-text]')?.textContent ?? null;
+        if (text !== null && text !== window.answerTexts.at(-1)) window.answerTexts.push(text);
+      });
+      window.answerObserver.observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+  const answerTexts = () => page.evaluate<string[]>('window.answerTexts');
+  const noHorizontalOverflow = async () => expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+
+  it('writes the answer as it arrives, then lists the sources it cites, as the answer without stream', async () => {
+    // Streamed, the model writes prose; asked whole, it fills the answer tool's object.
+    double.anthropic.reply((body) =>
+      body.stream ? { text: ANSWER, usage: USAGE, chunkDelayMs: 30 } : { text: JSON.stringify({ answer: ANSWER, cited: ['1'] }), usage: USAGE },
+    );
+    await page.getByLabel('Question').fill('Where does Alice work?');
+    await recordAnswerTexts();
+    await askButton().click();
+    await inState('done');
+
+    // The text grew a piece at a time: at least two shorter texts before the whole, each the start of the next.
+    const seen = (await answerTexts()).filter((text) => text !== '');
+    expect(seen.at(-1)).toBe(ANSWER);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    seen.slice(1).forEach((text, i) => expect(text.startsWith(seen[i]) && text.length > seen[i].length).toBe(true));
+    expect(await status()).toBe('Answered, citing 1 source.');
+    expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+
+    // The same answer and sources as the question asked without stream.
+    const { body: whole } = await t.http.post('/v1/query').set({ Authorization: `Bearer ${token}` }).send({ query: 'Where does Alice work?', include_sources: true }).expect(200);
+    expect(await answerText()).toBe(whole.answer);
+    expect(await page.getByTestId('source').allTextContents()).toEqual(whole.sources.map((s: { reference_id: string; document_name: string }) => `[${s.reference_id}] ${s.document_name}`));
+    expect(await page.getByTestId('answer').textContent()).toContain(`mix · ${MODEL}`);
+    await noHorizontalOverflow();
+  }, 60_000);
+
+  it('stops the answer by keyboard: the request ends, the text stops growing and is marked stopped', async () => {
+    const long = `${ANSWER} ${Array.from({ length: 40 }, (_, i) => `Then line ${i + 1} of the list.`).join(' ')}`;
+    double.anthropic.reply({ text: long, usage: USAGE, chunkDelayMs: 60 });
+    await recordAnswerTexts();
+    await askButton().click();
+    // From Ask, the next stop of the keyboard is Stop.
+    await page.getByRole('button', { name: 'Stop' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Stop');
+    await inState('writing');
+    await page.getByTestId('answer-text').filter({ hasText: 'Alice' }).waitFor();
+    if (SCREENSHOTS) {
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.screenshot({ path: join(SCREENSHOTS, 'ask-streaming.png'), fullPage: true });
+    }
+    await page.keyboard.press('Enter');
+    await inState('stopped');
+    const stoppedAt = (await answerText())!;
+
+    // The browser hung up, so the API stopped the model: the double saw its stream closed early.
+    const [call] = double.anthropic.requests;
+    await call.ended;
+    expect(call.clientClosed).toBe(true);
+    // Nothing was written after the stop: what is shown is what had come, a start of the answer.
+    const seen = await answerTexts();
+    expect(seen.at(-1)).toBe(stoppedAt);
+    expect(await answerText()).toBe(stoppedAt);
+    expect(long.startsWith(stoppedAt) && stoppedAt.length < long.length).toBe(true);
+    expect(await page.getByTestId('answer-incomplete').textContent()).toBe('StoppedYou stopped the answer here: it is incomplete.');
+    expect(await status()).toBe('Stopped. What was written so far is kept, incomplete.');
+    expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+    // The keyboard carries on from Ask.
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Ask');
+    await noHorizontalOverflow();
+  }, 60_000);
+
+  it("shows a refusal in the page's error style: the spend cap before the answer, a model failure in it (what was written kept)", async () => {
+    const from = problems.length;
+    await setTenantLimits(t.app, tenantId, { dailyCostCapMicros: 0 });
+    try {
+      await askButton().click();
+      const refused = page.getByTestId('error');
+      await refused.filter({ hasText: "Your tenant's daily spending cap is reached." }).waitFor();
+      expect(await refused.textContent()).toContain('(cost_cap_exceeded, 402)');
+      expect(await page.getByTestId('answer').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+    } finally {
+      await setTenantLimits(t.app, tenantId, { dailyCostCapMicros: null });
+    }
+
+    // The model cut off (max_tokens) after the answer began: an error event, the text so far kept.
+    double.anthropic.reply({ text: ANSWER, usage: USAGE, truncated: true, chunkDelayMs: 10 });
+    await askButton().click();
+    await inState('failed');
+    expect(await page.getByTestId('error').textContent()).toMatch(/\(502\)$|, 502\)$/);
+    expect(((await answerText()) ?? '').length).toBeGreaterThan(0);
+    expect(await page.getByTestId('answer-incomplete').textContent()).toContain('Incomplete');
+    forgiveProvokedSince(problems, from, /Failed to load resource: the server responded with a status of 402/);
+  }, 60_000);
+
+  it('logged no error in the browser', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+/** The browser logs a refused request as an error; those a test provokes are not problems. */
+function forgiveProvokedSince(problems: string[], from: number, pattern: RegExp): void {
+  const kept = problems.slice(from).filter((p) => !pattern.test(p));
+  problems.splice(from, problems.length - from, ...kept);
+}

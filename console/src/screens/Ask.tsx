@@ -1,28 +1,9 @@
-import { Alert, Anchor, Badge, Button, Card, Group, List, SegmentedControl, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { FormEvent, useState } from 'react';
-import { call, loci } from '../api';
+import { Alert, Anchor, Badge, Button, Card, Group, List, Loader, SegmentedControl, Stack, Switch, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { FormEvent, useRef, useState } from 'react';
+import { ContextSections } from '../ask/ContextSections';
+import { PartialAnswer, Phase, useStreamedAnswer } from '../ask/useStreamedAnswer';
 import { hrefOf } from '../document/address';
 import { ErrorNote } from '../ui';
-
-interface Source {
-  document_id: string;
-  chunk_id: string | null;
-  excerpt: string | null;
-  reference_id: string | null;
-  document_name: string | null;
-  freshness: string | null;
-}
-interface Answer {
-  answer: string;
-  sources: Source[];
-  metadata: { mode: string; model: string; no_answer_reason: string | null };
-  /** Filled in context-only mode (the answer is then empty); null or absent otherwise. */
-  context?: {
-    chunks: { text: string; document_id: string; document_name: string | null; chunk_id: string | null }[];
-    entities: { name: string; type: string | null; description: string | null }[];
-    relations: { source: string; target: string; description: string | null }[];
-  } | null;
-}
 
 const MODES = ['mix', 'hybrid', 'local', 'global', 'naive'];
 
@@ -33,7 +14,10 @@ const NO_ANSWER_HINTS: Record<string, string> = {
   no_relevant_context: 'Nothing in your documents matches this question: ask in other words, or upload what it is about.',
 };
 
-/** A question to /v1/query: an answer with cited sources, or (context only) what retrieval found. */
+/**
+ * A question to /v1/query, answered as the model writes it (a stream, with a Stop button) with
+ * the sources it cites, or (context only) what retrieval found.
+ */
 export function AskScreen({ onUpload }: { onUpload: () => void }) {
   const [query, setQuery] = useState('');
   const [mode, setMode] = useState('mix');
@@ -41,33 +25,31 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
   // Local date-times from the inputs ('' = not asked): as_of is valid time, known_at record time.
   const [asOf, setAsOf] = useState('');
   const [knownAt, setKnownAt] = useState('');
-  const [answer, setAnswer] = useState<Answer | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { phase, answer, error, ask, stop, busy } = useStreamedAnswer();
+  // What the question running or shown asked for (the switch may have moved since).
+  const [askedContext, setAskedContext] = useState(false);
+  const askButton = useRef<HTMLButtonElement>(null);
 
-  const ask = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const instants = {
-        ...(asOf ? { as_of: new Date(asOf).toISOString() } : {}),
-        ...(knownAt ? { known_at: new Date(knownAt).toISOString() } : {}),
-      };
-      setAnswer(await call(loci.POST('/v1/query', { body: { query, mode: mode as 'mix', include_sources: true, context_only: contextOnly, ...instants } })));
-    } catch (err) {
-      setError(err);
-      setAnswer(null);
-    } finally {
-      setBusy(false);
-    }
+    const instants = {
+      ...(asOf ? { as_of: new Date(asOf).toISOString() } : {}),
+      ...(knownAt ? { known_at: new Date(knownAt).toISOString() } : {}),
+    };
+    setAskedContext(contextOnly);
+    void ask({ query, mode: mode as 'mix', include_sources: true, context_only: contextOnly, ...instants });
+  };
+  const stopAnswer = () => {
+    stop();
+    // The Stop button goes away with the question: the keyboard carries on from Ask.
+    askButton.current?.focus();
   };
 
-  const context = answer?.context;
+  const noAnswer = answer?.metadata?.no_answer_reason;
   return (
     <Stack>
       <Title order={2}>Ask a question</Title>
-      <form onSubmit={(e) => void ask(e)} aria-label="Ask">
+      <form onSubmit={submit} aria-label="Ask">
         <Stack>
           <Textarea label="Question" required autosize minRows={2} value={query} onChange={(e) => setQuery(e.currentTarget.value)} />
           <Group>
@@ -96,18 +78,28 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
             />
           </Group>
           <Group>
-            <Button type="submit" loading={busy}>
+            {/* Not disabled while an answer is written: asking again replaces it. */}
+            <Button type="submit" ref={askButton}>
               Ask
             </Button>
+            {busy && (
+              <Button variant="default" onClick={stopAnswer} leftSection={<Loader size={14} aria-hidden />}>
+                Stop
+              </Button>
+            )}
           </Group>
         </Stack>
       </form>
+      {/* Said once a phase begins or ends, never a piece at a time (the answer's text is not live). */}
+      <Text size="sm" c="dimmed" role="status" data-testid="answer-status">
+        {statusOf(phase, answer, askedContext)}
+      </Text>
       <ErrorNote error={error} />
-      {answer?.metadata.no_answer_reason && (
+      {noAnswer && (
         <Alert color="yellow" title="No answer yet" data-testid="no-answer-hint">
           <Stack gap="xs" align="flex-start">
-            <Text size="sm">{NO_ANSWER_HINTS[answer.metadata.no_answer_reason] ?? 'Nothing to answer from.'}</Text>
-            {answer.metadata.no_answer_reason === 'empty_graph' && (
+            <Text size="sm">{NO_ANSWER_HINTS[noAnswer] ?? 'Nothing to answer from.'}</Text>
+            {noAnswer === 'empty_graph' && (
               <Button size="xs" variant="light" onClick={onUpload}>
                 Upload a document
               </Button>
@@ -116,86 +108,98 @@ export function AskScreen({ onUpload }: { onUpload: () => void }) {
         </Alert>
       )}
       {answer && (
-        <Card withBorder data-testid="answer">
+        <Card withBorder data-testid="answer" data-state={phase} aria-busy={busy}>
           <Stack>
-            {!context && <Text style={{ whiteSpace: 'pre-wrap' }}>{answer.answer || answer.metadata.no_answer_reason || 'No answer.'}</Text>}
-            <Text size="xs" c="dimmed">
-              {answer.metadata.mode} · {answer.metadata.model}
-            </Text>
-            <Title order={3} size="h5">
-              Sources
-            </Title>
-            {answer.sources.length === 0 ? (
-              <Text size="sm">No sources.</Text>
-            ) : (
-              <List>
-                {answer.sources.map((s, i) => (
-                  <List.Item key={`${s.document_id}-${s.chunk_id}-${i}`}>
-                    {/* The passage it cites, highlighted on its document's page. */}
-                    <Anchor href={hrefOf({ documentId: s.document_id, chunkId: s.chunk_id })} data-testid="source">
-                      [{s.reference_id ?? i + 1}] {s.document_name ?? `document ${s.document_id}`}
-                    </Anchor>{' '}
-                    {s.freshness && <Badge size="xs" variant="light">{s.freshness}</Badge>}
-                    {s.excerpt && (
-                      <Text size="xs" c="dimmed" lineClamp={2} style={{ overflowWrap: 'anywhere' }}>
-                        {s.excerpt}
-                      </Text>
-                    )}
-                  </List.Item>
-                ))}
-              </List>
-            )}
-            {context && (
-              <Stack gap="xs" data-testid="context">
-                <Title order={3} size="h5">
-                  Context
-                </Title>
-                <Text size="sm">
-                  {context.chunks.length} passages, {context.entities.length} entities, {context.relations.length} relations
+            {!askedContext && (
+              <div>
+                <Text component="span" data-testid="answer-text" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+                  {answer.text || (phase === 'done' ? noAnswer || 'No answer.' : '')}
                 </Text>
-                <Table.ScrollContainer minWidth={300}>
-                  <Table>
-                    <Table.Thead>
-                      <Table.Tr>
-                        <Table.Th>Entity</Table.Th>
-                        <Table.Th>Description</Table.Th>
-                      </Table.Tr>
-                    </Table.Thead>
-                    <Table.Tbody>
-                      {context.entities.slice(0, 20).map((en) => (
-                        <Table.Tr key={en.name}>
-                          <Table.Td>{en.name}</Table.Td>
-                          <Table.Td>{en.description}</Table.Td>
-                        </Table.Tr>
-                      ))}
-                    </Table.Tbody>
-                  </Table>
-                </Table.ScrollContainer>
-                {context.chunks.slice(0, 10).map((c, i) => (
-                  <Card key={c.chunk_id ?? i} withBorder p="xs">
-                    <Anchor size="xs" href={hrefOf({ documentId: c.document_id, chunkId: c.chunk_id })}>
-                      {c.document_name ?? `document ${c.document_id}`}
-                    </Anchor>
-                    <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
-                      {c.text}
-                    </Text>
-                  </Card>
-                ))}
-                {context.relations.length > 0 && (
-                  <List size="sm">
-                    {context.relations.slice(0, 20).map((r, i) => (
-                      <List.Item key={i}>
-                        {r.source} → {r.target}
-                        {r.description ? `: ${r.description}` : ''}
-                      </List.Item>
-                    ))}
-                  </List>
-                )}
-              </Stack>
+                {busy && <Loader type="dots" size="xs" ml={6} aria-hidden />}
+              </div>
             )}
+            {(phase === 'stopped' || phase === 'failed') && (
+              <Group gap="xs" wrap="wrap" data-testid="answer-incomplete">
+                <Badge color={phase === 'stopped' ? 'gray' : 'red'} variant="light">
+                  {phase === 'stopped' ? 'Stopped' : 'Incomplete'}
+                </Badge>
+                <Text size="xs" c="dimmed">
+                  {phase === 'stopped' ? 'You stopped the answer here: it is incomplete.' : 'The answer broke off here: it is incomplete.'}
+                </Text>
+              </Group>
+            )}
+            {answer.metadata && (
+              <Text size="xs" c="dimmed">
+                {answer.metadata.mode} · {answer.metadata.model}
+              </Text>
+            )}
+            {!askedContext && <Sources answer={answer} phase={phase} />}
+            {answer.context && <ContextSections context={answer.context} />}
           </Stack>
         </Card>
       )}
     </Stack>
+  );
+}
+
+/** What a screen reader hears as the question moves on (and what the line under the form says). */
+function statusOf(phase: Phase, answer: PartialAnswer | null, contextOnly: boolean): string {
+  const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+  switch (phase) {
+    case 'idle':
+      return '';
+    case 'retrieving':
+      return 'Looking through your documents…';
+    case 'writing':
+      if (contextOnly) return 'Gathering what retrieval found…';
+      return answer?.sources.length ? `Writing the answer from ${n(answer.sources.length, 'passage')}…` : 'Writing the answer…';
+    case 'done': {
+      if (answer?.context) return `Found ${n(answer.context.chunks.length, 'passage')}, ${n(answer.context.entities.length, 'entity', 'entities')} and ${n(answer.context.relations.length, 'relation')}.`;
+      if (answer?.metadata?.no_answer_reason) return 'No answer: see why below.';
+      return `Answered, citing ${n(answer?.sources.length ?? 0, 'source')}.`;
+    }
+    case 'stopped':
+      return answer?.text ? 'Stopped. What was written so far is kept, incomplete.' : 'Stopped before the answer began.';
+    case 'failed':
+      return answer?.text ? 'The answer broke off; what was written so far is kept.' : '';
+  }
+}
+
+/**
+ * The sources: while the model writes (or when it was stopped), every passage it was given; once
+ * the answer is complete, those it cites. Each opens the passage, highlighted on its document's page.
+ */
+function Sources({ answer, phase }: { answer: PartialAnswer; phase: Phase }) {
+  const complete = phase === 'done';
+  return (
+    <>
+      <Title order={3} size="h5">
+        Sources
+      </Title>
+      {!complete && answer.sources.length > 0 && (
+        <Text size="xs" c="dimmed">
+          {phase === 'writing' ? 'The passages given to the model; those the answer cites remain when it is complete.' : 'The passages given to the model (the answer is incomplete: which it cites is not known).'}
+        </Text>
+      )}
+      {answer.sources.length === 0 ? (
+        <Text size="sm">No sources.</Text>
+      ) : (
+        <List>
+          {answer.sources.map((s, i) => (
+            <List.Item key={`${s.document_id}-${s.chunk_id}-${i}`}>
+              <Anchor href={hrefOf({ documentId: s.document_id, chunkId: s.chunk_id })} data-testid="source">
+                [{s.reference_id ?? i + 1}] {s.document_name ?? `document ${s.document_id}`}
+              </Anchor>{' '}
+              {s.freshness && <Badge size="xs" variant="light">{s.freshness}</Badge>}
+              {s.excerpt && (
+                <Text size="xs" c="dimmed" lineClamp={2} style={{ overflowWrap: 'anywhere' }}>
+                  {s.excerpt}
+                </Text>
+              )}
+            </List.Item>
+          ))}
+        </List>
+      )}
+    </>
   );
 }
