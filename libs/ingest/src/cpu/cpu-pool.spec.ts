@@ -1,11 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import type { Settings } from '@loci/config';
 import { inlineLocalTextWork } from '@loci/llm';
 import { textPdf } from '@loci/testing';
 import { similarEarlierNames } from '../graph/similar-names';
 import { DEFAULT_UPLOAD_LIMITS, UnreadableFileError, UploadTooLargeError } from '../upload/upload-errors';
-import { CpuPool } from './cpu-pool';
+import { cpuThreadResourceLimits, CpuPool } from './cpu-pool';
 import { CpuTaskLimitError } from './cpu-task-errors';
 
 function settings(ingest: Partial<Settings['ingest']> = {}): Settings {
@@ -50,17 +51,38 @@ describe('CpuPool', () => {
   });
 
   it('refuses HTML nested deeper than the limit, naming the limit, without parsing it whole', async () => {
-    await expect(pool.htmlToText(`<p>Before.</p>${'<div>'.repeat(200)}deep${'</div>'.repeat(200)}<p>After.</p>`, 'ok.html', limits)).resolves.toMatch(
+    await expect(pool.htmlToText(Buffer.from(`<p>Before.</p>${'<div>'.repeat(200)}deep${'</div>'.repeat(200)}<p>After.</p>`), 'ok.html', limits)).resolves.toMatch(
       /Before\.[\s\S]*deep[\s\S]*After\./,
     );
     const started = performance.now();
-    const html = `<p>Before.</p>${'<div>'.repeat(200_000)}deep${'</div>'.repeat(200_000)}<p>After.</p>`;
+    const html = Buffer.from(`<p>Before.</p>${'<div>'.repeat(200_000)}deep${'</div>'.repeat(200_000)}<p>After.</p>`);
     const error = await pool.htmlToText(html, 'deep.html', limits).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UploadTooLargeError);
     expect((error as UploadTooLargeError).details).toEqual({ limit: 'depth', max: 256 });
     expect((error as UploadTooLargeError).message).toContain('"deep.html" nests elements more than 256 levels deep');
     // Parsed whole, this took over a minute (htmlparser2's open-element stack is an array it unshifts).
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("refuses HTML whose parse would outgrow its thread's heap before parsing it, the thread living on, and reads what fits", async () => {
+    const small = new CpuPool(settings({ cpuThreadHeapMb: 96 }));
+    const table = (rows: number) =>
+      Buffer.from(`<table>${Array.from({ length: rows }, (_, i) => `<tr><td><span class="name">Person ${i}</span></td><td><a href="/p/${i}">profile</a></td><td>city ${i % 97}</td></tr>\n`).join('')}</table>`);
+    try {
+      await small.summarize('Alice works at Acme.');
+      const threads = () => (small as unknown as { pool: { threads: Array<{ threadId: number }> } }).pool.threads.map((thread) => thread.threadId);
+      const before = threads();
+      // 2 MB of rows: parsed, they held ~120 MB, past the 96 MB heap; on Node 24 a thread past
+      // its heap could abort the whole process instead of ending alone.
+      const error = await small.htmlToText(table(18_000), 'directory.html', limits).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UploadTooLargeError);
+      expect((error as UploadTooLargeError).details).toEqual({ limit: 'memory', max: 96 });
+      expect(threads()).toEqual(before);
+      await expect(small.htmlToText(table(2_000), 'directory.html', limits)).resolves.toMatch(/^Person 0 +profile +city 0\nPerson 1 /);
+      expect(threads()).toEqual(before);
+    } finally {
+      await small.onApplicationShutdown();
+    }
   });
 
   it('stops a task past its time budget, failing that task only', async () => {
@@ -74,6 +96,20 @@ describe('CpuPool', () => {
       await expect(strict.summarize('Alice works at Acme.')).resolves.toBe('Alice works at Acme.');
     } finally {
       await strict.onApplicationShutdown();
+    }
+  });
+
+  it('gives its threads a heap that Node can stop them at: one outgrowing it ends alone, every time', async () => {
+    // Objects that all survive: each scavenge moves a whole semi-space of them to the old
+    // generation. With Node 24's own young generation (semi-spaces of 64 MB on CI's machine, past
+    // the 16 MB Node grants a thread at its limit) this aborted the whole process on 4 of 6 tries.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const thread = new Worker('const kept = []; for (let i = 0; ; i++) kept.push({ i, name: `Person ${i}`, children: [i] });', {
+        eval: true,
+        resourceLimits: cpuThreadResourceLimits(64),
+      });
+      const error = await new Promise<unknown>((resolve) => thread.once('error', resolve));
+      expect(error).toMatchObject({ code: 'ERR_WORKER_OUT_OF_MEMORY' });
     }
   });
 

@@ -15,6 +15,23 @@ import { CpuLane, ThreadSlots } from '@loci/common';
 const IDLE_THREAD_MS = 60_000;
 
 /**
+ * The young generation of each thread, in MB (three semi-spaces of 8 MB). A thread that reaches
+ * its heap limit is given 16 MB more to finish the garbage collection under way while Node stops
+ * it (node_worker.cc, kExtraHeapAllowance); a collection that moves more than that into the old
+ * generation at once aborts the whole process instead ("Reached heap limit", nodejs/node#47224).
+ * A scavenge moves at most one semi-space. Node 20 sized them 16 MB; Node 22 and later size them
+ * from the machine's memory, 64 MB on CI's (a 448 MB heap for a thread given 256), and a thread
+ * outgrowing its heap on Node 24 took the API down on most tries. 8 MB stays within the 16 with
+ * room; tasks measured no slower than with 16 or 64.
+ */
+const THREAD_YOUNG_GENERATION_MB = 24;
+
+/** The heap of each CPU thread: `heapMb` of old generation (LOCI_CPU_THREAD_HEAP_MB), a young one that lets Node stop it there. */
+export function cpuThreadResourceLimits(heapMb: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
+  return { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB };
+}
+
+/**
  * Worker threads for the CPU-bound steps over user text (chunking, offline extraction,
  * summaries, query keywords and answers, comparing an extraction's names, HTML and PDF text), so that ingesting a megabyte in the API process never holds the
  * event loop that answers every tenant's requests. Threads start on first use: a process that
@@ -71,8 +88,8 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
     return this.run('countTokens', texts);
   }
 
-  htmlToText(html: string, fileName: string, limits: UploadLimits): Promise<string> {
-    return this.uploadText({ task: 'htmlText', args: [html, limits] }, fileName);
+  htmlToText(buffer: Buffer, fileName: string, limits: UploadLimits): Promise<string> {
+    return this.uploadText({ task: 'htmlText', args: [buffer, limits, this.settings.ingest.cpuThreadHeapMb] }, fileName);
   }
 
   pdfToText(buffer: Buffer, fileName: string, limits: UploadLimits): Promise<string> {
@@ -124,7 +141,7 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
         idleTimeout: IDLE_THREAD_MS,
         // A heap of each thread's own: V8's --max-old-space-size is per process, so a thread
         // would get the request thread's (npm start: 256 MB) and die of what it reads.
-        resourceLimits: { maxOldGenerationSizeMb: this.settings.ingest.cpuThreadHeapMb },
+        resourceLimits: cpuThreadResourceLimits(this.settings.ingest.cpuThreadHeapMb),
         // Each thread lowers its own priority as it starts (thread-priority.ts).
         workerData: { nice: this.settings.ingest.cpuThreadNice },
       });

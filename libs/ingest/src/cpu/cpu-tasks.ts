@@ -8,7 +8,7 @@ import { summarizeLocally } from '../../../llm/src/local/summarizer';
 import { countTokens } from '../../../llm/src/metering/token-counter';
 import { type PackedVectors, similarEarlierNames, unpackVectors } from '../graph/similar-names';
 import { piecesOf } from '../pipeline/pieces';
-import { htmlToText } from '../upload/html-text';
+import { htmlFileToText } from '../upload/html-text';
 import { pdfToText } from '../upload/pdf-text';
 import { type UploadLimits, type UploadRefusal, uploadRefusalOf } from '../upload/upload-errors';
 
@@ -39,7 +39,9 @@ export const CPU_TASKS = {
   countTokens: (texts: string[]) => texts.map(countTokens),
   /** similarEarlierNames of vectors packed by packVectors (transferred, not copied). */
   similarEarlierNames: (vectors: PackedVectors, threshold: number) => similarEarlierNames(unpackVectors(vectors), threshold),
-  htmlText: (html: string, limits: UploadLimits) => uploadText(() => htmlToText(html, 'upload.html', limits.maxHtmlDepth)),
+  /** The text of an HTML file's bytes, decoded here; within the thread's heap (`heapMb`), or refused before it is parsed. */
+  htmlText: (bytes: Uint8Array, limits: UploadLimits, heapMb: number) =>
+    uploadText(() => htmlFileToText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'upload.html', { maxDepth: limits.maxHtmlDepth, heapMb })),
   pdfText: (bytes: Uint8Array, limits: UploadLimits) =>
     uploadText(() => pdfToText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'upload.pdf', limits)),
 };

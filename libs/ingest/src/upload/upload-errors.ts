@@ -72,7 +72,7 @@ const LIMITS: Record<UploadLimit, (file: string, max: string) => string> = {
   pages: (file, max) => `The PDF ${file} has more than ${max} pages, the most one document may have; ${SPLIT}`,
   depth: (file, max) => `The HTML file ${file} nests elements more than ${max} levels deep, deeper than any page Loci reads.`,
   time: (file, max) => `Reading the text of ${file} took longer than ${max} ms, the most one file may take; ${SPLIT}`,
-  memory: (file, max) => `Reading the text of ${file} needed more than ${max} MB of memory, the most one file may use; ${SPLIT}`,
+  memory: (file, max) => `Reading the text of ${file} needs more than ${max} MB of memory, the most one file may use; ${SPLIT}`,
 };
 
 /** An upload's refusal as plain data, for crossing from a worker thread (errors lose their class there). */

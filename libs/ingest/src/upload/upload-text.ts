@@ -1,6 +1,6 @@
 import { extname } from 'path';
-import { declaredHtmlCharset, decodeText } from './decode-text';
-import { htmlToText } from './html-text';
+import { decodeText } from './decode-text';
+import { htmlFileToText } from './html-text';
 import { pdfToText } from './pdf-text';
 import { DEFAULT_UPLOAD_LIMITS, UnreadableFileError, UnsupportedMediaTypeError, UploadLimits, UploadTooLargeError } from './upload-errors';
 
@@ -15,12 +15,13 @@ export interface UploadedFileInput {
  * ones that run on worker threads (CpuPool); these run on the calling thread.
  */
 export interface UploadParsers {
-  htmlToText(html: string, fileName: string, limits: UploadLimits): Promise<string>;
+  /** The text of an HTML file's bytes (decoded by the parser: a 20 MB file is a 20-40 MB string). */
+  htmlToText(buffer: Buffer, fileName: string, limits: UploadLimits): Promise<string>;
   pdfToText(buffer: Buffer, fileName: string, limits: UploadLimits): Promise<string>;
 }
 
 const ON_THIS_THREAD: UploadParsers = {
-  htmlToText: async (html, fileName, limits) => htmlToText(html, fileName, limits.maxHtmlDepth),
+  htmlToText: async (buffer, fileName, limits) => htmlFileToText(buffer, fileName, { maxDepth: limits.maxHtmlDepth }),
   pdfToText,
 };
 
@@ -92,7 +93,7 @@ async function readAs(kind: Kind, file: UploadedFileInput, parsers: UploadParser
     case 'markdown':
       return decodeText(file.buffer, file.originalName);
     case 'html':
-      return parsers.htmlToText(decodeText(file.buffer, file.originalName, declaredHtmlCharset(file.buffer)), file.originalName, limits);
+      return parsers.htmlToText(file.buffer, file.originalName, limits);
     case 'pdf':
       return parsers.pdfToText(file.buffer, file.originalName, limits);
   }
