@@ -12,7 +12,8 @@ export interface UploadedFileInput {
 
 /**
  * The parsers of the formats that cost CPU in proportion to the file (HTML, PDF). The API passes
- * ones that run on worker threads (CpuPool); these run on the calling thread.
+ * ones that run on worker threads (CpuPool); these run on the calling thread. A parser may take
+ * the file's bytes for its own (CpuPool moves them to its thread): the caller reads them no more.
  */
 export interface UploadParsers {
   /** The text of an HTML file's bytes (decoded by the parser: a 20 MB file is a 20-40 MB string). */
