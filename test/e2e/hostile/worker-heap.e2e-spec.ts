@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { createFreshPostgresDatabase, HealthProbeReport, startHealthProbe } from '@loci/testing';
+import { createFreshPostgresDatabase, HealthProbe, HealthProbeReport, startHealthProbe } from '@loci/testing';
 import { BuiltApi, startBuiltApi } from '../../support/built-api';
 
 /**
@@ -25,7 +25,7 @@ const HEAP_FLAG = ['--max-old-space-size=256'];
 
 type DocumentBody = { document_id: string; status: string; error: string | null; progress: { chunks_done: number; chunks_total: number } };
 
-/** The built API on a store of its own, with a tenant and a write key; probed from the start. */
+/** The built API on a store of its own, with a tenant and a write key; probed once `startProbe` is called. */
 async function apiWithTenant(extraEnv: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'loci-worker-heap-'));
   const database = process.env.DATABASE_URL ? await createFreshPostgresDatabase(process.env.DATABASE_URL) : undefined;
@@ -57,11 +57,16 @@ async function apiWithTenant(extraEnv: Record<string, string> = {}) {
   const operator = (await call('/v1/auth/login', { body: OPERATOR })).access_token;
   const tenant = await call('/v1/admin/tenants', { token: operator, body: { name: `T ${randomUUID()}`, tier: 'pro', billing: 'platform' } });
   const { key } = await call(`/v1/admin/tenants/${tenant.id}/api-keys`, { token: operator, body: { name: 'heap test' } });
-  const probe = startHealthProbe(api.baseUrl);
+  let probe: HealthProbe | undefined;
   const auth = { authorization: `Bearer ${key}` };
   return {
     api,
-    probe,
+    startProbe() {
+      probe = startHealthProbe(api.baseUrl);
+    },
+    stopProbe(): Promise<HealthProbeReport> {
+      return probe!.stop();
+    },
     databaseUrl: database?.url,
     async upload(file: Buffer, name: string, type: string) {
       const form = new FormData();
@@ -85,8 +90,8 @@ async function apiWithTenant(extraEnv: Record<string, string> = {}) {
     async remove(id: string) {
       await (await fetch(`${api.baseUrl}/v1/documents/${id}`, { method: 'DELETE', headers: auth })).arrayBuffer();
     },
-    async close(): Promise<HealthProbeReport> {
-      const report = await probe.stop();
+    async close(): Promise<HealthProbeReport | undefined> {
+      const report = await probe?.stop();
       await api.stop();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -104,19 +109,43 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wit
   }
 }
 
+/** A 19 MB directory page: rows of a table, ~1.8 million elements and runs of text. */
+function directoryHtml(): Buffer {
+  const row = (i: number) => `<tr><td><span class="name">Person ${i}</span></td><td><a href="/p/${i}">profile</a></td><td>city ${i % 97}</td></tr>\n`;
+  const rows: string[] = [];
+  for (let i = 0, size = 0; size < 19 * 1024 * 1024; i++) {
+    rows.push(row(i));
+    size += rows[rows.length - 1].length;
+  }
+  return Buffer.from(`<!doctype html><html><body><table>\n${rows.join('')}</table></body></html>`);
+}
+
 describe('CPU threads have a heap of their own, and one that runs out fails one document', () => {
   let main: Awaited<ReturnType<typeof apiWithTenant>>;
   let small: Awaited<ReturnType<typeof apiWithTenant>>;
+  let inputs: { lines: Buffer; html: Buffer; heavy: Buffer };
 
   beforeAll(async () => {
+    // The probes are sent from this process, so they time its event loop as well as the API's:
+    // built while they ran, the 19 MB page held it 1.5-3 s on a loaded 2-core machine (and the
+    // lines 0.5-1 s), and probes at those moments were slow with the API idle. Built first, and
+    // probed from when both processes are up (one booting beside the other's first probes).
+    inputs = {
+      lines: Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => 'abcdefghij'[i % 10]).join('\n')),
+      html: directoryHtml(),
+      // 900 KB of short lines: chunking them needs far more than 48 MB of heap.
+      heavy: Buffer.from(Array.from({ length: 300_000 }, (_, i) => `l${i % 10}`).join('\n')),
+    };
     [main, small] = await Promise.all([apiWithTenant(), apiWithTenant({ LOCI_CPU_THREAD_HEAP_MB: '48' })]);
+    main.startProbe();
+    small.startProbe();
   }, 240_000);
   afterAll(async () => {
     await Promise.all([main?.close(), small?.close()]);
   });
 
   it('chunks a 2 MB text of 1,000,000 short lines in bounded memory and ingests it', async () => {
-    const lines = Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => 'abcdefghij'[i % 10]).join('\n'));
+    const { lines } = inputs;
     expect(lines.length).toBeGreaterThan(1_900_000);
     const uploaded = await main.upload(lines, 'lines.txt', 'text/plain');
     expect(uploaded.status).toBe(202);
@@ -130,13 +159,7 @@ describe('CPU threads have a heap of their own, and one that runs out fails one 
   }, 300_000);
 
   it('answers a 19 MB HTML file with a 4xx that says why, never a 500', async () => {
-    const row = (i: number) => `<tr><td><span class="name">Person ${i}</span></td><td><a href="/p/${i}">profile</a></td><td>city ${i % 97}</td></tr>\n`;
-    const rows: string[] = [];
-    for (let i = 0, size = 0; size < 19 * 1024 * 1024; i++) {
-      rows.push(row(i));
-      size += rows[rows.length - 1].length;
-    }
-    const html = Buffer.from(`<!doctype html><html><body><table>\n${rows.join('')}</table></body></html>`);
+    const { html } = inputs;
     expect(html.length).toBeGreaterThan(19 * 1024 * 1024);
     // Again and again: read by a thread until it ran out of heap, it ended the process on most tries on Node 24.
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -149,8 +172,7 @@ describe('CPU threads have a heap of their own, and one that runs out fails one 
   }, 180_000);
 
   it('fails the one document whose task outgrew its thread, at once and saying why, and ingests the one beside it', async () => {
-    // 900 KB of short lines: chunking them needs far more than 48 MB of heap.
-    const uploaded = await small.upload(Buffer.from(Array.from({ length: 300_000 }, (_, i) => `l${i % 10}`).join('\n')), 'heavy.txt', 'text/plain');
+    const uploaded = await small.upload(inputs.heavy, 'heavy.txt', 'text/plain');
     expect(uploaded.status).toBe(202);
     const heavy = uploaded.body.document_id as string;
     const light = await small.submit('light.txt', 'Alice Johnson works at Acme in Berlin. Bob Smith lives in Paris.');
@@ -175,7 +197,7 @@ describe('CPU threads have a heap of their own, and one that runs out fails one 
   }, 300_000);
 
   it('kept /healthz answering within a second on both processes throughout', async () => {
-    for (const report of await Promise.all([main.probe.stop(), small.probe.stop()])) {
+    for (const report of await Promise.all([main.stopProbe(), small.stopProbe()])) {
       expect(report.probes).toBeGreaterThan(10);
       expect(report.failed).toEqual([]);
       expect(report.slow).toEqual([]);
