@@ -145,8 +145,27 @@ const CASES: Case[] = [
   {
     before: 'Alice Martin is married to Bob Stone.',
     text: 'Alice Martin divorced Bob Stone in 2022.',
-    edges: ['divorced Bob Stone [2022-01-01..-]', 'married_to Bob Stone [2020-01-01..2022-01-01]'],
+    edges: ['divorced Bob Stone [2022-01-01..-]', 'Bob Stone divorced Alice Martin [2022-01-01..-]', 'married_to Bob Stone [2020-01-01..2022-01-01]'],
   },
+  // a noun that names the state, "new" + a slot's noun, "ex-", "also" (issue 36.4)
+  {
+    before: WORKS_AT_ACME,
+    text: "Alice Martin's contract with Acme Corporation expired in 2024.",
+    edges: [`${ACME_WORK}2024-01-01]`, 'left Acme Corporation [2024-01-01..-]'],
+  },
+  { before: LIVES_IN_LISBON, text: "Alice Martin's new address is in Berlin.", edges: [`${LISBON}2025-09-01] superseded`, 'lives_in Berlin [2025-09-01..-]'] },
+  {
+    before: WORKS_AT_ACME,
+    text: 'Alice Martin is an ex-employee of Acme Corporation.',
+    edges: [`${ACME_WORK}2025-09-01]`, 'employee_of Acme Corporation [2025-09-01..2025-09-01]'],
+  },
+  { before: WORKS_AT_ACME, text: 'Alice Martin also works at Globex Industries.', edges: [`${ACME_WORK}-]`, 'works_at Globex Industries [2025-09-01..-]'] },
+  {
+    before: 'Alice Martin is a member of the Lisbon Chess Club.',
+    text: 'Alice Martin cancelled her membership of the Lisbon Chess Club.',
+    edges: ['member_of Lisbon Chess Club [2020-01-01..2025-09-01]'],
+  },
+  { before: LIVES_IN_LISBON, text: 'Alice Martin is moving to Berlin.', edges: [`${LISBON}-]`] },
   {
     before: 'Acme Corporation is based in Paris.',
     text: 'Acme Corporation is now based in Berlin.',

@@ -22,6 +22,11 @@ export interface ExtractedRelation {
   /** ISO-8601 instants when the text says when the fact started / stopped being true. */
   valid_at: string | null;
   invalid_at: string | null;
+  /**
+   * The text says the fact holds beside the other values of its slot ("also works at Oxfam"),
+   * so it supersedes none of them. Absent: the store's slot rules apply.
+   */
+  alongside?: boolean;
 }
 
 export interface Extraction {

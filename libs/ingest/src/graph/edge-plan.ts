@@ -60,7 +60,8 @@ export function relationsConsultedAtTarget(relation: string): readonly string[] 
  *   target (true until it began, expired now);
  * - an ending event ends the slot's live fact with the same target, without superseding it;
  * - a fact one holder at a time has (`ceo_of`, `bought`) supersedes the live ones of other
- *   sources with the same target (`live` holds them too: relationsConsultedAtTarget).
+ *   sources with the same target (`live` holds them too: relationsConsultedAtTarget);
+ * - a fact the text says holds `alongside` the others ("also works at") supersedes nothing.
  */
 export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate: Date, now: Date): EdgePlan {
   const edges: EdgeNode[] = [...live]
@@ -82,9 +83,10 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
   for (const { relation, sourceId, targetId } of facts) {
     const validAt = relation.valid_at ? new Date(relation.valid_at) : referenceDate;
     const invalidAt = relation.invalid_at ? new Date(relation.invalid_at) : null;
-    const replaces = supersededBy(relation.relation);
+    // "Omar also works at Oxfam": a value beside the slot's others replaces none of them.
+    const replaces = relation.alongside ? [] : supersededBy(relation.relation);
     const ends = endedBy(relation.relation);
-    const atTarget = supersededAtTarget(relation.relation);
+    const atTarget = relation.alongside ? [] : supersededAtTarget(relation.relation);
     // "Ana Ruiz is the new mayor": whoever else holds the role the fact gives.
     const holders = edges.filter((e) => e.expiredAt === null && e.targetId === targetId && e.sourceId !== sourceId && atTarget.includes(e.relation));
     const consulted = relationsConsulted(relation.relation);

@@ -8,10 +8,12 @@ import { measurePair, measureStateChanges, ratesOf, STATE_CHANGES } from './stat
  * Targets on the tuning part: the earlier fact ended in >= 90% of change pairs, a fact wrongly
  * ended in <= 5% of control pairs. The held-out part (every third pair, never looked at while
  * the extractor's rules were written) measures how far the rules carry to phrasings they were
- * not written for; it measured 61% ended and 0% wrongly ended when the rules were written
- * (from 20% / 0% before them). Its floors sit about one standard error below that (54 change
- * pairs: ±6.6 points) so that a regression fails while a small, honest change does not, and its
- * wrong-end ceiling allows 2 of its 20 controls.
+ * not written for: 61% ended and 0% wrongly ended when the rules were first written (from 20% /
+ * 0% before them), 74% / 0% after the second round (nominal states, "new" + a slot's noun,
+ * appositions, names; `state-change-rules.spec.ts` holds that round's own phrasings). Its floors
+ * sit about one standard error below the last measure (54 change pairs: ±6 points) so that a
+ * regression fails while a small, honest change does not, and its wrong-end ceiling allows 2 of
+ * its 20 controls.
  */
 describe('changes of state, offline', () => {
   const results = measureStateChanges();
@@ -37,7 +39,7 @@ describe('changes of state, offline', () => {
   });
 
   it('keeps the held-out part above its floors', () => {
-    expect(heldOut.ended).toBeGreaterThanOrEqual(0.55);
+    expect(heldOut.ended).toBeGreaterThanOrEqual(0.68);
     expect(heldOut.wronglyEnded).toBeLessThanOrEqual(0.1);
   });
 

@@ -8,15 +8,16 @@
  * (`joined`, `moved_to`).
  */
 const SLOTS: Record<string, readonly string[]> = {
-  employment: ['works_at', 'joined', 'employed_by', 'hired_by', 'switched_to', 'employee_of', 'transferred_to'],
-  residence: ['lives_in', 'moved_to', 'relocated_to', 'resides_in', 'emigrated_to', 'immigrated_to', 'settled_in'],
+  employment: ['works_at', 'joined', 'employed_by', 'hired_by', 'switched_to', 'employee_of', 'transferred_to', 'teaches_at'],
+  // A person "based in" a city lives (or works) there; an organization's base is its headquarters.
+  residence: ['lives_in', 'moved_to', 'relocated_to', 'resides_in', 'emigrated_to', 'immigrated_to', 'settled_in', 'based_in'],
   marriage: ['married_to', 'married'],
   dating: ['dates'],
   engagement: ['engaged_to'],
   headquarters: ['headquartered_in', 'based_in'],
   leadership: ['ceo_of', 'leads', 'heads'],
-  // A player plays for one team at a time.
-  team: ['plays_for', 'signed_for', 'signed_with', 'traded_to'],
+  // A player plays for one team at a time, and joins another when transferred ("joined PSV").
+  team: ['plays_for', 'signed_for', 'signed_with', 'traded_to', 'transferred_to', 'joined'],
   education: ['studies_at', 'transferred_to'],
   physician: ['patient_of'],
 };
@@ -27,9 +28,11 @@ const SLOTS: Record<string, readonly string[]> = {
  * true).
  */
 const MOVES: Record<string, readonly string[]> = {
-  moved_to: ['located_in', 'based_in', 'headquartered_in'],
-  relocated_to: ['located_in', 'based_in', 'headquartered_in'],
-  transferred_to: ['located_in'],
+  // A patient moved to another ward, a prisoner to another prison: no longer where they were.
+  moved_to: ['located_in', 'based_in', 'headquartered_in', 'stays_at', 'patient_at', 'held_at'],
+  relocated_to: ['located_in', 'based_in', 'headquartered_in', 'stays_at'],
+  // A patient or a prisoner transferred is no longer where they were.
+  transferred_to: ['located_in', 'patient_at', 'held_at'],
 };
 
 /**
@@ -43,7 +46,7 @@ const ROLES = [
 const FAMILIES: Record<string, readonly string[]> = {
   ...SLOTS,
   membership: ['member_of'],
-  ownership: ['owns', 'bought', 'purchased', 'acquired'],
+  ownership: ['owns', 'bought', 'purchased', 'acquired', 'inherited'],
   roles: ROLES,
   location: ['located_in'],
   patient: ['patient_at'],
@@ -72,11 +75,18 @@ const ENDINGS: Record<string, readonly string[]> = {
   divorced: ['marriage', 'engagement', 'dating'],
   broke_up_with: ['dating', 'engagement', 'marriage'],
   married: ['engagement', 'dating'],
+  // "Sam and Jo got married": the engagement is over (a state and an ending at once).
+  married_to: ['engagement', 'dating'],
+  fell_out_with: ['friendship'],
   sold: ['ownership'],
   gave_away: ['ownership'],
   discharged_from: ['patient', 'custody'],
-  released_from: ['custody', 'team'],
+  released_from: ['custody', 'team', 'patient'],
+  escaped_from: ['custody'],
   checked_out_of: ['stay'],
+  lost: ['ownership'],
+  removed_from: ['location', 'membership', 'roles', 'team'],
+  stolen_from: ['location'],
 };
 
 /**
@@ -92,6 +102,7 @@ const AT_TARGET: Record<string, readonly string[]> = {
   bought: FAMILIES.ownership,
   acquired: FAMILIES.ownership,
   purchased: FAMILIES.ownership,
+  inherited: FAMILIES.ownership,
 };
 
 /** Relations whose live facts with the same target and another source a new `relation` fact supersedes. */

@@ -47,8 +47,13 @@ export function findVerbGroups(toks: Token[], covered: boolean[]): VerbGroup[] {
       // "is kept in Leeds": compromise reads "kept in" as a phrasal verb; before a name "in" is a preposition.
       if (t.tags.has('Particle') && PREPOSITION_PARTICLES.has(t.normal) && e + 1 < n && (covered[e + 1] || toks[e + 1].tags.has('Determiner') || looksCapitalized(toks[e + 1].text))) break;
       if (isVerbish(t) || t.tags.has('Particle')) e++;
-      else if ((isAdverb(t) || isNegative(t)) && e + 1 < n && !covered[e + 1] && isVerbish(toks[e + 1])) e++;
-      else break;
+      else if (isAdverb(t) || isNegative(t)) {
+        // "has recently joined", "is no longer living in": adverbs between two verbs of the group.
+        let v = e + 1;
+        while (v < n && v - e < 3 && !covered[v] && (isAdverb(toks[v]) || isNegative(toks[v]))) v++;
+        if (v < n && !covered[v] && isVerbish(toks[v]) && !/[,;:]/.test(toks[v - 1].post)) e = v;
+        else break;
+      } else break;
       if (/[,;:]/.test(toks[e - 1].post)) break;
     }
     const group = describeGroup(toks, k, e);
@@ -84,24 +89,31 @@ function describeGroup(toks: Token[], start: number, end: number): VerbGroup | n
   const after = toks.slice(end).map((t) => t.normal).join(' ');
   const usedTo = normals.some((w, i) => w === 'used' && normals[i + 1] === 'to');
   // "stopped working at Acme": the fact is the gerund's, and it ended.
-  const stoppedDoing = main.tags.has('Gerund') && span.some((t, i) => i < mainIndex && STOPPING_VERBS.has(t.normal));
+  const stoppedDoing =
+    main.tags.has('Gerund') &&
+    span.some((t, i) => i < mainIndex && (STOPPING_VERBS.has(t.normal) || (GIVING.has(t.normal) && span[i + 1]?.normal === 'up')));
   const ended =
     usedTo ||
     stoppedDoing ||
+    /\b(?:no longer|not any longer)\b/.test(normals.join(' ')) ||
     /\bno longer\b|\bformerly\b|\bpreviously\b/.test(before) ||
     /\b(?:anymore|any longer)\b/.test(after) ||
     // "is no longer the CEO": after a copula the phrase follows the verb.
     /^(?:no longer|not any longer)\b/.test(after);
   const negative = span.some(isNegative) || /\bnever\b/.test(before);
-  const modal = span.some((t) => MODALS.has(t.normal)) || /\b(?:going|plans?|planning|wants?|hopes?|hoping|intends?) to$/.test(before);
+  // "Mia is moving to York", "Ravi is leaving Infosys": an event in progress or arranged, not done.
+  const progressiveEvent = main.tags.has('Gerund') && !stoppedDoing && span.some((t, i) => i < mainIndex && BE_FORMS.has(t.normal)) && EVENT_VERBS.has(verbLemma(main));
+  const modal = progressiveEvent || span.some((t) => MODALS.has(t.normal)) || /\b(?:going|plans?|planning|wants?|hopes?|hoping|intends?) to$/.test(before);
   // "was let go by Alibaba": the phrasal verb is "let go".
   const letGo = (main.normal === 'let' && particles.includes('go')) || (main.normal === 'go' && normals.includes('let'));
+  // "was made redundant by Google": the adjective completes the verb, as a particle would.
+  const redundant = !copula && main.normal === 'made' && toks[end]?.normal === 'redundant';
   return {
     start,
     end,
     main,
     lemma: copula ? 'be' : letGo ? 'let go' : stoppedDoing ? gerundLemma(main.normal) : verbLemma(main),
-    particle: letGo || particles.length === 0 ? null : particles.join(' '),
+    particle: redundant ? 'redundant' : letGo || particles.length === 0 ? null : particles.join(' '),
     copula,
     passive: passive || (letGo && beIndex >= 0),
     negative,
@@ -118,6 +130,9 @@ const isCommonHead = (t: Token) => t.tags.has('Noun') && !t.tags.has('ProperNoun
 
 const PREPOSITION_PARTICLES = new Set(['in', 'on', 'at', 'to', 'from', 'into', 'onto']);
 
+const APPOSITION_ADVERBS = new Set(['formerly', 'previously', 'once', 'former', 'late']);
+/** "gave up volunteering". */
+const GIVING = new Set(['gave', 'give', 'gives', 'given']);
 const STOPPING_VERBS = new Set(['stopped', 'stop', 'stops', 'quit', 'quits', 'ceased', 'cease', 'ceases']);
 
 /** "working" → "work", "living" → "live" (the lexicon's verbs decide between the two). */
@@ -143,6 +158,12 @@ function relativeClauses(toks: Token[]): Array<[number, number]> {
 export function findSubjects(toks: Token[], groupStart: number, mentionEndingAt: Map<number, Mention>): Mention[] {
   let k = groupStart - 1;
   while (k >= 0 && (isAdverb(toks[k]) || isNegative(toks[k]))) k--;
+  // "Anna Lee (34) lives in Leeds": the parenthesis stands beside the name.
+  if (k > 0 && (/\)/.test(toks[k].post) || /^\(.*\)$/.test(toks[k].text))) {
+    let open = k;
+    while (open > 0 && !/\(/.test(toks[open].pre) && !/^\(/.test(toks[open].text)) open--;
+    if (open > 0 && (/\(/.test(toks[open].pre) || /^\(/.test(toks[open].text))) k = open - 1;
+  }
   if (k < 0) return [];
   const clause = relativeClauses(toks).find(([from, to]) => k >= from && k < to && !(groupStart >= from && groupStart < to));
   if (clause) k = clause[0] - 1;
@@ -167,7 +188,8 @@ export function findSubjects(toks: Token[], groupStart: number, mentionEndingAt:
       if (!/,/.test(toks[j].post)) continue;
       const opener = toks[j + 1];
       const outer = mentionEndingAt.get(j);
-      if (outer && opener && (opener.tags.has('Determiner') || opener.tags.has('Possessive') || RELATIVE_PRONOUNS.has(opener.normal))) {
+      // (", formerly of Infosys,": an apposition that opens with an adverb of time.)
+      if (outer && opener && (opener.tags.has('Determiner') || opener.tags.has('Possessive') || RELATIVE_PRONOUNS.has(opener.normal) || APPOSITION_ADVERBS.has(opener.normal))) {
         first = outer;
       }
       break;
@@ -185,7 +207,10 @@ export function findSubjects(toks: Token[], groupStart: number, mentionEndingAt:
   }
   if (!first) return [];
   // "Analysts at Goldman Sachs expect ...": a name after a preposition is not the subject.
-  const head = toks[first.start - toks[0].index - 1];
+  // So is one after "of the" ("A copy of the Mona Lisa was sent …": the copy was).
+  let headAt = first.start - toks[0].index - 1;
+  if (toks[headAt]?.normal === 'the' && toks[headAt - 1]?.normal === 'of') headAt--;
+  const head = toks[headAt];
   if (head && RELATION_PREPOSITIONS.has(head.normal) && !/,/.test(head.post)) return [];
   const subjects = [first];
   let start = first.start - toks[0].index;

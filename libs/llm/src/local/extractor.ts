@@ -88,6 +88,7 @@ export function extractLocally(text: string, given: LocalExtractOptions = {}): E
       keywords: c.keywords,
       valid_at: c.validAt,
       invalid_at: c.invalidAt,
+      ...(c.alongside ? { alongside: true } : {}),
     });
   }
   return { entities: finalEntities, relations };

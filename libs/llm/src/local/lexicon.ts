@@ -96,7 +96,7 @@ export const EVENT_VERBS: ReadonlySet<string> = new Set(
 
 /** Verbs whose object is an organization when the library could not type it ("joined Acme"). */
 export const ORGANIZATION_OBJECT_VERBS: ReadonlySet<string> = new Set(
-  'join leave acquire found co-found cofound work quit buy purchase invest fund hire employ manage lead run head merge'.split(
+  'join leave acquire found co-found cofound work quit buy purchase invest fund manage lead run head merge'.split(
     /\s+/,
   ),
 );

@@ -44,6 +44,11 @@ function isNameWord(token: Token): boolean {
   return looksCapitalized(token.text) && !token.tags.has('Pronoun') && !PRONOUNS.has(token.normal);
 }
 
+/** "Ji-woo", "Min-jun": the lowercase part after a hyphen continues the capitalized name before it. */
+function continuesName(previous: Token | undefined, token: Token): boolean {
+  return previous !== undefined && /^-$/.test(previous.post) && token.tags.has('Hyphenated') && /^\p{Ll}+$/u.test(token.text) && (isNameWord(previous) || continuesName(undefined, previous));
+}
+
 /**
  * Trims a tagged span to its name: leading titles and lowercase words ("her brother David" →
  * "David", "Dr. Emily Chen" → "Emily Chen") go; it is cut where a lowercase word that is not a
@@ -53,7 +58,7 @@ function trimSpan(tokens: Token[], splitAtCommas: boolean): Token[][] {
   const pieces: Token[][] = [];
   let current: Token[] = [];
   const flush = () => {
-    while (current.length && !isNameWord(current[current.length - 1])) current.pop();
+    while (current.length && !isNameWord(current[current.length - 1]) && !continuesName(current[current.length - 2], current[current.length - 1])) current.pop();
     if (current.length) pieces.push(current);
     current = [];
   };
@@ -62,7 +67,7 @@ function trimSpan(tokens: Token[], splitAtCommas: boolean): Token[][] {
     if (current.length === 0) {
       if (!isNameWord(token) || token.tags.has('Honorific') || HONORIFICS.has(token.normal.replace(/\.$/, ''))) continue;
       current.push(token);
-    } else if (isNameWord(token) || NAME_CONNECTORS.has(token.normal)) {
+    } else if (isNameWord(token) || NAME_CONNECTORS.has(token.normal) || continuesName(current[current.length - 1], token)) {
       current.push(token);
     } else {
       flush();
@@ -126,6 +131,10 @@ export function findMentions(
     const first = sentence.tokens.find((t) => t.text !== '');
     sentence.tokens.forEach((token, k) => {
       if (token.tags.has('Elided')) return;
+      if (run.length > 0 && continuesName(run[run.length - 1], token)) {
+        run.push(token);
+        return;
+      }
       const initialName = token === first && token.tags.has('Noun') && (knownNames.has(token.normal) || unknownInitialName(sentence.tokens, k));
       const next = sentence.tokens[k + 1];
       // "Nordic Foods", "Royal Free Hospital": a capitalized adjective before a name is part of it.
@@ -145,10 +154,13 @@ export function findMentions(
         isNameWord(token);
       if (proper) run.push(token);
       else flush();
-      if (/[,;:()]/.test(token.post)) flush();
+      // "Nimbus's CTO": a possessive ends the name it belongs to.
+      if (/[,;:()]/.test(token.post) || (proper && (token.tags.has('Possessive') || /['’]s$/.test(token.text)))) flush();
     });
     flush();
   }
+  // "The Mona Lisa", "the Bush administration": a person's name takes no article; with one it names a thing.
+  for (const m of accepted) if (m.type === 'person' && parsed.tokens[m.start - 1]?.normal === 'the') m.type = 'concept';
   return mergeAdjacent(accepted.sort((a, b) => a.start - b.start), parsed);
 }
 
@@ -165,16 +177,33 @@ const NAME_LEXICON_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastN
  */
 function unknownInitialName(tokens: Token[], k: number): boolean {
   const token = tokens[k];
-  if (!isNameWord(token) || token.tags.has('Plural') || token.tags.has('Pronoun') || token.tags.has('Determiner')) return false;
+  if (!isNameWord(token) || token.tags.has('Pronoun') || token.tags.has('Determiner')) return false;
   const word = token.normal.replace(/['’]s$/, '');
   const known = lexiconTag(word);
   if (known !== undefined && !NAME_LEXICON_TAGS.has(known)) return false;
-  if (token.tags.has('Possessive') || /['’]s$/.test(token.text)) return true;
+  if ((token.tags.has('Possessive') || /['’]s$/.test(token.text)) && !token.tags.has('Plural')) return true;
   let j = k + 1;
+  // "Ji-woo is …": the name goes on after its hyphen.
+  while (j < tokens.length && continuesName(tokens[j - 1], tokens[j])) j++;
   while (j < tokens.length && (tokens[j].tags.has('Adverb') || INITIAL_ADVERBS.has(tokens[j].normal) || tokens[j].text === '')) j++;
-  const next = tokens[j];
-  return next !== undefined && (next.tags.has('Verb') || next.tags.has('Auxiliary') || next.tags.has('Copula'));
+  let next = tokens[j];
+  // "Ravi, formerly of Infosys, now works at TCS": past the apposition to the verb.
+  if (/,/.test(token.post)) {
+    let close = k + 1;
+    while (close < tokens.length - 1 && close - k < 10 && !/,/.test(tokens[close].post)) close++;
+    let after = close + 1;
+    while (after < tokens.length && (tokens[after].tags.has('Adverb') || INITIAL_ADVERBS.has(tokens[after].normal))) after++;
+    if (/,/.test(tokens[close]?.post ?? '')) next = tokens[after];
+  }
+  const verb = next !== undefined && (next.tags.has('Verb') || next.tags.has('Auxiliary') || next.tags.has('Copula'));
+  // "Aleks is a student", "Aleks completed his degree": the tagger reads a plural, but a plural
+  // takes "are" and "their"; a singular verb or "his"/"her" right after the verb say it is one name.
+  if (token.tags.has('Plural')) return verb && (SINGULAR_VERBS.test(next.normal) || SINGULAR_POSSESSIVES.has(tokens[j + 1]?.normal ?? ''));
+  return verb;
 }
+
+const SINGULAR_VERBS = /^(?:is|was|has|does)$/;
+const SINGULAR_POSSESSIVES = new Set(['his', 'her']);
 
 /** "St. Mary's", "St. John's Choir", "St. Thomas' Hospital": places and institutions named after a saint. */
 function saintNames(tokens: Token[]): Mention[] {
@@ -191,12 +220,14 @@ function saintNames(tokens: Token[]): Mention[] {
         end++;
       } else break;
     }
-    if (!possessive && end === k + 2) continue;
+    // "St. Louis", "St. Petersburg": a place the library knows, named after a saint.
+    const place = !possessive && end === k + 2 && tokens[k].tags.has('Place') && tokens[k + 1].tags.has('Place');
+    if (!possessive && end === k + 2 && !place) continue;
     const words = tokens
       .slice(k + 1, end)
       .filter((t) => t.text !== '')
       .map((t) => t.text + (/^['’]/.test(t.post) && !/['’]s$/.test(t.text) ? "'" : ''));
-    out.push({ start: tokens[k].index, end: tokens[end - 1].index + 1, name: `St. ${words.join(' ')}`, type: 'organization', sentence: tokens[k].sentence });
+    out.push({ start: tokens[k].index, end: tokens[end - 1].index + 1, name: `St. ${words.join(' ')}`, type: place ? 'location' : 'organization', sentence: tokens[k].sentence });
     k = end - 1;
   }
   return out;
@@ -223,6 +254,24 @@ function mergeAdjacent(mentions: Mention[], parsed: ParsedText): Mention[] {
       !/[^\s]/.test(last.post) &&
       !last.tags.has('Possessive') &&
       !/['’]s$/.test(last.text);
+    // "Hearts of Oak", "the Star of Asia": an untyped name and the name after its "of" are one.
+    const ofJoinable =
+      previous &&
+      !joinable &&
+      previous.type === 'concept' &&
+      !previous.common &&
+      !mention.common &&
+      mention.type !== 'person' &&
+      previous.sentence === mention.sentence &&
+      between.length === 1 &&
+      between[0].normal === 'of' &&
+      !/[,;:]/.test(parsed.tokens[previous.end - 1]?.post ?? '') &&
+      (mention.type === 'concept' || parsed.tokens[previous.start - 1]?.normal === 'the');
+    if (ofJoinable) {
+      const tokens = parsed.tokens.slice(previous.start, mention.end).filter((t) => t && t.text !== '');
+      out[out.length - 1] = { ...previous, end: mention.end, name: nameOf(tokens), type: 'concept' };
+      continue;
+    }
     if (!joinable) {
       out.push(mention);
       continue;

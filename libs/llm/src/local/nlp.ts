@@ -93,6 +93,10 @@ export function parseText(text: string, sentenceOffset = 0): ParsedText {
     }
     retagCoordinatedPastVerbs(sentenceTokens);
     retagSaintPossessives(sentenceTokens);
+    retagInitialNamesInIng(sentenceTokens);
+    retagPossessiveContractions(sentenceTokens);
+    retagEndingVerbs(sentenceTokens);
+    retagInfinitives(sentenceTokens);
     retagProgressives(sentenceTokens);
     sentences.push({ index: sentenceOffset + s, text: sentenceJson.text.trim(), tokens: sentenceTokens });
   });
@@ -136,6 +140,115 @@ function retagSaintPossessives(tokens: Token[]): void {
     const tags = elided.tags as Set<string>;
     tags.clear();
     tags.add('Elided');
+  }
+}
+
+const VERB_TAGS = ['Verb', 'Copula', 'Auxiliary', 'Modal'];
+
+/**
+ * compromise also expands "Amara's" to "Amara is" where the 's is a possessive: "Amara's new
+ * flat is in Abuja" has its verb later. A possessor is followed by a noun phrase without a
+ * determiner ("new flat") and then the clause's verb; a copula by its complement ("Amara's a
+ * doctor", "Amara's happy"). In the first case the empty term goes and the name is possessive.
+ */
+function retagPossessiveContractions(tokens: Token[]): void {
+  for (let k = 1; k < tokens.length; k++) {
+    const elided = tokens[k];
+    if (elided.text !== '' || !elided.tags.has('Copula') || !/['’]s$/.test(tokens[k - 1].text)) continue;
+    let j = k + 1;
+    while (
+      j < tokens.length &&
+      (tokens[j].tags.has('Adjective') || tokens[j].tags.has('Noun') || tokens[j].normal === 'ex') &&
+      !tokens[j].tags.has('Pronoun') &&
+      !VERB_TAGS.some((tag) => tokens[j].tags.has(tag)) &&
+      !/[,;:]/.test(tokens[j - 1].post)
+    ) {
+      j++;
+    }
+    const last = tokens[j - 1];
+    const verb = tokens[j];
+    const verbAfter = last.tags.has('Noun') && verb !== undefined && VERB_TAGS.some((tag) => verb.tags.has(tag)) && !verb.tags.has('Gerund');
+    // "Theo is Dr. Patel's patient": the clause has its verb already, so the 's is no second one.
+    const verbBefore = j === tokens.length || /[.;:!?]/.test(last.post) ? clauseHasCopula(tokens, k - 1) : false;
+    if (j === k + 1 || (!verbAfter && !verbBefore)) continue;
+    const tags = elided.tags as Set<string>;
+    tags.clear();
+    tags.add('Elided');
+    (tokens[k - 1].tags as Set<string>).add('Possessive');
+    // After a possessive the last word is a noun ("patient", not the adjective).
+    if (!last.tags.has('Noun')) (last.tags as Set<string>).add('Noun');
+  }
+}
+
+/** A copula between the start of the clause and `before` ("Theo is …"; not "I think Tom's happy"). */
+function clauseHasCopula(tokens: Token[], before: number): boolean {
+  for (let i = before - 1; i >= 0; i--) {
+    const t = tokens[i];
+    if (/[,;:]/.test(t.post) || ['and', 'but', 'or', 'who', 'which', 'that', 'because', 'while', 'when'].includes(t.normal)) return false;
+    if (t.tags.has('Copula') && t.text !== '') return true;
+  }
+  return false;
+}
+
+/**
+ * "Xiaoming lives in Chengdu": compromise reads a capitalized word in -ing that starts a
+ * sentence as a gerund. When no verb of the lexicon is its stem and a verb follows, it is a name.
+ */
+function retagInitialNamesInIng(tokens: Token[]): void {
+  const first = tokens[0];
+  const next = tokens[1];
+  if (!first || !next || !first.tags.has('Gerund') || !/^\p{Lu}/u.test(first.text) || !/ing$/.test(first.normal)) return;
+  if (!next.tags.has('Verb') && !next.tags.has('Copula') && !next.tags.has('Auxiliary')) return;
+  const stem = first.normal.slice(0, -3);
+  const stems = [stem, `${stem}e`, stem.replace(/(.)\1$/, '$1')];
+  if (stems.some((word) => stem.length > 0 && lexiconTag(word) !== undefined)) return;
+  const tags = first.tags as Set<string>;
+  tags.clear();
+  for (const tag of ['Noun', 'Singular', 'ProperNoun']) tags.add(tag);
+}
+
+/** Verbs that end a state, which compromise reads as adjectives after a noun ("membership lapsed"). */
+const ENDING_PARTICIPLES = new Set(['lapsed', 'expired', 'ended', 'finished', 'concluded', 'terminated']);
+
+/** "Olga's membership of the club lapsed.": after a noun, at the end of its clause, the word is the verb. */
+function retagEndingVerbs(tokens: Token[]): void {
+  for (let k = 1; k < tokens.length; k++) {
+    const tags = tokens[k].tags as Set<string>;
+    if (tags.has('Verb') || !ENDING_PARTICIPLES.has(tokens[k].normal) || !tokens[k - 1].tags.has('Noun') || /[,;:]/.test(tokens[k - 1].post)) continue;
+    const next = tokens[k + 1];
+    if (next && !/[.!?;]/.test(tokens[k].post) && !next.tags.has('Preposition') && !next.tags.has('Date') && !next.tags.has('Adverb')) continue;
+    tags.delete('Adjective');
+    tags.add('Verb');
+    tags.add('PastTense');
+  }
+}
+
+const HOMEWARD_VERBS = new Set(['moved', 'move', 'moves', 'went', 'go', 'goes', 'came', 'come', 'comes', 'returned', 'headed', 'flew', 'moving', 'going', 'coming']);
+
+/** Verbs compromise reads as nouns after "to" ("went to work for Meta", "moved there to study at Bonn"). */
+const NOUN_LIKE_VERBS = new Set(['work', 'study', 'live', 'play', 'teach', 'train']);
+
+/** "to work for", "to study at": after "to" and before a preposition the word is the verb. */
+function retagInfinitives(tokens: Token[]): void {
+  for (let k = 1; k < tokens.length; k++) {
+    const tags = tokens[k].tags as Set<string>;
+    // "Sam and Jo have split", "Mia moved home to Dublin".
+    if (tokens[k].normal === 'split' && !tags.has('Verb') && PERFECT_AUXILIARIES.has(tokens[k - 1].normal)) {
+      tags.clear();
+      for (const tag of ['Verb', 'PastTense']) tags.add(tag);
+    }
+    if (tokens[k].normal === 'home' && HOMEWARD_VERBS.has(tokens[k - 1].normal)) {
+      tags.clear();
+      tags.add('Adverb');
+    }
+  }
+  for (let k = 1; k + 1 < tokens.length; k++) {
+    const tags = tokens[k].tags as Set<string>;
+    if (tags.has('Verb') || tokens[k - 1].normal !== 'to' || !NOUN_LIKE_VERBS.has(tokens[k].normal) || !tokens[k + 1].tags.has('Preposition')) continue;
+    tags.delete('Noun');
+    tags.delete('Singular');
+    tags.add('Verb');
+    tags.add('Infinitive');
   }
 }
 
@@ -229,6 +342,7 @@ export function verbLemma(token: Token): string {
       return word;
     }
   };
+  if (IRREGULAR_PARTICIPLES[word]) return IRREGULAR_PARTICIPLES[word];
   let lemma = infinitive(tense);
   // "taken", "given": the past tense table does not know participles.
   if (lemma === word && token.tags.has('Participle')) lemma = infinitive('Participle');
@@ -239,6 +353,9 @@ export function verbLemma(token: Token): string {
   }
   return lemma;
 }
+
+/** Participles the conjugation tables turn into non-words ("gone" → "gin"). */
+const IRREGULAR_PARTICIPLES: Readonly<Record<string, string>> = { gone: 'go', been: 'be', done: 'do', seen: 'see' };
 
 const conjugations = new Map<string, Record<string, string | undefined>>();
 

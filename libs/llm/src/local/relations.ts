@@ -1,25 +1,24 @@
+import { appositionFacts } from './appositions';
+import { findSubjects, findVerbGroups, isAdverb, type VerbGroup } from './clauses';
 import type { DateSpan } from './dates';
+import { coupleWord, saysAlongside, withBuyers, withEmployers, withPartners, withThingsMoved } from './fact-links';
 import {
-  BLOCKING_PREPOSITIONS,
-  CLAUSE_BREAKERS,
   EVENT_VERBS,
   LIGHT_VERBS,
   LOCATION_OBJECT_VERBS,
   ORGANIZATION_OBJECT_VERBS,
   ORGANIZATION_SUBJECT_VERBS,
-  PRONOUNS,
-  RELATION_PREPOSITIONS,
   ROLE_NOUNS,
   STATE_VERBS,
   THEMES,
-  VAGUE_NOUNS,
-  singularNoun,
 } from './lexicon';
 import type { Mention } from './mentions';
-import { findSubjects, findVerbGroups, isAdverb, isNegative, isVerbish, type VerbGroup } from './clauses';
 import { verbForms, type ParsedSentence, type Token } from './nlp';
+import { scanObjects, type ObjectHit } from './object-scan';
 import { roleFacts } from './roles';
-import { canonicalPredicate, dismissal, HEADQUARTERS_NOUNS, JOB_NOUNS, reciprocalRelation } from './vocabulary';
+import { nounFacts } from './state-nouns';
+import { validityOf, nearestDateBefore } from './validity';
+import { canonicalPredicate, dismissal, HEADQUARTERS_NOUNS, hiring, JOB_NOUNS, PERSONAL_NOUNS, reciprocalRelation, STUDY_NOUNS } from './vocabulary';
 
 /**
  * Subject–verb–object relations inside one sentence, from the tags of the NLP library:
@@ -49,6 +48,8 @@ export interface RelationCandidate {
   validAt: string | null;
   invalidAt: string | null;
   sentence: number;
+  /** "Omar also works at Oxfam": the fact holds beside the slot's other values. */
+  alongside?: boolean;
 }
 
 export interface SentenceInput {
@@ -66,30 +67,13 @@ export interface SentenceRelations {
   concepts: Mention[];
 }
 
-interface ObjectHit {
-  mention: Mention;
-  prep: string | null;
-  /** The noun or adjective that names a copula predicate ("capital" in "is the capital of"). */
-  copulaWord: string | null;
-  /** "is the former CEO of": the role is over. */
-  former: boolean;
-  /** The head of the last common-noun phrase before the object ("job" in "took a job at"). */
-  noun: string | null;
-  /** "is Maria's husband": the object is the possessor of the copula's noun. */
-  possessed?: boolean;
-}
 
-const FORMER_WORDS = new Set(['former', 'ex', 'previous', 'erstwhile', 'one-time']);
 /** Passives whose subject keeps the fact: "was hired by Globex" is Alice's employment. */
 const SUBJECT_KEEPING_PASSIVES = new Set(['hire', 'employ']);
-const TRANSPARENT_VERBS = new Set(['called', 'named', 'known', 'titled', 'dubbed']);
-/** "works as an engineer at Tesla": after these verbs "as" + a noun phrase is the job, not a circumstance. */
-const AS_TRANSPARENT = new Set(['work', 'serve', 'act', 'start', 'join', 'return', 'stay', 'remain', 'continue', 'begin', 'be']);
 /** "left the BBC to join Channel 4", "went to work for Disney": the infinitive's subject is the sentence's. */
 const PURPOSE_VERBS = new Set(['leave', 'quit', 'go', 'move', 'resign', 'retire', 'return', 'come', 'relocate']);
-const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS]);
+const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS, ...STUDY_NOUNS, ...Object.keys(PERSONAL_NOUNS)]);
 const NOW_WORDS = /\b(?:now|nowadays|these days)\b/i;
-const WEEKDAY = /\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b/i;
 const COORDINATORS = new Set(['and', 'then', 'but', 'later', 'also', 'or']);
 
 export function snakeCase(words: string): string {
@@ -129,7 +113,8 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     const group = groups[g];
     let subjects = findSubjects(toks, group.start, mentionEndingAt);
     // "Acme's headquarters is in Boston", "Apollo Bank's headquarters moved to Geneva".
-    const headquarters = subjects.length === 0 ? headquartersOwner(toks, group.start, mentionEndingAt) : null;
+    const owner = headquartersOwner(toks, group.start, mentionEndingAt);
+    const headquarters = owner && (subjects.length === 0 || subjects[0] === owner) ? owner : null;
     if (headquarters) subjects = [headquarters];
     let before = group.start - 1;
     while (before > 0 && isAdverb(toks[before])) before--;
@@ -140,12 +125,37 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     const scan = scanObjects(toks, group, n, mentionAt, dateAt, covered, base);
     previousSubjects = subjects;
     if (group.modal) continue;
+    const also = saysAlongside(toks, group) ? { alongside: true } : {};
     for (const c of scan.concepts) concepts.push(c);
+    // "Tyler's internship at Meta ended", "Max's new address is in Hamburg": a noun names the state.
+    const nominal = nounFacts(toks, group, mentionAt, mentionEndingAt, base, subjects);
+    if (nominal.length > 0) {
+      const date = scan.date ?? nearestDateBefore(input.dates, toks[group.start].index, usedDates);
+      if (date) usedDates.add(date);
+      const nominalFacts: RelationCandidate[] = [];
+      for (const fact of nominal) {
+        const validity = validityOf(date, { ...group, ended: fact.ended }, input.referenceDate);
+        if (fact.ended && !validity.invalidAt) continue;
+        const theme = THEMES[fact.noun];
+        nominalFacts.push({
+          source: fact.holder,
+          target: fact.target,
+          relation: fact.relation,
+          keywords: [...new Set([fact.relation.replace(/_/g, ' '), ...(theme ? [theme] : [])])],
+          ...validity,
+          sentence: input.sentence.index,
+          ...also,
+        });
+        if (fact.concept) concepts.push(fact.concept);
+      }
+      relations.push(...withPartners(nominalFacts));
+      continue;
+    }
     const found = !group.negative ? roleFacts(toks, group, mentionAt, base, subjects) : [];
     // A role whose holder the clause does not name needs the clause's subject.
     const roles = found.filter((role) => role.holder !== null || subjects.length > 0);
     // "Kate and Josh broke up", "Greta and Paula are no longer friends": a fact between the subjects.
-    const reciprocal = subjects.length > 1 && scan.objects.length === 0 ? reciprocalRelation(group.lemma, group.particle, scan.copulaWord) : null;
+    const reciprocal = subjects.length > 1 && scan.objects.length === 0 ? reciprocalRelation(group.lemma, group.particle, scan.copulaWord ?? coupleWord(toks, group)) : null;
     if (reciprocal && !(group.negative && !group.ended)) {
       const validity = validityOf(scan.date ?? nearestDateBefore(input.dates, toks[group.start].index, usedDates), group, input.referenceDate);
       if (!group.ended || validity.invalidAt) {
@@ -157,6 +167,7 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
             keywords: [reciprocal.replace(/_/g, ' '), 'relationship'],
             ...validity,
             sentence: input.sentence.index,
+            ...also,
           });
         }
       }
@@ -184,6 +195,7 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
           keywords: [role.relation.replace(/_/g, ' '), 'leadership'],
           ...validity,
           sentence: input.sentence.index,
+          ...also,
         });
       }
       if (role.concept) concepts.push(role.concept);
@@ -206,8 +218,11 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
         retype(source, target, group.lemma, hit);
         let relation = built.relation;
         // "The Tigers fired Sundar": the fact is Sundar's.
-        const dismissed = !group.passive && !group.copula ? dismissal(group.lemma, group.particle) : null;
-        const employee = target.type === 'person' || (target.type === 'concept' && !target.common);
+        // "Meta hired Priya": the fact is Priya's too.
+        const dismissed = !group.passive && !group.copula ? dismissal(group.lemma, group.particle) ?? hiring(group.lemma, group.particle) : null;
+        // "Acme signed the deal", "employed a new method": only a name the tagger knows as a person is signed or employed.
+        const strict = group.lemma === 'sign' || group.lemma === 'employ';
+        const employee = target.type === 'person' || (!strict && target.type === 'concept' && !target.common);
         if (dismissed && hit.prep === null && employee && source.type !== 'person') {
           if (target.type === 'concept') target.type = 'person';
           [source, target] = [target, source];
@@ -225,6 +240,11 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
             noun: headquarters ? 'headquarters' : (hit.copulaWord ?? hit.noun),
             possessed: hit.possessed === true,
             now,
+            title: hit.title ?? null,
+            next: hit.next ?? null,
+            fresh: hit.fresh === true,
+            indefinite: hit.indefinite === true,
+            sourceArticle: toks[source.start - base - 1]?.normal === 'the',
             source,
             target,
           });
@@ -240,10 +260,30 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
           validAt: validity.validAt,
           invalidAt: validity.invalidAt,
           sentence: input.sentence.index,
+          ...also,
         });
       }
     }
-    relations.push(...withBuyers(sentenceFacts));
+    relations.push(...withPartners(withEmployers(withBuyers(withThingsMoved(sentenceFacts, group, scan.objects)))));
+  }
+  // "Tom, a nurse at St. Mary's, …": the apposition's state.
+  const reference = input.referenceDate && !Number.isNaN(input.referenceDate.getTime()) ? input.referenceDate.toISOString() : null;
+  for (const fact of appositionFacts(toks, input.mentions, mentionAt, base)) {
+    if (fact.ended && !reference) continue;
+    if (relations.some((r) => r.source === fact.source && r.target === fact.target && r.relation === fact.relation)) continue;
+    relations.push(
+      ...withPartners([
+        {
+          source: fact.source,
+          target: fact.target,
+          relation: fact.relation,
+          keywords: [fact.relation.replace(/_/g, ' ')],
+          validAt: null,
+          invalidAt: fact.ended ? reference : null,
+          sentence: input.sentence.index,
+        },
+      ]),
+    );
   }
   return { relations, concepts };
 }
@@ -253,201 +293,24 @@ function headquartersOwner(toks: Token[], groupStart: number, mentionEndingAt: M
   let k = groupStart - 1;
   if (k >= 0 && !HEADQUARTERS_NOUNS.has(toks[k].normal)) return null;
   if (k >= 1 && toks[k].normal === 'office' && toks[k - 1].normal === 'head') k--;
+  // "Acme's new headquarters"
+  while (k >= 2 && ['new', 'current', 'present', 'former', 'old'].includes(toks[k - 1].normal)) k--;
   const owner = mentionEndingAt.get(k - 1);
   if (!owner || owner.type === 'person') return null;
   const last = toks[k - 1];
-  return last.tags.has('Possessive') || /['’]s?$/.test(last.text) || /^['’]/.test(last.post) ? owner : null;
+  // "the Globex headquarters": the name qualifies the noun after "the".
+  const qualifying = toks[owner.start - toks[0].index - 1]?.normal === 'the';
+  return qualifying || last.tags.has('Possessive') || /['’]s?$/.test(last.text) || /^['’]/.test(last.post) ? owner : null;
 }
-
-/** "Jake sold the café to Priscilla": Priscilla bought the café (instead of "Jake sold to Priscilla"). */
-function withBuyers(facts: RelationCandidate[]): RelationCandidate[] {
-  const sold = facts.filter((f) => f.relation === 'sold');
-  if (sold.length === 0) return facts;
-  const out: RelationCandidate[] = [];
-  for (const fact of facts) {
-    if (fact.relation !== 'sold_to' && fact.relation !== 'sells_to') {
-      out.push(fact);
-      continue;
-    }
-    for (const thing of sold.filter((s) => s.source === fact.source)) {
-      out.push({ ...fact, source: fact.target, target: thing.target, relation: 'bought', keywords: ['bought', 'purchase'] });
-    }
-  }
-  return out;
-}
-
-interface ScanResult {
-  objects: ObjectHit[];
-  concepts: Mention[];
-  date: DateSpan | null;
-  /** The last noun after a copula ("friends" in "are no longer friends"). */
-  copulaWord: string | null;
-}
-
-function scanObjects(
-  toks: Token[],
-  group: VerbGroup,
-  end: number,
-  mentionAt: Map<number, Mention>,
-  dateAt: Map<number, DateSpan>,
-  covered: boolean[],
-  base: number,
-): ScanResult {
-  const objects: ObjectHit[] = [];
-  const concepts: Mention[] = [];
-  let date: DateSpan | null = null;
-  let prep: string | null = null;
-  let blocked = false;
-  let directTaken = false;
-  let nounSinceVerb = false;
-  let copulaWord: string | null = null;
-  let lastNoun: string | null = null;
-  let former = false;
-  // Right after an object, "and"/"," continue a list of objects of the same kind.
-  let listOpen = false;
-  let k = group.end;
-  while (k < end) {
-    const t = toks[k];
-    const continuesList = listOpen;
-    listOpen = false;
-    const previousPost = k > 0 ? toks[k - 1].post : '';
-    if (k > group.end && /[;:()—]/.test(previousPost)) break;
-    const dateSpan = dateAt.get(k);
-    if (dateSpan) {
-      date ??= dateSpan;
-      k = dateSpan.end - base;
-      prep = null;
-      blocked = false;
-      continue;
-    }
-    const mention = mentionAt.get(k);
-    if (mention) {
-      let next = mention.end - base;
-      while (next < toks.length && (isAdverb(toks[next]) || isNegative(toks[next]))) next++;
-      const verbFollows = next < toks.length && !covered[next] && isVerbish(toks[next]) && !TRANSPARENT_VERBS.has(toks[next].normal);
-      const commaAfter = /,/.test(toks[mention.end - 1 - base].post);
-      // "... and Bob works at ...": the name is the subject of the next clause.
-      if (verbFollows && !commaAfter) break;
-      // "is Maria's husband", "is a former BMW employee": the name qualifies the noun after it.
-      const nounAfter = group.copula && !commaAfter ? toks[mention.end - base] : undefined;
-      if (nounAfter && !covered[mention.end - base] && nounAfter.tags.has('Noun') && !isVerbish(nounAfter) && !PRONOUNS.has(nounAfter.normal)) {
-        let r = mention.end - base;
-        while (r < end && !covered[r] && isNounPhraseWord(toks[r]) && !/[,;:]/.test(toks[r - 1].post)) r++;
-        const head = singularNoun(toks[r - 1].normal);
-        const possessed = toks[mention.end - 1 - base].tags.has('Possessive') || /['’]s$/.test(toks[mention.end - 1 - base].text);
-        const earlier = toks.slice(group.end, mention.start - base);
-        objects.push({
-          mention,
-          prep: possessed ? 'of' : 'at',
-          copulaWord: head,
-          former: earlier.some((p) => FORMER_WORDS.has(p.normal)),
-          noun: head,
-          possessed,
-        });
-        directTaken = true;
-        k = r;
-        continue;
-      }
-      if (!blocked && (prep !== null || !directTaken || continuesList)) objects.push({ mention, prep, copulaWord, former, noun: lastNoun });
-      // "Alice, who lives in Paris, joined ...": the relative clause ends here.
-      if (verbFollows) break;
-      // "... to David Kim, the CTO of Nimbus": what follows the comma describes the name.
-      const after = toks[mention.end - base];
-      if (commaAfter && after && !mentionAt.has(mention.end - base) && !['and', 'or'].includes(after.normal)) break;
-      if (prep === null) directTaken = true;
-      listOpen = !blocked;
-      k = mention.end - base;
-      continue;
-    }
-    if (continuesList && (t.normal === 'and' || t.normal === 'or')) {
-      listOpen = true;
-      k++;
-      continue;
-    }
-    if (CLAUSE_BREAKERS.has(t.normal) && !(t.normal === 'that' && t.tags.has('Determiner'))) break;
-    if (covered[k]) {
-      k++;
-      continue;
-    }
-    // "works as an engineer at Tesla": the job, then where.
-    if (t.normal === 'as' && AS_TRANSPARENT.has(group.lemma) && !blocked) {
-      k++;
-      continue;
-    }
-    if (RELATION_PREPOSITIONS.has(t.normal) || BLOCKING_PREPOSITIONS.has(t.normal)) {
-      prep = t.normal;
-      blocked = BLOCKING_PREPOSITIONS.has(t.normal) || (prep === 'of' && nounSinceVerb && !group.copula);
-      k++;
-      continue;
-    }
-    if (isVerbish(t)) {
-      if (TRANSPARENT_VERBS.has(t.normal)) {
-        // "works at a bakery called Crumbs": the name is the bakery's, after the same preposition.
-        directTaken = prep !== null ? directTaken : false;
-        k++;
-        continue;
-      }
-      break;
-    }
-    if (isNounPhraseWord(t)) {
-      let r = k;
-      while (r < end && !covered[r] && isNounPhraseWord(toks[r]) && (r === k || !/[,;:]/.test(toks[r - 1].post))) r++;
-      const phrase = toks.slice(k, r);
-      const head = [...phrase].reverse().find((p) => p.tags.has('Noun')) ?? phrase[phrase.length - 1];
-      const determined = k > 0 && (toks[k - 1].tags.has('Determiner') || toks[k - 1].tags.has('Possessive') || PRONOUNS.has(toks[k - 1].normal));
-      if (group.copula && !blocked) {
-        // "is the CEO of X and the founder of Y": each noun names the predicate after it.
-        copulaWord = singularNoun(head.normal);
-        former = phrase.some((p) => FORMER_WORDS.has(p.normal));
-        prep = null;
-      }
-      const conceptOk =
-        !group.copula &&
-        !blocked &&
-        !determined &&
-        phrase.length <= 4 &&
-        phrase[phrase.length - 1].tags.has('Noun') &&
-        !VAGUE_NOUNS.has(head.normal) &&
-        (prep !== null || !directTaken);
-      if (conceptOk) {
-        const concept: Mention = {
-          start: phrase[0].index,
-          end: phrase[phrase.length - 1].index + 1,
-          name: phrase.map((p) => p.text).join(' '),
-          type: 'concept',
-          sentence: phrase[0].sentence,
-          common: true,
-        };
-        concepts.push(concept);
-        objects.push({ mention: concept, prep, copulaWord, former, noun: lastNoun });
-      }
-      lastNoun = singularNoun(head.normal);
-      if (prep === null) directTaken = true;
-      nounSinceVerb = true;
-      k = r;
-      continue;
-    }
-    k++;
-  }
-  return { objects, concepts, date, copulaWord };
-}
-
-function isNounPhraseWord(t: Token): boolean {
-  if (t.tags.has('Pronoun') || t.tags.has('Determiner') || t.tags.has('QuestionWord') || t.tags.has('Value')) return false;
-  // compromise tags "of" in "president of Kaito Games" as part of a noun.
-  if (RELATION_PREPOSITIONS.has(t.normal) || BLOCKING_PREPOSITIONS.has(t.normal)) return false;
-  if (t.tags.has('Date') || PRONOUNS.has(t.normal) || t.tags.has('Honorific')) return false;
-  return t.tags.has('Noun') || t.tags.has('Adjective');
-}
-
 
 function predicateFor(group: VerbGroup, hit: ObjectHit): { relation: string; agent: boolean } | null {
   const { prep } = hit;
   if (group.copula) {
     if (prep === null) return null;
     if (hit.copulaWord) return { relation: snakeCase(`${hit.copulaWord} ${prep}`), agent: false };
-    // "Alice is now at Globex": a person at an organization works there.
+    // "Alice is now at Globex", "Priya is with Google": a person at an organization works there.
     if (prep === 'at' && hit.mention.type === 'organization') return { relation: 'works_at', agent: false };
+    if (prep === 'with' && (hit.mention.type === 'organization' || (hit.mention.type === 'concept' && !hit.mention.common))) return { relation: 'works_at', agent: false };
     if (prep === 'in' || prep === 'at' || prep === 'inside') return { relation: 'located_in', agent: false };
     if (prep === 'from') return { relation: 'from', agent: false };
     return null;
@@ -455,7 +318,8 @@ function predicateFor(group: VerbGroup, hit: ObjectHit): { relation: string; age
   if (group.passive) {
     if (prep === 'by' && SUBJECT_KEEPING_PASSIVES.has(group.lemma)) return { relation: `${verbForms(group.lemma).past}_by`, agent: false };
     // "was laid off by Goldman Sachs": Marcus's job ended.
-    const dismissed = prep === 'by' ? dismissal(group.lemma, group.particle) : null;
+    // ("was signed by Bush" is a bill's, not a player's: only hiring verbs of people here.)
+    const dismissed = prep === 'by' ? dismissal(group.lemma, group.particle) ?? (group.lemma !== 'sign' ? hiring(group.lemma, group.particle) : null) : null;
     if (dismissed) return { relation: dismissed, agent: false };
     if (prep === 'by') return { relation: activeName(group), agent: true };
     if (prep === null) return null;
@@ -485,44 +349,4 @@ function retype(source: Mention, target: Mention, lemma: string, hit: ObjectHit)
     else if (ORGANIZATION_OBJECT_VERBS.has(lemma)) target.type = 'organization';
   }
   if (source.type === 'concept' && !source.common && ORGANIZATION_SUBJECT_VERBS.has(lemma)) source.type = 'organization';
-}
-
-function nearestDateBefore(dates: DateSpan[], index: number, used: Set<DateSpan>): DateSpan | null {
-  let best: DateSpan | null = null;
-  for (const d of dates) if (d.end <= index && !used.has(d)) best = d;
-  return best;
-}
-
-function shiftBackIfFuture(iso: string, span: DateSpan, group: VerbGroup, referenceDate?: Date): string {
-  // "joined in March" said in June means the March before, but the library picks the next one.
-  // "Maria quit Deloitte in February": a verb whose past is its bare form, without the -s of a
-  // third-person present, is the past.
-  const bareFormPast = !group.copula && verbForms(group.lemma).past === group.main.normal;
-  if (span.explicitYear || !referenceDate || !(group.main.tags.has('PastTense') || group.past || group.ended || bareFormPast)) return iso;
-  const date = new Date(iso);
-  if (date.getTime() <= referenceDate.getTime()) return iso;
-  // "on Monday" → the Monday before; "in March" → the March before.
-  if (WEEKDAY.test(span.text)) date.setUTCDate(date.getUTCDate() - 7);
-  else date.setUTCFullYear(date.getUTCFullYear() - 1);
-  return date.toISOString();
-}
-
-function validityOf(
-  span: DateSpan | null,
-  group: VerbGroup,
-  referenceDate?: Date,
-): { validAt: string | null; invalidAt: string | null } {
-  if (!span) {
-    const endedAt = group.ended && referenceDate && !Number.isNaN(referenceDate.getTime()) ? referenceDate.toISOString() : null;
-    return { validAt: null, invalidAt: endedAt };
-  }
-  const start = shiftBackIfFuture(span.startsAt, span, group, referenceDate);
-  switch (span.role) {
-    case 'range':
-      return { validAt: start, invalidAt: span.endsAt };
-    case 'until':
-      return { validAt: null, invalidAt: start };
-    default:
-      return group.ended ? { validAt: null, invalidAt: start } : { validAt: start, invalidAt: null };
-  }
 }

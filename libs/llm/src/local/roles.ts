@@ -1,7 +1,8 @@
 import type { VerbGroup } from './clauses';
-import { ROLE_NOUNS, singularNoun } from './lexicon';
+import { HONORIFICS, ROLE_NOUNS, singularNoun } from './lexicon';
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
+import { withoutEx } from './state-nouns';
 import { OFFICE_ROLES } from './vocabulary';
 
 /**
@@ -27,13 +28,28 @@ export interface RoleFact {
   concept?: Mention;
 }
 
-const LEAVING_VERBS = new Set(['step', 'resign', 'retire', 'leave', 'quit']);
-const TAKING_VERBS = new Set(['become', 'appoint', 'name', 'elect', 'promote', 'take', 'serve', 'join', 'return', 'hire']);
+const LEAVING_VERBS = new Set(['step', 'resign', 'retire', 'leave', 'quit', 'lose', 'relinquish', 'vacate']);
+const TAKING_VERBS = new Set(['become', 'appoint', 'name', 'elect', 'promote', 'take', 'serve', 'join', 'return', 'hire', 'win', 'assume']);
+/** "stood down as chair", "gave up the captaincy": a verb that leaves a role with its particle. */
+const LEAVING_PHRASALS = new Set(['stand down', 'give up', 'bow out']);
 /** Verbs whose object is given the role: "Initech named Sarah Connor as its new CEO". */
 const APPOINTING_VERBS = new Set(['appoint', 'name', 'elect', 'hire', 'promote', 'make', 'choose', 'select', 'pick']);
 /** Verbs whose object loses the role: "The board removed Ken Adams as CEO". */
-const REMOVING_VERBS = new Set(['remove', 'fire', 'dismiss', 'oust', 'sack', 'depose', 'replace', 'succeed']);
+const REMOVING_VERBS = new Set(['remove', 'fire', 'dismiss', 'oust', 'sack', 'depose', 'replace', 'succeed', 'strip', 'axe', 'drop']);
 const FILLERS = new Set(['down', 'over', 'up', 'as', 'the', 'a', 'an', 'its', 'their', 'his', 'her', 'our', 'my', 'new', 'interim', 'acting', 'from', 'to']);
+/** "lost the captaincy of the Tigers": the office named as a noun of its own. */
+const OFFICES: Readonly<Record<string, string>> = {
+  captaincy: 'captain',
+  presidency: 'president',
+  chairmanship: 'chairman',
+  chairmanships: 'chairman',
+  directorship: 'director',
+  mayoralty: 'mayor',
+  governorship: 'governor',
+  editorship: 'editor',
+  deanship: 'dean',
+  treasurership: 'treasurer',
+};
 /** "left her post as director of …": the post is the role that follows. */
 const POST_NOUNS = new Set(['post', 'position', 'role', 'job', 'seat', 'office']);
 const ROLE_PREPOSITIONS = new Set(['of', 'at', 'for']);
@@ -49,7 +65,7 @@ interface RolePhrase {
 
 /** The role facts of one verb group, from the words around it. */
 export function roleFacts(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>, base: number, subjects: Mention[] = []): RoleFact[] {
-  if (group.copula) return invertedRole(toks, group, mentionAt, base);
+  if (group.copula) return [...invertedRole(toks, group, mentionAt, base), ...speakersRole(toks, group, mentionAt)];
   if (group.lemma === 'replace' && group.passive) return replacement(toks, group.end, mentionAt, base);
   const object = !group.passive ? mentionAt.get(group.end) : undefined;
   const organizationSubject = subjects.find((s) => s.type !== 'person') ?? possessiveOrganization(toks, group.start, mentionAt, base);
@@ -57,7 +73,12 @@ export function roleFacts(toks: Token[], group: VerbGroup, mentionAt: Map<number
     return transferred(toks, group, object, mentionAt, base, subjects, organizationSubject);
   }
   if (group.lemma === 'promote' && group.passive && toks[group.end]?.normal === 'from') return promotion(toks, group.end, mentionAt);
-  const leaving = LEAVING_VERBS.has(group.lemma);
+  // "Priya was ousted as CTO of Nimbus", "Ben was sacked as coach": the subject lost the role.
+  if (group.passive && REMOVING_VERBS.has(group.lemma) && toks[group.end]?.normal === 'as') {
+    const role = rolePhrase(toks, group.end, mentionAt, organizationSubject);
+    return role ? [{ holder: null, organization: role.organization, relation: role.relation, ended: true, concept: role.concept }] : [];
+  }
+  const leaving = LEAVING_VERBS.has(group.lemma) || LEAVING_PHRASALS.has(`${group.lemma} ${group.particle ?? ''}`.trim());
   if (!leaving && !TAKING_VERBS.has(group.lemma)) return [];
   const role = rolePhrase(toks, group.end, mentionAt);
   return role ? [{ holder: null, organization: role.organization, relation: role.relation, ended: leaving, concept: role.concept }] : [];
@@ -70,13 +91,20 @@ function rolePhrase(toks: Token[], k: number, mentionAt: Map<number, Mention>, o
     while (i < toks.length && !mentionAt.has(i) && (FILLERS.has(toks[i].normal) || (POST_NOUNS.has(toks[i].normal) && toks[i + 1]?.normal === 'as'))) i++;
   };
   skip();
+  // "retired as Tullow's chairman": the organization before its role.
+  const owner = mentionAt.get(i);
+  if (owner && owner.type !== 'person' && /['’]s$|['’]$/.test(toks[owner.end - toks[0].index - 1]?.text ?? '')) {
+    organization ??= owner;
+    i = owner.end - toks[0].index;
+    skip();
+  }
   // "sales director", "head coach": the last noun of a short run names the role.
   let j = i;
   while (j + 1 < toks.length && j < i + 2 && !mentionAt.has(j + 1) && toks[j + 1].tags.has('Noun') && !ROLE_PREPOSITIONS.has(toks[j + 1].normal)) j++;
   for (let at = j; at >= i; at--) {
     const token = toks[at];
     if (!token || mentionAt.has(at)) continue;
-    const role = singularNoun(token.normal);
+    const role = OFFICES[token.normal] ?? withoutEx(singularNoun(token.normal)).noun;
     if (!ROLE_NOUNS.has(role) && !OFFICE_ROLES.has(role)) continue;
     const relation = `${role.replace(/-/g, '_')}_of`;
     const prep = toks[at + 1];
@@ -181,13 +209,35 @@ function promotion(toks: Token[], k: number, mentionAt: Map<number, Mention>): R
   ];
 }
 
+/** "Priya is our CTO.", "Dan is their new treasurer", "Ruth is our former chair": a role of the speaker's group. */
+function speakersRole(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>): RoleFact[] {
+  let k = group.end;
+  while (k < toks.length && (toks[k].tags.has('Adverb') || toks[k].normal === 'now')) k++;
+  if (!['our', 'my', 'their', 'your'].includes(toks[k]?.normal ?? '')) return [];
+  k++;
+  let ended = false;
+  while (k < toks.length && !mentionAt.has(k) && (toks[k].tags.has('Adjective') || FORMER.has(toks[k].normal)) && !OFFICE_ROLES.has(toks[k].normal)) {
+    if (FORMER.has(toks[k].normal)) ended = true;
+    k++;
+  }
+  const token = toks[k];
+  if (!token || mentionAt.has(k)) return [];
+  const { noun, former } = withoutEx(singularNoun(token.normal));
+  const next = toks[k + 1];
+  if (!OFFICE_ROLES.has(noun) || (next && ROLE_PREPOSITIONS.has(next.normal) && !/[.,;:]/.test(token.post))) return [];
+  const concept: Mention = { start: token.index, end: token.index + 1, name: token.text, type: 'concept', sentence: token.sentence, common: true };
+  return [{ holder: null, organization: concept, relation: 'has_role', ended: ended || former, concept }];
+}
+
+const FORMER = new Set(['former', 'previous', 'old', 'ex', 'erstwhile']);
+
 /**
  * "Our CTO is Priya.", "Acme's CEO is Jane Doe.", "Dunder Mifflin's new CEO is Robert.": the
  * role comes before the copula and its holder after it.
  */
 function invertedRole(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>, base: number): RoleFact[] {
   let after = group.end;
-  while (after < toks.length && (toks[after].tags.has('Adverb') || toks[after].normal === 'now' || toks[after].tags.has('Honorific'))) after++;
+  while (after < toks.length && (toks[after].tags.has('Adverb') || toks[after].normal === 'now' || toks[after].tags.has('Honorific') || HONORIFICS.has(toks[after].normal))) after++;
   const holder = mentionAt.get(after);
   if (!holder || holder.type === 'organization' || holder.type === 'location') return [];
   // The words before the copula, back to the start of the clause.

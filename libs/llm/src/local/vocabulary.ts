@@ -20,7 +20,7 @@ export const OFFICE_ROLES: ReadonlySet<string> = new Set(
 );
 
 /** Nouns of a person's relation to another person: "Jorge is Maria's husband" → `married_to`. */
-const PERSONAL_NOUNS: Readonly<Record<string, string>> = {
+export const PERSONAL_NOUNS: Readonly<Record<string, string>> = {
   husband: 'married_to',
   wife: 'married_to',
   spouse: 'married_to',
@@ -33,6 +33,7 @@ const PERSONAL_NOUNS: Readonly<Record<string, string>> = {
   'fiancée': 'engaged_to',
   friend: 'friends_with',
   relationship: 'dates',
+  ex: 'dates',
 };
 
 /** Nouns after "is a … at/of" that name what the fact is, other than a job. */
@@ -47,15 +48,45 @@ const COPULA_NOUNS: Readonly<Record<string, string>> = {
   owner: 'owns',
   resident: 'lives_in',
   tenant: 'lives_in',
+  graduate: 'graduated_from',
+  alumnus: 'graduated_from',
+  alumna: 'graduated_from',
+  custody: 'held_at',
+  inmate: 'held_at',
+  prisoner: 'held_at',
+  boarder: 'studies_at',
+  player: 'plays_for',
+  footballer: 'plays_for',
+  striker: 'plays_for',
+  goalkeeper: 'plays_for',
+  midfielder: 'plays_for',
+  defender: 'plays_for',
+  winger: 'plays_for',
+  landlord: 'owns',
+  landlady: 'owns',
+  proprietor: 'owns',
 };
+/** "WidgetCo is a subsidiary of Acme": Acme owns it. */
+const OWNED_NOUNS = new Set(['subsidiary', 'division', 'imprint', 'affiliate', 'brand']);
 
 /** Nouns of a job: "took a job at", "quit her job at", "started a new position with". */
 export const JOB_NOUNS: ReadonlySet<string> = new Set('job position post role internship apprenticeship placement career membership'.split(' '));
 const JOB_TAKING = new Set(['take', 'get', 'start', 'accept', 'land', 'find', 'begin', 'secure', 'have', 'hold']);
 const JOB_LEAVING = new Set(['quit', 'leave', 'lose', 'resign', 'end', 'give', 'cancel', 'terminate', 'complete', 'finish']);
 /** "completed her training at", "finished her PhD at": the studies are over. */
-const STUDY_NOUNS = new Set('training studies study degree phd doctorate course masters programme program education'.split(' '));
+export const STUDY_NOUNS: ReadonlySet<string> = new Set('training studies study degree phd doctorate course masters programme program education'.split(' '));
 const FINISHING = new Set(['complete', 'finish', 'end', 'conclude']);
+const STUDYING = new Set(['do', 'pursue', 'take', 'start', 'begin', 'study']);
+/** "on the board of", "part of": a body a person belongs to; "on the staff of": works there. */
+export const BODY_NOUNS: ReadonlySet<string> = new Set(['board', 'committee', 'council', 'panel', 'part', 'jury', 'cabinet', 'team', 'squad', 'crew']);
+const STAFF_NOUNS = new Set(['staff', 'faculty', 'payroll', 'workforce']);
+const HOSPITAL_VERBS = new Set(['treat', 'hospitalise', 'hospitalize', 'hospitalis', 'hospitaliz']);
+/** Sports a person does for a club: "rows for Leander Club", "races for Ferrari". */
+const SPORT_VERBS = new Set(['row', 'swim', 'ride', 'race', 'cycle', 'skate', 'bowl', 'ski', 'sprint']);
+/** Nouns of someone at an organization who does not work there. */
+const NOT_JOBS = new Set(
+  'regular customer client visitor speaker fan spectator participant delegate attendee winner finalist competitor contestant investor shareholder supplier'.split(' '),
+);
 /** "Acme's headquarters", "has its head office in". */
 export const HEADQUARTERS_NOUNS: ReadonlySet<string> = new Set(['headquarters', 'headquarter', 'hq', 'office', 'base']);
 
@@ -65,18 +96,40 @@ const GROUP_HEADS = new Set(
 );
 const SCHOOL_HEADS = new Set('school college university academy elementary kindergarten institute polytechnic seminary'.split(' '));
 const POSITION_VERBS = new Set(
-  'hang sit stand lie dock moor berth park house keep store display exhibit station locate situate show'.split(' '),
+  'hang sit stand lie dock moor berth anchor park house keep store display exhibit station locate situate show'.split(' '),
 );
+/** Verbs of where a thing is, said actively of the thing ("The Night Watch hangs in the Rijksmuseum"). */
+const STANDING_VERBS = new Set(['hang', 'sit', 'stand', 'lie', 'rest', 'dock', 'moor', 'berth']);
+/** Verbs of changing to another one of the same kind ("switched to Dr. Kapoor"). */
+const SWITCHING_VERBS = new Set(['switch', 'change', 'move', 'transfer', 'go']);
+/** Titles of a physician before a name. */
+const PHYSICIAN_TITLES = new Set(['dr', 'doctor']);
 /** Verbs that move a thing (or a company) from one place to another. */
 const MOVING_VERBS = new Set(['move', 'relocate', 'transfer', 'take', 'bring', 'send', 'ship', 'sail', 'tow']);
-/** Verbs of an employer ending a job. */
+/** Verbs of an employer ending a job (or a club a player's contract, a hospital a stay). */
 const DISMISSING_VERBS: Readonly<Record<string, string>> = {
   fire: 'fired_from',
   sack: 'fired_from',
   dismiss: 'fired_from',
   'lay off': 'laid_off_from',
   'let go': 'laid_off_from',
+  'make redundant': 'laid_off_from',
+  release: 'released_from',
+  expel: 'expelled_from',
+  'kick out': 'expelled_from',
+  'throw out': 'expelled_from',
 };
+/** Verbs of an employer taking someone on: "Meta hired Priya" → Priya `hired_by` Meta. */
+const HIRING_VERBS: Readonly<Record<string, string>> = {
+  hire: 'hired_by',
+  recruit: 'hired_by',
+  poach: 'hired_by',
+  employ: 'hired_by',
+  sign: 'signed_for',
+};
+/** "handed in her notice at Google", "tendered his resignation to Acme". */
+const NOTICE_NOUNS = new Set(['notice', 'resignation']);
+const GIVING_NOTICE = new Set(['hand', 'give', 'submit', 'tender', 'announce']);
 /** Verbs of a couple parting; said of two people ("Kate and Josh broke up"). */
 export const PARTING_VERBS: Readonly<Record<string, string>> = {
   divorce: 'divorced',
@@ -105,6 +158,16 @@ export interface PredicateInput {
   possessed: boolean;
   /** "now", "these days": the sentence says the state is new. */
   now: boolean;
+  /** The title before the object's name ("dr" in "switched to Dr. Kapoor"), lowercase. */
+  title?: string | null;
+  /** The word after the object's name, lowercase ("home" in "calls Aarhus home"). */
+  next?: string | null;
+  /** "the new owner of": the clause gives the fact a new holder. */
+  fresh?: boolean;
+  /** "The Rosetta Stone": the subject's name follows "the" (a thing, not a person). */
+  sourceArticle?: boolean;
+  /** "is a manager at": the copula's noun has an indefinite article. */
+  indefinite?: boolean;
   source: Mention;
   target: Mention;
 }
@@ -120,6 +183,8 @@ const isPerson = (m: Mention) => m.type === 'person';
 const isPlace = (m: Mention) => m.type === 'location';
 const isGroup = (m: Mention) => GROUP_HEADS.has(lastWord(m.name));
 const isSchool = (m: Mention) => SCHOOL_HEADS.has(lastWord(m.name));
+const isPositionParticiple = (word: string) => [word.slice(0, -2), word.slice(0, -1)].some((stem) => POSITION_VERBS.has(stem));
+const isHospital = (m: Mention) => ['hospital', 'clinic', 'infirmary', 'hospice', 'sanatorium'].includes(lastWord(m.name));
 
 /** The relation in the common vocabulary, or null to keep none. */
 export function canonicalPredicate(p: PredicateInput): Predicate {
@@ -136,28 +201,70 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     const noun = p.noun;
     if (noun && p.possessed && PERSONAL_NOUNS[noun]) return { relation: PERSONAL_NOUNS[noun] };
     if (noun && p.prep === 'with' && PERSONAL_NOUNS[noun]) return { relation: PERSONAL_NOUNS[noun] };
-    if (noun && (noun === 'display' || noun === 'exhibit' || noun === 'show' || noun === 'view') && (p.prep === 'in' || p.prep === 'at')) {
+    if (noun && ['display', 'exhibit', 'show', 'view', 'storage'].includes(noun) && (p.prep === 'in' || p.prep === 'at')) {
       return { relation: p.now ? 'moved_to' : 'located_in' };
     }
-    if (noun && p.prep && ['of', 'at', 'for', 'with', 'in'].includes(p.prep)) {
+    // "is on loan to the Prado": it is there now.
+    if (noun === 'loan' && (p.prep === 'to' || p.prep === 'at') && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'moved_to' };
+    // "The Blue Star is berthed at Dover" (the participle read as an adjective).
+    if (noun && p.prep && ['in', 'at', 'on', 'inside'].includes(p.prep) && /ed$/.test(noun) && isPositionParticiple(noun) && !isPerson(p.source)) {
+      return { relation: p.now ? 'moved_to' : 'located_in' };
+    }
+    if (noun && p.prep && ['of', 'at', 'for', 'with', 'in', 'on'].includes(p.prep)) {
+      // "a manager at Infosys", "an editor at the Guardian": one of several, a job.
+      if (OFFICE_ROLES.has(noun) && p.indefinite && ['at', 'with', 'for'].includes(p.prep) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
       if (OFFICE_ROLES.has(noun) && p.prep !== 'with') return { relation: `${noun.replace(/-/g, '_')}_of` };
       if (noun === 'patient') return { relation: p.prep === 'of' ? 'patient_of' : 'patient_at' };
+      // "Kim is the new owner of the Sea Swift": she acquired it.
+      if (noun === 'owner' && p.fresh) return { relation: 'acquired' };
       if (COPULA_NOUNS[noun]) return { relation: COPULA_NOUNS[noun] };
-      // "a nurse at St. Mary's", "an accountant with KPMG", "a pilot for Lufthansa": a job.
-      if (p.prep !== 'of' && p.prep !== 'in' && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
+      if (OWNED_NOUNS.has(noun) && p.prep === 'of' && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'owns', reversed: true };
+      // "the drummer in The Wolves", "a dancer in the Royal Ballet": one of a group.
+      if (p.prep === 'in' && !isPerson(p.target) && !isPlace(p.target) && !isPlace(p.source) && p.source.type !== 'organization') {
+        return { relation: p.target.type === 'organization' && !isGroup(p.target) ? 'works_at' : 'member_of' };
+      }
+      // "is on the board of Oxfam", "is part of the Chess Club", "is on the staff of the Guardian".
+      if (BODY_NOUNS.has(noun) && (p.prep === 'of' || p.prep === 'at') && !isPerson(p.target) && !isPlace(p.target) && (noun !== 'part' || isPerson(p.source))) {
+        return { relation: 'member_of' };
+      }
+      // "WidgetCo is now part of Globex": Globex came to own it.
+      if (noun === 'part' && p.prep === 'of' && p.now && !isPerson(p.source) && !isPlace(p.source) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'acquired', reversed: true };
+      if (STAFF_NOUNS.has(noun) && (p.prep === 'of' || p.prep === 'at') && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
+      // "Maria is Acme's accountant": a job an organization has.
+      if (p.possessed && !PERSONAL_NOUNS[noun] && !isPerson(p.target) && !isPlace(p.target) && !isPlace(p.source) && p.source.type !== 'organization') {
+        return { relation: 'works_at' };
+      }
+      // "a nurse at St. Mary's", "an accountant with KPMG", "a pilot for Lufthansa": a job (not "a regular at the Crown").
+      if (p.prep !== 'of' && p.prep !== 'in' && !NOT_JOBS.has(noun) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
     }
     // "Ethan is now at Stripe": a person at an organization (or a name that is no place) works there.
     if (p.relation === 'located_in' && p.prep === 'at' && isPerson(p.source) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
+    // "Kai is in the Chess Club": a person in a group is a member of it.
+    if (p.relation === 'located_in' && p.prep === 'in' && !isPlace(p.source) && p.source.type !== 'organization' && isGroup(p.target)) return { relation: 'member_of' };
     if (p.relation === 'located_in' && p.now) return { relation: 'moved_to' };
     return same;
   }
 
+  // "Grace now owns the Silver Arrow", "The Sea Swift is now owned by Kim": she came to own it.
+  if (p.lemma === 'own' && (!p.prep || (p.passive && p.prep === 'by')) && p.now && (p.passive || !p.past)) return { relation: 'acquired' };
   // A passive: the participle names the fact.
   if (p.passive && !p.relation.endsWith('_by')) {
     if (POSITION_VERBS.has(p.lemma) && p.prep && ['in', 'at', 'on', 'inside'].includes(p.prep)) {
       return { relation: p.now ? 'moved_to' : 'located_in' };
     }
     if (p.lemma === 'employ' && p.prep !== 'by') return { relation: 'works_at' };
+    // "The Codex is held at the British Library": a thing is kept there (a person held is in custody).
+    if (p.lemma === 'hold' && p.prep && ['in', 'at'].includes(p.prep) && !isPerson(p.source) && !p.source.common) return { relation: p.now ? 'moved_to' : 'located_in' };
+    if (p.lemma === 'free' && p.prep === 'from') return { relation: 'released_from' };
+    // "was kicked out of the club" (the particle read as part of "out of").
+    if ((p.lemma === 'kick' || p.lemma === 'throw') && p.prep === 'of' && !isPerson(p.target)) return { relation: 'expelled_from' };
+    // "The painting was lent to the Prado", "The marbles were returned to Greece": a thing now there.
+    if (['lend', 'loan', 'return'].includes(p.lemma) && p.prep === 'to' && !isPerson(p.source) && p.sourceArticle) return { relation: 'moved_to' };
+    // "is being treated at St. Mary's Hospital", "was hospitalised in St. Luke's".
+    if (HOSPITAL_VERBS.has(p.lemma) && p.prep && ['at', 'in'].includes(p.prep) && !isPerson(p.target) && (isHospital(p.target) || !isPlace(p.target))) return { relation: 'patient_at' };
+    // "was admitted to St. Luke's Hospital" / "to Harvard University".
+    if (p.lemma === 'admit' && p.prep === 'to' && isHospital(p.target)) return { relation: 'patient_at' };
+    if (p.lemma === 'admit' && p.prep === 'to' && isSchool(p.target)) return { relation: 'studies_at' };
     if (p.lemma === 'enrol' || p.lemma === 'enroll') return { relation: 'studies_at' };
     if (MOVING_VERBS.has(p.lemma) && (p.prep === 'to' || p.prep === 'in') && !isPerson(p.source)) return { relation: 'moved_to' };
     if (p.lemma === 'trade' && p.prep === 'to') return { relation: 'traded_to' };
@@ -168,15 +275,59 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     if (PARTING_VERBS[p.lemma] && isPerson(p.target) && (p.prep === 'from' || p.prep === 'with')) return { relation: PARTING_VERBS[p.lemma] };
     if (DISMISSING_VERBS[phrasal] && (p.prep === 'from' || p.prep === 'by')) return { relation: DISMISSING_VERBS[phrasal] };
     if (DISMISSING_VERBS[p.lemma] && (p.prep === 'from' || p.prep === 'by')) return { relation: DISMISSING_VERBS[p.lemma] };
+    // "Kai was sold to PSV", "was loaned to Chelsea": a player's transfer.
+    const player = isPerson(p.source) || (p.lemma === 'loan' && p.source.type === 'concept' && !p.source.common && !p.sourceArticle);
+    if ((p.lemma === 'sell' || p.lemma === 'loan') && p.prep === 'to' && player && !isPlace(p.target) && !isPerson(p.target)) return { relation: 'transferred_to' };
+    // "The Mona Lisa was removed from the Louvre", "was stolen from it": no longer there.
+    if ((p.lemma === 'remove' || p.lemma === 'steal') && p.prep === 'from' && !isPerson(p.target)) return { relation: `${p.lemma === 'remove' ? 'removed' : 'stolen'}_from` };
     return same;
   }
 
+  // "The Night Watch hangs in the Rijksmuseum", "The Aurora is docked in Southampton".
+  if (STANDING_VERBS.has(p.lemma) && p.prep && ['in', 'at', 'on', 'inside'].includes(p.prep) && !isPerson(p.source) && !p.source.common) {
+    return { relation: p.now ? 'moved_to' : 'located_in' };
+  }
+  // "Luna switched to Dr. Kapoor", "Theo now sees Dr. Patel": a physician's patient.
+  if (p.title && PHYSICIAN_TITLES.has(p.title) && isPerson(p.target)) {
+    if (SWITCHING_VERBS.has(p.lemma) && p.prep === 'to') return { relation: 'patient_of' };
+    if (p.lemma === 'see' && !p.prep && (!p.past || p.gerund)) return { relation: 'patient_of' };
+  }
   const noun = p.noun;
+  // "sits on the board of Oxfam", "serves on the council of".
+  if (noun && BODY_NOUNS.has(noun) && noun !== 'part' && p.prep === 'of' && !isPerson(p.target) && !isPlace(p.target)) {
+    if (['sit', 'serve', 'join'].includes(p.lemma)) return { relation: 'member_of' };
+    if (['leave', 'quit', 'resign', 'step', 'retire'].includes(p.lemma)) return { relation: 'left' };
+  }
+  // "has a boyfriend named Ben".
+  if (noun && PERSONAL_NOUNS[noun] && (p.lemma === 'have' || p.lemma === 'marry') && !p.prep && isPerson(p.target)) return { relation: PERSONAL_NOUNS[noun] };
+  // "The Hale Museum houses the Veldt Collection": the collection is there.
+  if (['house', 'exhibit', 'display'].includes(p.lemma) && !p.prep && !isPerson(p.source) && !isPerson(p.target) && !p.target.common) return { relation: 'located_in', reversed: true };
+  // "Mercury Labs operates from Cambridge".
+  if (p.lemma === 'operate' && p.prep === 'from' && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'based_in' };
+  if (SPORT_VERBS.has(p.lemma) && p.prep === 'for' && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'plays_for' };
+  // "The Rosetta Stone lives in the British Museum": a thing is kept there.
+  if ((p.lemma === 'live' || p.lemma === 'reside') && p.sourceArticle && !isPerson(p.source) && p.prep && ['in', 'at'].includes(p.prep)) return { relation: p.now ? 'moved_to' : 'located_in' };
+  // "Ana is recovering at St. Mary's Hospital".
+  if (p.lemma === 'recover' && p.prep && ['at', 'in'].includes(p.prep) && isHospital(p.target)) return { relation: 'patient_at' };
+  // "took early retirement from Infosys", "filed for divorce from Jo".
+  if (noun === 'retirement' && p.prep === 'from' && !isPerson(p.target)) return { relation: 'retired_from' };
+  if (noun === 'divorce' && (p.prep === 'from' || p.prep === 'with') && isPerson(p.target)) return { relation: 'divorced' };
+  if (noun && NOTICE_NOUNS.has(noun) && GIVING_NOTICE.has(p.lemma) && p.prep && ['at', 'to', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlace(p.target)) {
+    return { relation: 'resigned_from' };
+  }
+  // "accepted an offer from Meta"
+  if (noun === 'offer' && p.lemma === 'accept' && p.prep && ['from', 'at', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'joined' };
   if (noun && JOB_NOUNS.has(noun) && p.prep && ['at', 'with', 'in', 'for', 'of'].includes(p.prep) && !isPerson(p.target)) {
     if (JOB_LEAVING.has(p.lemma)) return { relation: 'left' };
+    // "has a membership at the Leeds Gym", "took out a membership of".
+    if (noun === 'membership') return JOB_TAKING.has(p.lemma) || p.lemma === 'buy' ? { relation: 'member_of' } : same;
     if (JOB_TAKING.has(p.lemma) && p.prep !== 'of') return { relation: p.lemma === 'have' || p.lemma === 'hold' ? 'works_at' : 'joined' };
   }
   if (noun && STUDY_NOUNS.has(noun) && FINISHING.has(p.lemma) && p.prep && ['at', 'in', 'from'].includes(p.prep)) return { relation: 'graduated_from' };
+  // "is doing a PhD at Oxford", "is pursuing a degree at Bonn University".
+  if (noun && STUDY_NOUNS.has(noun) && STUDYING.has(p.lemma) && p.prep && ['at', 'in', 'with'].includes(p.prep) && (p.prep === 'at' || !isPlace(p.target)) && !isPerson(p.target)) {
+    return { relation: 'studies_at' };
+  }
   switch (p.lemma) {
     case 'work':
       if (p.prep && ['at', 'for', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
@@ -201,31 +352,69 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'see':
       if (!p.prep && p.gerund && isPerson(p.target)) return { relation: 'dates' };
       return same;
-    case 'go':
-      if (p.particle === 'out' && p.prep === 'with' && isPerson(p.target)) return { relation: 'dates' };
-      return same;
     case 'belong':
       if (p.prep !== 'to') return same;
-      if (isPerson(p.source) && !isPerson(p.target)) return { relation: 'member_of' };
-      if (!isPerson(p.source) && isPerson(p.target)) return { relation: 'owns', reversed: true };
+      // "Kofi belongs to the Accra Choir": a member of a group, whoever the tagger took him for.
+      if ((isPerson(p.source) || (isGroup(p.target) && !p.sourceArticle)) && !isPerson(p.target)) return { relation: 'member_of' };
+      // "The Silver Arrow now belongs to Grace": she came to own it.
+      if (!isPerson(p.source) && isPerson(p.target)) return { relation: p.now ? 'acquired' : 'owns', reversed: true };
       return same;
     case 'play':
     case 'sing':
     case 'perform':
       if (p.prep === 'in' && (isGroup(p.target) || (!isPlace(p.target) && !isPerson(p.target)))) return { relation: 'member_of' };
+      // "sings with the Leeds Choir" (not "played with Tom").
+      if (p.prep === 'with' && isGroup(p.target)) return { relation: 'member_of' };
+      return same;
+    case 'go':
+      // "The Star of Asia has gone to the Prado": a thing that went somewhere is there.
+      if (p.prep === 'to' && p.sourceArticle && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'moved_to' };
+      // "Anna goes to Westlake School": she is a pupil there.
+      if (p.prep === 'to' && !p.past && isSchool(p.target)) return { relation: 'studies_at' };
+      if (p.particle === 'out' && p.prep === 'with' && isPerson(p.target)) return { relation: 'dates' };
       return same;
     case 'sign':
       if (p.prep === 'for' || p.prep === 'with') return { relation: `signed_${p.prep}` };
       return same;
     case 'chair':
     case 'captain':
+    case 'coach':
       if (!p.prep && !isPerson(p.target)) return { relation: `${p.lemma}_of` };
+      return same;
+    case 'start':
+    case 'begin':
+      // "Priya has started at Meta": her first day there.
+      if (p.prep === 'at' && !p.noun && !isPerson(p.target) && !isPlace(p.target) && !isPlace(p.source) && p.source.type !== 'organization') return { relation: 'joined' };
+      return same;
+    case 'call':
+    case 'make':
+      // "Lars now calls Aarhus home", "Mia has made York her home".
+      if (!p.prep && /^(?:(?:his|her|their|my|our) )?home\b/.test(p.next ?? '') && (p.lemma === 'call' || /^(?:his|her|their|my|our) home/.test(p.next ?? '')) && !isPerson(p.target)) {
+        return { relation: p.now || p.lemma === 'make' ? 'moved_to' : 'lives_in' };
+      }
+      return same;
+    case 'settle':
+      if (p.prep === 'in' || p.prep === 'at') return { relation: 'settled_in' };
+      return same;
+    case 'lose':
+      // "Dana lost Casa Azul (to the bank)": a thing she no longer has.
+      if (!p.prep && p.past && p.target.type === 'concept' && !p.target.common) return { relation: 'lost' };
+      return same;
+    case 'lecture':
+      // "Lucia lectures at Bonn University" teaches there (a job: temporal-rules.ts puts teaches_at in employment).
+      if (p.prep === 'at' && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'teaches_at' };
       return same;
     case 'join':
       if (!p.prep && isGroup(p.target)) return { relation: 'member_of' };
       return same;
     case 'move':
       if (p.particle === 'away' && p.prep === 'from') return { relation: 'moved_away_from' };
+      // "Acme moved to a new head office in York": the move is to the place.
+      if (p.prep === 'in' && p.noun && (HEADQUARTERS_NOUNS.has(p.noun) || ['home', 'house', 'flat', 'apartment', 'premises', 'building', 'site'].includes(p.noun)) && isPlace(p.target)) {
+        return { relation: 'moved_to' };
+      }
+      // "Ravi moved from Infosys to TCS": he left the company.
+      if (p.prep === 'from' && !isPlace(p.target) && p.target.type === 'organization' && !isGroup(p.target)) return { relation: 'left' };
       if (p.particle === 'out' && p.prep === 'of') return { relation: 'moved_out_of' };
       if (p.prep === 'to' || (p.prep === 'in' && p.particle === 'in')) {
         // "Tom moved to Mercy Hospital": a person moving to an organization changes jobs.
@@ -233,11 +422,23 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
         return { relation: 'moved_to' };
       }
       return same;
+    case 'switch':
+    case 'change':
+      // "Mira switched to York University": another school.
+      if (p.prep === 'to' && isSchool(p.target)) return { relation: 'transferred_to' };
+      return same;
     case 'transfer':
-      if (p.prep === 'to' && !isPerson(p.source)) return { relation: 'moved_to' };
+      // "The museum transferred to Leeds" moved; "Tariq transferred to PSV" changed clubs (or school, or employer).
+      if (p.prep === 'to' && !isPerson(p.source) && (isPlace(p.target) || p.source.type !== 'concept' || p.source.common)) return { relation: 'moved_to' };
+      if (p.prep === 'to') return { relation: 'transferred_to' };
       return same;
     case 'leave':
-      if (p.prep === 'for') return { relation: isPlace(p.target) ? 'moved_to' : 'joined' };
+      // "left Acme for Globex" joined it; "left Tom for Mark" is seeing Mark.
+      if (p.prep === 'for') return { relation: isPlace(p.target) ? 'moved_to' : isPerson(p.target) ? 'dates' : 'joined' };
+      // "Lisa left Tom" (not "left Tom a note"): a couple parted.
+      if (!p.prep && isPerson(p.source) && isPerson(p.target) && !['a', 'an', 'the', 'his', 'her', 'their', 'some', 'with', 'alone'].includes((p.next ?? '').split(' ')[0])) {
+        return { relation: 'broke_up_with' };
+      }
       return same;
     case 'sell':
       if (!p.past) return same;
@@ -248,7 +449,30 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.particle === 'in' && p.prep === 'for') return { relation: 'bought' };
       return same;
     case 'give':
-      if (p.particle === 'away' || (!p.prep && p.past && !isPerson(p.target))) return { relation: 'gave_away' };
+    case 'hand':
+      // "gave the Sea Swift to her son", "handed the café over to Omar": no longer hers.
+      if (p.particle === 'away' || (!p.prep && p.past && !isPerson(p.target) && (p.lemma === 'give' || !p.target.common))) return { relation: 'gave_away' };
+      return same;
+    case 'rid':
+      // "got rid of her Vespa".
+      if (p.prep === 'of' && !isPerson(p.target)) return { relation: 'gave_away' };
+      return same;
+    case 'divest':
+      if (!p.prep && !isPerson(p.target)) return { relation: 'sold' };
+      return same;
+    case 'spin':
+    case 'spun':
+      if (p.particle === 'off' && !p.prep && !isPerson(p.target)) return { relation: 'sold' };
+      return same;
+    case 'take':
+      // "Globex took over WidgetCo": it came to own it.
+      if (p.particle === 'over' && !p.prep && !isPerson(p.target) && !isPlace(p.target) && !p.target.common) return { relation: 'acquired' };
+      return same;
+    case 'free':
+      if (p.prep === 'from') return { relation: 'released_from' };
+      return same;
+    case 'escape':
+      if (p.prep === 'from' && !isPlace(p.target)) return { relation: 'escaped_from' };
       return same;
     case 'check':
       if (p.particle === 'out' && (p.prep === 'of' || p.prep === 'from')) return { relation: 'checked_out_of' };
@@ -268,6 +492,12 @@ export function reciprocalRelation(lemma: string, particle: string | null, copul
   if (PARTING_VERBS[phrasal]) return PARTING_VERBS[phrasal];
   if (copulaWord === 'divorced') return 'divorced';
   if (copulaWord && PERSONAL_NOUNS[copulaWord]) return PERSONAL_NOUNS[copulaWord];
+  // "Paul and Anna are married / engaged / a couple / dating".
+  if (copulaWord === 'married') return 'married_to';
+  if (copulaWord === 'engaged') return 'engaged_to';
+  if (copulaWord === 'couple' || copulaWord === 'together' || lemma === 'date') return 'dates';
+  if (phrasal === 'fall out') return 'fell_out_with';
+  if (copulaWord === 'quits') return 'broke_up_with';
   if (lemma === 'marry') return 'married_to';
   if (lemma === 'engage') return 'engaged_to';
   return null;
@@ -277,4 +507,9 @@ export function reciprocalRelation(lemma: string, particle: string | null, copul
 export function dismissal(lemma: string, particle: string | null): string | null {
   const phrasal = particle ? `${lemma} ${particle}` : lemma;
   return DISMISSING_VERBS[phrasal] ?? (particle === null ? DISMISSING_VERBS[lemma] ?? null : null);
+}
+
+/** "Meta hired Priya" → Priya `hired_by` Meta; "Priya was poached by Meta" likewise. */
+export function hiring(lemma: string, particle: string | null): string | null {
+  return particle === null ? HIRING_VERBS[lemma] ?? null : null;
 }

@@ -1,0 +1,90 @@
+import { isVerbish } from './clauses';
+import { singularNoun } from './lexicon';
+import type { Mention } from './mentions';
+import type { Token } from './nlp';
+import { withoutEx } from './state-nouns';
+import { canonicalPredicate, OFFICE_ROLES } from './vocabulary';
+
+/**
+ * A state said in an apposition: "Tom, a nurse at St. Mary's, lives in Leeds", "Ravi, formerly
+ * of Infosys, now works at TCS", "Ken Adams, the former CEO of Soylent, …". The phrase between
+ * the commas says what the copula would ("Tom is a nurse at St. Mary's"), so it gets the same
+ * name in the vocabulary; a phrase the vocabulary has no name for gives nothing.
+ */
+
+export interface AppositionFact {
+  source: Mention;
+  target: Mention;
+  relation: string;
+  ended: boolean;
+}
+
+const FORMERLY = new Set(['formerly', 'previously', 'former', 'ex', 'once', 'late']);
+const DETERMINERS = new Set(['a', 'an', 'the', 'his', 'her', 'their', 'its']);
+const PREPOSITIONS = new Set(['of', 'at', 'with', 'for', 'in']);
+const STATES = new Set(
+  'works_at teaches_at member_of studies_at lives_in patient_of patient_at married_to dates engaged_to friends_with owns plays_for held_at stays_at volunteers_at graduated_from'.split(' '),
+);
+
+export function appositionFacts(toks: Token[], mentions: Mention[], mentionAt: Map<number, Mention>, base: number): AppositionFact[] {
+  const out: AppositionFact[] = [];
+  for (const source of mentions) {
+    if (source.common || source.type === 'location') continue;
+    let k = source.end - base;
+    if (k >= toks.length || !/,/.test(toks[k - 1].post)) continue;
+    let ended = false;
+    if (FORMERLY.has(toks[k].normal)) {
+      ended = true;
+      k++;
+    }
+    const determiner = DETERMINERS.has(toks[k]?.normal ?? '') ? toks[k++].normal : null;
+    let head: string | null = null;
+    let n = 0;
+    while (k < toks.length && n < 4 && !mentionAt.has(k) && !PREPOSITIONS.has(toks[k].normal) && isPhraseWord(toks[k]) && !/[,;:]/.test(toks[k - 1].post)) {
+      const word = withoutEx(singularNoun(toks[k].normal));
+      if (FORMERLY.has(toks[k].normal) || word.former) ended = true;
+      head = word.noun;
+      k++;
+      n++;
+    }
+    const prep = toks[k]?.normal;
+    if (!prep || !PREPOSITIONS.has(prep) || /[,;:]/.test(toks[k - 1].post)) continue;
+    k++;
+    if (toks[k]?.normal === 'the') k++;
+    const target = mentionAt.get(k);
+    if (!target || target === source || target.type === 'person') continue;
+    // The apposition closes with a comma or the sentence.
+    const closing = toks[target.end - base - 1];
+    if (target.end - base < toks.length && !/[,.;]/.test(closing.post)) continue;
+    if (head === null) {
+      // "Ravi, formerly of Infosys, …": worked there.
+      if (ended && !determiner && (prep === 'of' || prep === 'at') && target.type !== 'location') out.push({ source, target, relation: 'works_at', ended });
+      continue;
+    }
+    const named = canonicalPredicate({
+      relation: `${head}_${prep}`,
+      lemma: 'be',
+      particle: null,
+      prep,
+      copula: true,
+      passive: false,
+      gerund: false,
+      past: false,
+      noun: head,
+      possessed: false,
+      now: false,
+      source,
+      target,
+      indefinite: determiner === 'a' || determiner === 'an',
+    });
+    // Only a state the vocabulary names: "Paris, the capital of France" stays a description.
+    if (!STATES.has(named.relation) && !OFFICE_ROLES.has(head)) continue;
+    const [from, to] = named.reversed ? [target, source] : [source, target];
+    out.push({ source: from, target: to, relation: named.relation, ended });
+  }
+  return out;
+}
+
+function isPhraseWord(t: Token): boolean {
+  return (t.tags.has('Noun') || t.tags.has('Adjective')) && !t.tags.has('Pronoun') && !isVerbish(t) && !t.tags.has('Value');
+}
