@@ -5,7 +5,7 @@ import { ReadRouter } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
 import { createTenantWithPeople, createUser, setTenantLimits, TestUser } from '@loci/testing';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
-import { REPLICA_SKIP_REASON, replicaOf, replicaUrl, until } from '../support/replica';
+import { REPLICA_SKIP_REASON, replicaOf, replicaUrl } from '../support/replica';
 import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
@@ -83,7 +83,7 @@ const recordsOf = (res: Response): ExportRecord[] =>
     await upload(a, 'a.txt', 'Ingrid Falk works at Norrsken Bakery.');
     await upload(b, 'b.txt', 'Bertil Ahlgren works at Kvarn Logistics.');
     await worker.get(IngestWorker).drain();
-    await until(async () => (await replica().status()) === 'up', 'up');
+    await replica().becomes('up');
   });
   afterAll(async () => {
     await replicaOf(t)

@@ -34,7 +34,6 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
     app.http.post('/v1/gb/remember').set('Authorization', `Bearer ${tenant.apiKey.key}`).send({ user_id: userId, text }).expect(200);
   const ask = (app: TestApp, tenant: Tenant, userId: string, query: string) =>
     app.http.post('/v1/gb/query').set('Authorization', `Bearer ${tenant.apiKey.key}`).send({ user_id: userId, query });
-  const replicaStatus = (app: TestApp) => replicaOf(app).status();
 
   beforeAll(async () => {
     t = await startTestApp(
@@ -42,7 +41,7 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
       { replicaUrls: [replicaUrl!] },
     );
     a = await createTenantWithPeople(t.app);
-    await until(async () => (await replicaStatus(t)) === 'up', 'up');
+    await replicaOf(t).becomes('up');
   });
   afterAll(async () => {
     await resumeReplay().catch(() => undefined);
@@ -129,7 +128,7 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
       await until(async () => statuses.length >= 8, 'eight answers');
       const before = { ...reads.counts };
       execFileSync('bash', [REPLICA_SCRIPT, 'stop'], { stdio: 'pipe' });
-      await until(async () => (await replicaStatus(t)) === 'down', 'down');
+      await replicaOf(t).becomes('down');
       const atStop = statuses.length;
       await until(async () => statuses.length >= atStop + 8, 'eight answers with the replica down');
       expect(reads.counts.primary + reads.counts.fallback).toBeGreaterThan(before.primary + before.fallback);
@@ -139,7 +138,7 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
       execFileSync('bash', [REPLICA_SCRIPT], { stdio: 'pipe' });
     }
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
-    await until(async () => (await replicaStatus(t)) === 'up', 'up after the restart', 60_000);
+    await replicaOf(t).becomes('up', 60_000);
     const before = { ...reads.counts };
     await ask(t, a, 'stop', 'Where does Frida Nilsen work?').expect(200);
     expect(reads.counts.replica).toBeGreaterThan(before.replica);
@@ -151,7 +150,7 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
     const quick = await startTestApp({ LOCI_REPLICA_MAX_LAG_MS: '60000', LOCI_REPLICA_MAX_WAIT_MS: '150' }, { replicaUrls: [replicaUrl!] });
     try {
       const b = await createTenantWithPeople(quick.app);
-      await until(async () => (await replicaStatus(quick)) === 'up', 'up');
+      await replicaOf(quick).becomes('up');
       const reads = quick.app.get(ReadRouter);
       await pauseReplay();
       try {
@@ -174,13 +173,13 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
     try {
       const b = await createTenantWithPeople(strict.app);
       await remember(strict, b, 'lag', 'Dora Lindqvist works at Umbral Shipping.');
-      await until(async () => (await replicaStatus(strict)) === 'up', 'up');
+      await replicaOf(strict).becomes('up');
       const reads = strict.app.get(ReadRouter);
       await pauseReplay();
       try {
         // A write on the primary the paused replica does not replay: its lag grows past 300 ms.
         await strict.http.post('/v1/gb/remember').set('Authorization', `Bearer ${b.apiKey.key}`).send({ user_id: 'other', text: 'Egon works at Frobco.' }).expect(200);
-        await until(async () => (await replicaStatus(strict)) === 'lagging', 'lagging');
+        await replicaOf(strict).becomes('lagging');
         const before = { ...reads.counts };
         expect((await ask(strict, b, 'lag', 'Where does Dora Lindqvist work?').expect(200)).body.answer).toContain('Umbral');
         expect(reads.counts.replica).toBe(before.replica);
@@ -189,7 +188,7 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
       } finally {
         await resumeReplay();
       }
-      await until(async () => (await replicaStatus(strict)) === 'up', 'up again');
+      await replicaOf(strict).becomes('up');
       const before = { ...reads.counts };
       await ask(strict, b, 'lag', 'Where does Dora Lindqvist work?').expect(200);
       expect(reads.counts.replica).toBeGreaterThan(before.replica);

@@ -10,7 +10,7 @@ export const replicaUrl = process.env.DATABASE_URL ? process.env.LOCI_TEST_REPLI
 export const REPLICA_SKIP_REASON =
   'SKIPPED, set DATABASE_URL and LOCI_TEST_REPLICA_URL (.ci/replica.sh starts a replica of 127.0.0.1:5432 on :5433; .ci/run does)';
 
-/** The replica of `app`'s database: statements on it, its replay paused and resumed, the app's view of it. */
+/** The replica of `app`'s database: statements on it, its replay paused and resumed, the app's view of it (/readyz). */
 export function replicaOf(app: TestApp) {
   const database = new URL(app.settings.database.url!).pathname.slice(1);
   const query = async <T>(text: string): Promise<T[]> => {
@@ -28,18 +28,34 @@ export function replicaOf(app: TestApp) {
     query,
     pauseReplay: () => query('SELECT pg_wal_replay_pause()'),
     resumeReplay: () => query('SELECT pg_wal_replay_resume()'),
-    /** The first replica's status by the app's /readyz: up, lagging or down. */
-    async status(): Promise<string> {
-      const body = (await app.http.get('/readyz')).body as { details: { replicas: { replicas: Array<{ status: string }> } } };
-      return body.details.replicas.replicas[0].status;
+    /**
+     * Resolves once /readyz reports the first replica `wanted`; fails past `ms` saying what it
+     * reported last (a replica down says why: not yet holding the app's new database, refused...).
+     */
+    async becomes(wanted: string, ms = 20_000): Promise<void> {
+      let last: unknown;
+      await until(
+        async () => {
+          last = await readyzReplica(app);
+          return (last as { status: string }).status === wanted;
+        },
+        wanted,
+        ms,
+        () => JSON.stringify(last),
+      );
     },
   };
 }
 
-/** Resolves once `condition` holds, looking every 50 ms; fails past `ms`. */
-export async function until(condition: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+async function readyzReplica(app: TestApp): Promise<{ status: string; reason?: string }> {
+  const body = (await app.http.get('/readyz')).body as { details: { replicas: { replicas: Array<{ status: string; reason?: string }> } } };
+  return body.details.replicas.replicas[0];
+}
+
+/** Resolves once `condition` holds, looking every 50 ms; fails past `ms`, with what `lastSeen` says when given. */
+export async function until(condition: () => Promise<boolean>, what: string, ms = 20_000, lastSeen?: () => string): Promise<void> {
   for (const deadline = Date.now() + ms; !(await condition()); ) {
-    if (Date.now() > deadline) throw new Error(`not ${what} within ${ms} ms`);
+    if (Date.now() > deadline) throw new Error(`not ${what} within ${ms} ms${lastSeen ? `; last seen: ${lastSeen()}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
