@@ -48,9 +48,14 @@ const recordsOf = (res: Response): ExportRecord[] =>
   let operator: TestUser;
 
   const replica = () => replicaOf(t);
-  /** Runs `read` with the replica's replay paused, resumed 300 ms into it (and in any case after). */
-  async function resumedDuring<T>(read: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `write` and then `read` with the replica's replay paused, resumed 300 ms into `read` (and
+   * in any case after). Timed from the read, not the write: a write slower than 300 ms (the first
+   * extraction of a run) would otherwise let the replica replay it before the read looked.
+   */
+  async function resumedDuring<T>(read: () => Promise<T>, write?: () => Promise<unknown>): Promise<T> {
     try {
+      await write?.();
       const resume = new Promise((resolve) => setTimeout(resolve, 300)).then(() => replica().resumeReplay());
       const result = await read();
       await resume;
@@ -111,10 +116,10 @@ const recordsOf = (res: Response): ExportRecord[] =>
   it('an export holds what the tenant wrote just before it: it waits for the replica to replay it', async () => {
     await replica().pauseReplay();
     const before = { ...reads.counts };
-    const records = await resumedDuring(async () => {
-      await t.http.post('/v1/gb/remember').set('X-API-Key', a.apiKey.key).send({ user_id: 'u1', text: 'Ingrid Falk moved to Uppsala.' }).expect(200);
-      return recordsOf(await exportAs(a.admin.token));
-    });
+    const records = await resumedDuring(
+      async () => recordsOf(await exportAs(a.admin.token)),
+      () => t.http.post('/v1/gb/remember').set('X-API-Key', a.apiKey.key).send({ user_id: 'u1', text: 'Ingrid Falk moved to Uppsala.' }).expect(200),
+    );
     expect(records.filter((r) => r.type === 'document').map((r) => r.text)).toContain('Ingrid Falk moved to Uppsala.');
     expect(reads.counts.waited).toBeGreaterThan(before.waited);
     expect(reads.counts.waitedOut).toBe(before.waitedOut);
@@ -140,11 +145,13 @@ const recordsOf = (res: Response): ExportRecord[] =>
     await setTenantLimits(t.app, c.tenant.id, { dailyCostCapMicros: 0, monthlyCostCapMicros: null, dailyQueryQuota: null, maxConcurrentQueries: null });
     await replica().pauseReplay();
     const before = { ...reads.counts };
-    const usage = await resumedDuring(async () => {
+    const usage = await resumedDuring(
+      () => t.http.get('/v1/usage').set(bearer(c.admin.token)).expect(200),
       // Counted in this process, written by the usage request's flush (or the second's timer): after replay paused either way.
-      for (let i = 0; i < 2; i++) await t.http.post('/v1/query').set(bearer(c.member.token)).send({ query: 'Where does Ingrid work?' }).expect(402);
-      return t.http.get('/v1/usage').set(bearer(c.admin.token)).expect(200);
-    });
+      async () => {
+        for (let i = 0; i < 2; i++) await t.http.post('/v1/query').set(bearer(c.member.token)).send({ query: 'Where does Ingrid work?' }).expect(402);
+      },
+    );
     expect(usage.body.items).toEqual([expect.objectContaining({ tenant_id: c.tenant.id, refusals: { cost_cap_exceeded: 2 } })]);
     expect(reads.counts.waited).toBeGreaterThan(before.waited);
     expect(reads.counts.waitedOut).toBe(before.waitedOut);
