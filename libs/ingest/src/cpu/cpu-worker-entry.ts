@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import { Worker } from 'node:worker_threads';
 
 export interface WorkerEntry {
   filename: string;
@@ -43,19 +44,43 @@ export function cpuWorkerEntry(dir: string = __dirname, parentArgv: string[] = p
 const HEAP_FLAG = /^--(max[-_]old[-_]space[-_]size|max[-_]semi[-_]space[-_]size|max[-_]young[-_]generation[-_]size)(=|$)/;
 
 /**
- * The parent's execArgv without its V8 heap flags: `npm start` runs the API with
+ * The parent's execArgv a thread accepts. Its V8 heap flags go: `npm start` runs the API with
  * --max-old-space-size (the heap of the thread that answers requests), and a thread inheriting
  * it fails to start, which failed every document whose CPU steps run on the pool. Each thread
- * gets its heap from its resourceLimits (see letThreadsSizeTheirHeaps).
+ * gets its heap from its resourceLimits (see letThreadsSizeTheirHeaps). Any other flag a Worker
+ * refuses goes too (V8 flags such as --trace-gc, per-process ones such as --title): an operator
+ * who starts the API with one for a diagnosis would otherwise fail every upload and question
+ * with ERR_WORKER_INVALID_EXEC_ARGV. `accepts` is asked only when something is left to check.
  */
-export function threadExecArgv(parentArgv: string[]): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < parentArgv.length; i++) {
-    const match = HEAP_FLAG.exec(parentArgv[i]);
-    if (!match) kept.push(parentArgv[i]);
-    else if (match[2] === '') i++; // `--flag value`: its value goes too
+export function threadExecArgv(parentArgv: string[], accepts: (flags: string[]) => boolean = workerAccepts): string[] {
+  const groups = flagGroups(parentArgv).filter((group) => !HEAP_FLAG.test(group[0]));
+  const kept = groups.flat();
+  if (kept.length === 0 || accepts(kept)) return kept;
+  return groups.filter((group) => accepts(group)).flat();
+}
+
+/** Each flag with the values that follow it (`--require x`, `--title x`): kept or dropped together. */
+function flagGroups(argv: string[]): string[][] {
+  const groups: string[][] = [];
+  for (const token of argv) {
+    if (token.startsWith('-') || groups.length === 0) groups.push([token]);
+    else groups[groups.length - 1].push(token);
   }
-  return kept;
+  return groups;
+}
+
+/**
+ * Whether a Worker starts with these flags: Node checks them in the constructor and throws
+ * ERR_WORKER_INVALID_EXEC_ARGV there. A thread that does start runs nothing and is ended at once.
+ */
+function workerAccepts(flags: string[]): boolean {
+  try {
+    void new Worker('', { eval: true, execArgv: flags }).terminate();
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_WORKER_INVALID_EXEC_ARGV') return false;
+    throw error;
+  }
 }
 
 /**
