@@ -27,6 +27,30 @@ export function decodeText(buffer: Buffer, fileName: string, fallback?: string):
   return text;
 }
 
+/**
+ * How many characters (UTF-16 code units, String#length) decodeText would make of `buffer`,
+ * counted from its bytes without decoding them; past `max` it stops counting and says `max + 1`.
+ * A 40 MB text file decoded first took 40-80 MB of the request thread's heap only to be refused
+ * for its length; counted first, it is refused at the cost of a loop over its bytes, and one of
+ * over three bytes a character allowed is refused without reading it at all. Invalid UTF-8 is
+ * counted loosely here and refused by decodeText.
+ */
+export function decodedLength(buffer: Buffer, max: number): number {
+  const bom = byteOrderMark(buffer);
+  const length = buffer.length - (bom?.length ?? 0);
+  if (bom && bom.encoding !== 'utf-8') return Math.min(Math.floor(length / 2), max + 1);
+  // UTF-8 takes at most 3 bytes per code unit (4 bytes carry 2): more bytes than that are too many.
+  if (length > 3 * max) return max + 1;
+  let units = 0;
+  for (let i = bom?.length ?? 0; i < buffer.length; i++) {
+    const byte = buffer[i];
+    // Every byte but a continuation byte (10xxxxxx) starts a character; a 4-byte one is two units.
+    if ((byte & 0xc0) !== 0x80) units += byte >= 0xf0 ? 2 : 1;
+    if (units > max) return max + 1;
+  }
+  return units;
+}
+
 function byteOrderMark(buffer: Buffer): { encoding: string; length: number } | null {
   if (buffer.length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
   if (buffer.length >= 2 && buffer[0] === 0xff && buffer[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };

@@ -1,5 +1,5 @@
 import { DomainError } from '@loci/common';
-import { ACCEPTED_UPLOAD_EXTENSIONS, extractUploadText, UnreadableFileError, UnsupportedMediaTypeError } from '.';
+import { ACCEPTED_UPLOAD_EXTENSIONS, DEFAULT_UPLOAD_LIMITS, extractUploadText, UnreadableFileError, UnsupportedMediaTypeError, UploadTooLargeError } from '.';
 
 /**
  * A small valid PDF with one line of Helvetica text per page, written by hand so that the tests
@@ -60,6 +60,15 @@ describe('extractUploadText', () => {
     await expect(upload('bom.txt', withBom)).resolves.toEqual({ text: 'Hello BOM', mimeType: 'text/plain' });
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Grüße aus Köln', 'utf16le')]);
     await expect(upload('notepad.txt', utf16)).resolves.toMatchObject({ text: 'Grüße aus Köln' });
+  });
+
+  it('refuses a text longer than the bound before decoding it, naming the limit', async () => {
+    const limits = { ...DEFAULT_UPLOAD_LIMITS, maxTextChars: 1_000 };
+    const read = (name: string, text: string) => extractUploadText({ buffer: Buffer.from(text, 'utf8'), originalName: name }, undefined, limits);
+    await expect(read('fits.md', '東'.repeat(1_000))).resolves.toMatchObject({ text: '東'.repeat(1_000) });
+    const over = await rejection(read('long.txt', '東'.repeat(1_001)));
+    expect(over).toBeInstanceOf(UploadTooLargeError);
+    expect(over.details).toEqual({ limit: 'characters', max: 1_000 });
   });
 
   it('refuses invalid UTF-8 and binary content, saying why', async () => {

@@ -1,5 +1,5 @@
 import { extname } from 'path';
-import { decodeText } from './decode-text';
+import { decodedLength, decodeText } from './decode-text';
 import { htmlFileToText } from './html-text';
 import { pdfToText } from './pdf-text';
 import { DEFAULT_UPLOAD_LIMITS, UnreadableFileError, UnsupportedMediaTypeError, UploadLimits, UploadTooLargeError } from './upload-errors';
@@ -92,6 +92,10 @@ async function readAs(kind: Kind, file: UploadedFileInput, parsers: UploadParser
   switch (kind) {
     case 'text':
     case 'markdown':
+      // Counted before decoding: a text past the bound is refused without taking its size in heap.
+      if (decodedLength(file.buffer, limits.maxTextChars) > limits.maxTextChars) {
+        throw new UploadTooLargeError(file.originalName, 'characters', limits.maxTextChars);
+      }
       return decodeText(file.buffer, file.originalName);
     case 'html':
       return parsers.htmlToText(file.buffer, file.originalName, limits);
