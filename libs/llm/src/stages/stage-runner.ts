@@ -1,5 +1,6 @@
 import { answerLocally } from '../local/answerer';
 import { detectPlacesLocally } from '../local/places';
+import { keywordsLocally } from '../local/keywords';
 import { LOCAL_EMBEDDING_DEFAULT_DIMENSIONS } from '../local/hashing.embedder';
 import { countLocalTokens, inlineLocalTextWork, type LocalTextWork } from '../local/local-text-work';
 import type { ReasoningLevel, Stage, TextSink, TokenUsage } from '../model.types';
@@ -39,6 +40,13 @@ export const MAX_OUTPUT_TOKENS: Record<Exclude<Stage, 'embed'>, number> = {
 
 /** The offline extractor reads at most this much of a question (about 300 words): ~100 ms of a CPU thread at most. */
 export const OFFLINE_KEYWORDS_MAX_CHARS = 2_000;
+/**
+ * A question up to this long has its offline keywords read on the calling thread (~2-5 ms of
+ * CPU), a longer one on the CPU pool. A question waiting for a pool thread waited behind whatever
+ * another tenant's ingestion was running there (a chunk's extraction, ~0.1-0.3 s): beside one
+ * tenant's PDFs, every other tenant's question paid it.
+ */
+export const KEYWORDS_INLINE_MAX_CHARS = 256;
 /** As many keywords as a model's reply may hold (keywordsSchema). */
 const KEYWORDS_MAX = { high_level: 20, low_level: 30 } as const;
 
@@ -132,7 +140,8 @@ export class StageRunner {
   async offlineKeywords(question: string): Promise<Keywords> {
     // A question may be 64 KiB (a pasted text); its keywords are in its opening words, and
     // parsing all of it held a CPU thread for seconds to minutes, on a request anyone can send.
-    const keywords = await this.localWork.keywords(question.slice(0, OFFLINE_KEYWORDS_MAX_CHARS));
+    const text = question.slice(0, OFFLINE_KEYWORDS_MAX_CHARS);
+    const keywords = text.length <= KEYWORDS_INLINE_MAX_CHARS ? keywordsLocally(text) : await this.localWork.keywords(text);
     return { high_level: keywords.high_level.slice(0, KEYWORDS_MAX.high_level), low_level: keywords.low_level.slice(0, KEYWORDS_MAX.low_level) };
   }
 
