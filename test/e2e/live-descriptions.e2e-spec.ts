@@ -53,5 +53,30 @@ describe('entity descriptions follow the live facts (offline default)', () => {
     expect(answer.body.answer).not.toContain(BEFORE);
     const found = await t.http.get('/v1/entities?q=Alice').set('Authorization', `Bearer ${people.member.token}`).expect(200);
     expect(found.body.items.find((e: { name: string }) => e.name === 'Alice')?.description).toBe(AFTER);
+
+    // Streamed with its sources: the first event offers only the passages the answer was written
+    // from. The passage that states nothing but the superseded fact was withheld from it, so it is
+    // not offered either (it was, and a citation of it could never resolve).
+    const stream = await t.http
+      .post('/v1/query')
+      .set('Authorization', `Bearer ${people.member.token}`)
+      .send({ query: 'Where does Alice work?', include_sources: true, stream: true })
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done(null, text));
+      })
+      .expect(200);
+    const events = (stream.body as string).split('\n\n').filter((block) => block.startsWith('event: '));
+    const sourcesEvent = events.find((block) => block.startsWith('event: sources'))!;
+    const offered = (JSON.parse(sourcesEvent.slice(sourcesEvent.indexOf('data: ') + 6)) as { sources: Array<{ excerpt: string }> }).sources;
+    expect(offered.map((source) => source.excerpt)).toEqual([AFTER]);
+    const whole = await t.http
+      .post('/v1/query')
+      .set('Authorization', `Bearer ${people.member.token}`)
+      .send({ query: 'Where does Alice work?', include_sources: true })
+      .expect(200);
+    expect(whole.body.sources.map((source: { excerpt: string }) => source.excerpt)).toEqual([AFTER]);
   });
 });

@@ -286,9 +286,12 @@ export class QueryService {
     if (graph) sources.push({ id: 'kg', text: graph });
     // A question about the present is answered from what is true now; one at an instant keeps everything.
     if (!body.as_of && !body.known_at) sources = await this.retrieval.withoutEndedFacts(tenantId, graphId, context, sources);
-    // Streamed, the sources go first, before the answer says which it cites: all the passages
-    // the model is given, each with the reference id its citations use.
-    sink?.sources(body.include_sources ? passages.map((p) => sourceItem(p.chunk, p.referenceId)) : []);
+    // Streamed, the sources go first, before the answer says which it cites: the passages the
+    // model is given, each with the reference id its citations use. A passage that stated only
+    // facts no longer true was taken out above: it is not offered, as the model never saw it.
+    const given = new Set(sources.map((source) => source.id));
+    const offered = passages.filter((p) => given.has(p.referenceId));
+    sink?.sources(body.include_sources ? offered.map((p) => sourceItem(p.chunk, p.referenceId)) : []);
     const asOf = { asOf: body.as_of ?? undefined, knownAt: body.known_at ?? undefined };
     const answer = sink
       ? await this.stages.answerStream(ctx, body.query, sources, (piece) => sink.text(piece), asOf)
@@ -297,7 +300,7 @@ export class QueryService {
     return {
       answer: answer.answer,
       sources: body.include_sources
-        ? passages.filter((p) => cited.has(p.referenceId)).map((p) => sourceItem(p.chunk, p.referenceId))
+        ? offered.filter((p) => cited.has(p.referenceId)).map((p) => sourceItem(p.chunk, p.referenceId))
         : [],
       metadata: {
         ...emptyMetadata(mode, this.gateway.router.choose('answer').spec),
