@@ -8,6 +8,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 interface TenantWork {
   tenantId?: string;
+  /** What this work looked up once for all its steps (workMemo). */
+  memo?: Map<string, unknown>;
 }
 
 const storage = new AsyncLocalStorage<TenantWork>();
@@ -26,4 +28,17 @@ export function nameTenant(tenantId: string | null | undefined): void {
 /** The tenant whose work this is, if known. */
 export function currentTenant(): string | undefined {
   return storage.getStore()?.tenantId;
+}
+
+/**
+ * The value `make` gave the first time this work (a request, a job) asked for `key`: later asks
+ * of the same work share it, so a question's statements look a thing up once, not one time each.
+ * Outside any work, made at every ask. Promises are kept as they are (concurrent asks share one).
+ */
+export function workMemo<T>(key: string, make: () => T): T {
+  const work = storage.getStore();
+  if (!work) return make();
+  work.memo ??= new Map();
+  if (!work.memo.has(key)) work.memo.set(key, make());
+  return work.memo.get(key) as T;
 }

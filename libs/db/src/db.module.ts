@@ -6,6 +6,7 @@ import { findMigrationsFolder } from './migrations-folder';
 import { openDatabase } from './open-database';
 import { openReadRouter } from './replicas/open-read-router';
 import { ReadRouter } from './replicas/read-router';
+import { SHARED_WRITE_NOTES, SharedWriteNotes } from './replicas/shared-write-notes';
 import { ApiKeysRepository } from './repositories/api-keys.repository';
 import { BulkLoadRepository } from './repositories/bulk-load.repository';
 import { DocumentsRepository } from './repositories/documents.repository';
@@ -113,10 +114,11 @@ const repositories = [
     },
     {
       // Questions', browsing's, usage reports' and exports' reads: streaming replicas when DATABASE_READ_URL names any.
+      // Graphs' write notes shared through the limit store when the app has one (QuotaModule provides it).
       provide: ReadRouter,
-      inject: [SETTINGS, DATABASE],
-      useFactory: async (settings: Settings, database: Database): Promise<ReadRouter> => {
-        const reads = await openReadRouter(settings, database);
+      inject: [SETTINGS, DATABASE, { token: SHARED_WRITE_NOTES, optional: true }],
+      useFactory: async (settings: Settings, database: Database, shared?: SharedWriteNotes): Promise<ReadRouter> => {
+        const reads = await openReadRouter(settings, database, shared ?? undefined);
         if (reads.routes) new Logger('Database').log(`questions, browsing, usage reports and exports read on ${reads.states().length} replica(s) (DATABASE_READ_URL)`);
         return reads;
       },

@@ -15,6 +15,7 @@ export * from './postgres-errors';
 export * from './replicas/lsn';
 export * from './replicas/read-replicas';
 export * from './replicas/read-router';
+export * from './replicas/shared-write-notes';
 export * from './transactions';
 export * from './repositories/api-keys.repository';
 export * from './repositories/bulk-load.repository';

@@ -29,6 +29,9 @@ describe('limit keys on a Redis Cluster', () => {
       limitKeys.tenantQuotaDay(tenantId, day),
       limitKeys.tenantRate(tenantId),
       limitKeys.keyRate(tenantId, 'k-1'),
+      limitKeys.writeNote(tenantId, 42),
+      limitKeys.writeNotesMade(tenantId),
+      limitKeys.writeNoteOverflow(tenantId),
       'loci:admission:none',
     ];
   }

@@ -11,3 +11,5 @@ export * from './spend-control/limit-rows';
 export * from './spend-control/quota.module';
 export * from './spend-control/spend-control.service';
 export * from './spend-control/spend-errors';
+export * from './write-notes/memory.write-notes';
+export * from './write-notes/redis.write-notes';

@@ -37,6 +37,13 @@ export const limitKeys = {
   /** The request-rate bucket of a tenant, and of one API key within it (the same slot). */
   tenantRate: (tenantId: string) => `${tag(tenantId)}:rate:tenant`,
   keyRate: (tenantId: string, keyId: string) => `${tag(tenantId)}:rate:key:${keyId}`,
+  /**
+   * A graph's note of its last write for read-your-writes across API instances (ReadRouter), the
+   * count of notes its tenant made this note life, and the tenant's overflow note past the bound.
+   */
+  writeNote: (tenantId: string, graphId: number) => `${tag(tenantId)}:write-note:${graphId}`,
+  writeNotesMade: (tenantId: string) => `${tag(tenantId)}:write-notes-made`,
+  writeNoteOverflow: (tenantId: string) => `${tag(tenantId)}:write-note:overflow`,
   platformSpendDay: (day: string) => `loci:{platform}:spend:day:${day}`,
   /** What every key of one tenant starts with (its deletion forgets them all). */
   tenantPrefix: (tenantId: string) => `${tag(tenantId)}:`,

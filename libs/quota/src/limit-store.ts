@@ -1,3 +1,4 @@
+import type { SharedWriteNotes } from '@loci/db';
 import type { AttemptCounter } from './attempts/attempt-counter';
 import type { RateLimiter } from './rates/request-rate';
 
@@ -87,6 +88,8 @@ export interface LimitStore {
   readonly attempts: AttemptCounter;
   /** Request rates (token buckets), in the same store and on the same connection. */
   readonly rates: RateLimiter;
+  /** Graphs' write notes of the read replicas' router (read-your-writes across instances), in the same store and on the same connection. */
+  readonly writeNotes: SharedWriteNotes;
   /** Server time in ms (Redis TIME; the clock for the memory store). Windows are computed from it. */
   now(): Promise<number>;
   /**

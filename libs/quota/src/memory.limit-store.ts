@@ -17,6 +17,7 @@ import {
   SpendScope,
 } from './limit-store';
 import { limitKeys } from './limit-keys';
+import { MemoryWriteNotes } from './write-notes/memory.write-notes';
 
 interface Counter {
   value: number;
@@ -56,6 +57,7 @@ export class MemoryLimitStore implements LimitStore {
 
   readonly attempts: AttemptCounter = new MemoryAttemptCounter(() => this.clock());
   readonly rates = new MemoryRateLimiter(() => this.clock());
+  readonly writeNotes = new MemoryWriteNotes(() => this.clock());
 
   async now(): Promise<number> {
     return this.clock();
@@ -266,7 +268,7 @@ export class MemoryLimitStore implements LimitStore {
         }
       }
     }
-    return removed + this.rates.forget(prefix);
+    return removed + this.rates.forget(prefix) + this.writeNotes.forget(prefix);
   }
 
   async bumpLimitsVersion(): Promise<string> {
@@ -276,6 +278,7 @@ export class MemoryLimitStore implements LimitStore {
   async close(): Promise<void> {
     for (const map of [this.counters, this.held, this.records, this.settledIds, this.slots, this.seededUntil]) map.clear();
     this.rates.clear();
+    this.writeNotes.clear();
   }
 
   private sweep(scopeKey: string, now: number): void {

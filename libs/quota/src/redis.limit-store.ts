@@ -1,3 +1,4 @@
+import type { SharedWriteNotes } from '@loci/db';
 import { connectRedis, RedisReadiness, RedisTarget } from '@loci/kv';
 import type { Cluster, Redis } from 'ioredis';
 import { AttemptCounter } from './attempts/attempt-counter';
@@ -6,6 +7,7 @@ import { RateLimiter } from './rates/request-rate';
 import { RedisRateLimiter } from './rates/redis.rate-limiter';
 import { unlinkKeysMatching } from './forget-keys';
 import { limitKeys } from './limit-keys';
+import { RedisWriteNotes } from './write-notes/redis.write-notes';
 import {
   ACQUIRE_SLOT,
   ADMIT,
@@ -62,6 +64,7 @@ export class RedisLimitStore implements LimitStore {
   readonly kind = 'redis' as const;
   readonly attempts: AttemptCounter = new RedisAttemptCounter((script, keys, args) => this.run(script, keys, args));
   readonly rates: RateLimiter = new RedisRateLimiter((script, keys, args) => this.run(script, keys, args));
+  readonly writeNotes: SharedWriteNotes = new RedisWriteNotes((script, keys, args) => this.run(script, keys, args));
   private readonly namespace: string;
 
   constructor(

@@ -111,7 +111,7 @@ export class ScrapeGauges implements OnModuleInit {
     });
     new Counter({
       name: 'loci_db_reads_total',
-      help: "Question reads of this process by where they went: replica, primary, fallback (failed on a replica, answered by the primary), waited (for a replica to replay the client's own write), waited_out (then read the primary).",
+      help: "Question reads of this process by where they went: replica, primary, fallback (failed on a replica, answered by the primary), waited (for a replica to replay the client's own write), waited_out (then read the primary), notes_unreachable (read the primary: the shared write notes did not answer).",
       labelNames: ['route'] as const,
       registers,
       collect() {
@@ -119,7 +119,7 @@ export class ScrapeGauges implements OnModuleInit {
         // The router counts; the counter shows its totals (reset, then set by inc from zero).
         this.reset();
         const c = reads.counts;
-        for (const [route, value] of [['replica', c.replica], ['primary', c.primary], ['fallback', c.fallback], ['waited', c.waited], ['waited_out', c.waitedOut]] as const) {
+        for (const [route, value] of [['replica', c.replica], ['primary', c.primary], ['fallback', c.fallback], ['waited', c.waited], ['waited_out', c.waitedOut], ['notes_unreachable', c.notesUnreachable]] as const) {
           this.inc({ route }, value);
         }
       },

@@ -1,8 +1,10 @@
 import { sql, SQL } from 'drizzle-orm';
+import { runAsTenant } from '@loci/common';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { queryRows, type Database, type Db } from '../database';
 import { ReadReplicas } from './read-replicas';
 import { ReadRouter } from './read-router';
+import { SharedWriteNotes, WriteNote } from './shared-write-notes';
 
 const dialect = new PgDialect();
 
@@ -183,5 +185,124 @@ describe('ReadRouter', () => {
     expect(await router.read(SCOPE, statement)).toEqual([{ from: 'primary' }]);
     expect(statement).toHaveBeenCalledTimes(3);
     expect(router.counts).toMatchObject({ replica: 1, fallback: 1 });
+  });
+});
+
+/** Shared notes as the limit store keeps them (libs/quota; its contract suite runs them on Redis), counting the lookups. */
+class FakeSharedNotes implements SharedWriteNotes {
+  readonly kind = 'memory' as const;
+  readonly notes = new Map<string, bigint>();
+  lookUps = 0;
+  failure: Error | undefined;
+
+  async raise(note: WriteNote): Promise<void> {
+    if (this.failure) throw this.failure;
+    const key = `${note.tenantId}:${note.graphId}`;
+    if ((this.notes.get(key) ?? -1n) < note.lsn) this.notes.set(key, note.lsn);
+  }
+
+  async lookUp(tenantId: string, graphId: number): Promise<bigint | null> {
+    this.lookUps++;
+    if (this.failure) throw this.failure;
+    return this.notes.get(`${tenantId}:${graphId}`) ?? null;
+  }
+}
+
+describe('ReadRouter: notes shared between processes', () => {
+  /** Two API instances: each its own router and replica state, one primary, one replica server, one shared store. */
+  const setUp = async (maxWaitMs = 0) => {
+    const primary = new FakeStore('primary');
+    const replica = new FakeStore('replica');
+    const shared = new FakeSharedNotes();
+    const instance = async () => {
+      const replicas = new ReadReplicas(primary.database, [{ name: 'r1', database: replica.database }], 1_000);
+      await replicas.check();
+      return new ReadRouter(primary.database, replicas, maxWaitMs, shared);
+    };
+    return { primary, replica, shared, one: await instance(), two: await instance() };
+  };
+
+  it("holds a read on one instance to a graph's write noted on another, and no other graph or tenant", async () => {
+    const { primary, shared, one, two } = await setUp(0);
+    primary.insertLsn = '0/3000';
+    await one.noteWrite(SCOPE);
+    expect(shared.notes.get('t1:1')).toBe(0x3000n);
+    expect(await two.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
+    expect(await two.rows(QUESTION, { tenantId: 't1', graphId: 2 })).toEqual([{ from: 'replica' }]);
+    expect(await two.rows(QUESTION, { tenantId: 't2', graphId: 1 })).toEqual([{ from: 'replica' }]);
+    // A tenant's own note (a usage report, an export) is read back where it was made: not shared.
+    await one.noteWrite({ tenantId: 't1' });
+    expect([...shared.notes.keys()]).toEqual(['t1:1']);
+  });
+
+  it("waits on the other instance for the replica to replay the write, and reads it there once it has", async () => {
+    const { primary, replica, one, two } = await setUp(10_000);
+    primary.insertLsn = '0/3000';
+    await one.noteWrite(SCOPE);
+    replica.replaysAtLooks = ['0/1000', '0/3000'];
+    expect(await two.rows(QUESTION, SCOPE)).toEqual([{ from: 'replica' }]);
+    expect(two.counts).toMatchObject({ waited: 1, waitedOut: 0, primary: 0 });
+  });
+
+  it('looks the shared note up once a request, however many statements it runs', async () => {
+    const { primary, shared, one, two } = await setUp(0);
+    primary.insertLsn = '0/3000';
+    await one.noteWrite(SCOPE);
+    await runAsTenant('t1', async () => {
+      await Promise.all([two.rows(QUESTION, SCOPE), two.rows(QUESTION, SCOPE)]);
+      await two.rows(QUESTION, SCOPE);
+    });
+    expect(shared.lookUps).toBe(1);
+    expect(two.counts.primary).toBe(3);
+    // Another request asks again.
+    await runAsTenant('t1', () => two.rows(QUESTION, SCOPE));
+    expect(shared.lookUps).toBe(2);
+  });
+
+  it("a request's statements run side by side share one wait for the replica", async () => {
+    const { primary, one, two } = await setUp(50);
+    primary.insertLsn = '0/3000';
+    await one.noteWrite(SCOPE);
+    const answers = await runAsTenant('t1', () => Promise.all([two.rows(QUESTION, SCOPE), two.rows(QUESTION, SCOPE), two.rows(QUESTION, SCOPE)]));
+    expect(answers.flat()).toEqual([{ from: 'primary' }, { from: 'primary' }, { from: 'primary' }]);
+    expect(two.counts).toMatchObject({ waited: 1, waitedOut: 1, primary: 3 });
+  });
+
+  it('asks nothing without a usable replica, or without replicas', async () => {
+    const primary = new FakeStore('primary');
+    const replica = new FakeStore('replica');
+    const shared = new FakeSharedNotes();
+    replica.failure = new Error('connect ECONNREFUSED 127.0.0.1:5433');
+    const replicas = new ReadReplicas(primary.database, [{ name: 'r1', database: replica.database }], 1_000);
+    await replicas.check();
+    const down = new ReadRouter(primary.database, replicas, 0, shared);
+    expect(await down.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
+    const alone = new ReadRouter(primary.database, undefined, 0, shared);
+    await alone.noteWrite(SCOPE);
+    expect(await alone.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
+    expect(shared.lookUps).toBe(0);
+    expect(shared.notes.size).toBe(0);
+  });
+
+  it("reads a graph on the primary while the shared notes do not answer; other scopes' reads stay on the replica", async () => {
+    const { shared, two } = await setUp(0);
+    shared.failure = new Error('Connection is closed.');
+    expect(await two.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
+    expect(await two.rows(QUESTION, { tenantId: 't1' })).toEqual([{ from: 'replica' }]);
+    expect(two.counts).toMatchObject({ notesUnreachable: 1, primary: 1, replica: 1 });
+    // Not asked again at once: the next read of a graph goes to the primary without a round trip.
+    const asked = shared.lookUps;
+    expect(await two.rows(QUESTION, { tenantId: 't2', graphId: 5 })).toEqual([{ from: 'primary' }]);
+    expect(shared.lookUps).toBe(asked);
+  });
+
+  it('a write whose note cannot be shared waits for the replica to replay it before it answers', async () => {
+    const { primary, replica, shared, one } = await setUp(10_000);
+    shared.failure = new Error('Connection is closed.');
+    primary.insertLsn = '0/3000';
+    replica.replaysAtLooks = ['0/1000', '0/2000', '0/3000'];
+    await one.noteWrite(SCOPE);
+    expect(one.counts.notesUnshared).toBe(1);
+    expect(replica.replayLsn).toBe('0/3000');
   });
 });

@@ -176,7 +176,8 @@ function maxLsn(a: bigint | null, b: bigint): bigint {
   return a !== null && a > b ? a : b;
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+/** `work`, or a rejection once `ms` have passed without its answer. */
+export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);

@@ -1,7 +1,7 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Settings, SETTINGS } from '@loci/config';
 import { describeRedisTarget, redisTargetOf } from '@loci/kv';
-import { PlatformLimitsRepository, QuestionCountsRepository, SpendLedgerRepository, TenantsRepository } from '@loci/db';
+import { PlatformLimitsRepository, QuestionCountsRepository, SHARED_WRITE_NOTES, SpendLedgerRepository, TenantsRepository } from '@loci/db';
 import { SPEND_GUARD } from '@loci/llm';
 import { LIMIT_STORE, LimitStore } from '../limit-store';
 import { openLimitStore } from '../open-limit-store';
@@ -27,7 +27,8 @@ class LimitStoreLifecycle implements OnApplicationShutdown {
 
 /**
  * Spend control: the limit store (Redis when REDIS_URL is set, else in-process) and the
- * SpendControl service, which is also the model layer's SPEND_GUARD.
+ * SpendControl service, which is also the model layer's SPEND_GUARD; the store also keeps the
+ * read replicas' shared write notes (SHARED_WRITE_NOTES).
  */
 @Global()
 @Module({
@@ -45,6 +46,8 @@ class LimitStoreLifecycle implements OnApplicationShutdown {
       },
     },
     LimitStoreLifecycle,
+    // The read replicas' router (libs/db) shares graphs' write notes through it: read-your-writes across API instances.
+    { provide: SHARED_WRITE_NOTES, inject: [LIMIT_STORE], useFactory: (store: LimitStore) => store.writeNotes },
     {
       provide: SpendControl,
       inject: [LIMIT_STORE, TenantsRepository, PlatformLimitsRepository, SpendLedgerRepository, SETTINGS, QuestionCountsRepository],
@@ -60,6 +63,6 @@ class LimitStoreLifecycle implements OnApplicationShutdown {
     { provide: SPEND_GUARD, useExisting: SpendControl },
     RequestRates,
   ],
-  exports: [LIMIT_STORE, SpendControl, SPEND_GUARD, RequestRates],
+  exports: [LIMIT_STORE, SHARED_WRITE_NOTES, SpendControl, SPEND_GUARD, RequestRates],
 })
 export class QuotaModule {}
