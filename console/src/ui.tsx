@@ -1,5 +1,5 @@
-import { Alert, Card, CardProps, Title } from '@mantine/core';
-import { ReactNode, useCallback, useEffect, useState } from 'react';
+import { Alert, Card, CardProps, Table, Title } from '@mantine/core';
+import { ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from './api';
 
 /** What the API said, shown where the action was (role=alert: screen readers announce it). */
@@ -24,6 +24,32 @@ export function Section({ title, children, ...card }: { title: ReactNode; childr
       </Title>
       {children}
     </Card>
+  );
+}
+
+/**
+ * A table that scrolls sideways where the screen is narrower than `minWidth`. While it does, its
+ * scrolling box is a named region in the keyboard's order, so arrow keys can scroll it (a table
+ * of plain text has nothing else to focus); while the table fits, it is no stop of the keyboard.
+ */
+export function ScrollTable({ minWidth, label, children }: { minWidth: number; label: string; children: ReactNode }) {
+  const viewport = useRef<HTMLDivElement>(null);
+  const [scrolls, setScrolls] = useState(false);
+  useEffect(() => {
+    const box = viewport.current;
+    if (!box) return;
+    const measure = () => setScrolls(box.scrollWidth > box.clientWidth);
+    const observer = new ResizeObserver(measure);
+    observer.observe(box);
+    if (box.firstElementChild) observer.observe(box.firstElementChild);
+    measure();
+    return () => observer.disconnect();
+  }, []);
+  const focusable = scrolls ? { tabIndex: 0, role: 'region', 'aria-label': label } : {};
+  return (
+    <Table.ScrollContainer minWidth={minWidth} scrollAreaProps={{ viewportRef: viewport, viewportProps: focusable }}>
+      {children}
+    </Table.ScrollContainer>
   );
 }
 

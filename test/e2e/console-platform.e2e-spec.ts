@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 import { createApiKey, createTenant, createUser, TestUser } from '@loci/testing';
+import { AxeAudit } from '../support/axe';
 import { startTestApp, TestApp } from '../support/test-app';
 import { consoleDir } from '../../apps/api/src/console-assets';
 
@@ -32,6 +33,9 @@ describeWithBrowser('Loci Console: the platform, for operators (e2e)', () => {
   let page: Page;
   let operator: TestUser;
   const problems: string[] = [];
+  const audit = new AxeAudit();
+  /** axe-core's serious and critical violations on the page as it is, listed by the last test. */
+  const a11y = (where: string) => audit.check(page, where);
   const kept = { name: `Kept ${randomUUID().slice(0, 8)}`, id: '', key: '', adminToken: '' };
   const doomed = { name: `Doomed ${randomUUID().slice(0, 8)}`, id: '', key: '', adminToken: '' };
 
@@ -97,6 +101,7 @@ describeWithBrowser('Loci Console: the platform, for operators (e2e)', () => {
     expect(await rowOf(doomed.name).getByTestId('tenant-queue').textContent()).toMatch(/^1 waiting/);
     await button('Sort by jobs in the queue').click();
     expect(await page.getByTestId('tenant-name').allTextContents()).toEqual([kept.name, doomed.name]);
+    await a11y('tenants with their queues');
   });
 
   it('suspends a tenant by keyboard: its key is refused with tenant_suspended; resumed, accepted again', async () => {
@@ -107,10 +112,12 @@ describeWithBrowser('Loci Console: the platform, for operators (e2e)', () => {
     // The dialog says what suspension does, and its confirmation has the focus.
     expect(await dialog.textContent()).toContain('tenant_suspended');
     expect(await focusedName()).toBe(`Suspend ${kept.name}`);
+    await a11y('suspend dialog');
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('status').filter({ hasText: `Suspended ${kept.name}.` }).waitFor();
     await rowOf(kept.name).getByTestId('tenant-suspended').waitFor();
+    await a11y('tenants, one suspended');
     expect(await rowOf(kept.name).getByTestId('tenant-queue').textContent()).toBe('2 parked');
     const refused = await t.http.get('/v1/documents').set('X-API-Key', kept.key).expect(403);
     expect(refused.body.error.code).toBe('tenant_suspended');
@@ -136,6 +143,7 @@ describeWithBrowser('Loci Console: the platform, for operators (e2e)', () => {
     const describedBy = (await field.getAttribute('aria-describedby'))!.split(' ').filter(Boolean);
     const said = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
     expect(said.join(' ')).toMatch(/10000/);
+    await a11y("limits dialog, the API's refusal under a field");
     // The browser logs the refused request as an error: provoked here, not a problem.
     problems.splice(from, problems.length - from, ...problems.slice(from).filter((p) => !/status of 400/.test(p)));
 
@@ -163,6 +171,7 @@ describeWithBrowser('Loci Console: the platform, for operators (e2e)', () => {
       expect(await holdings.textContent()).toContain(line);
     }
     await noHorizontalOverflow('deletion dialog');
+    await a11y('delete dialog at phone width');
     const confirm = button(`Delete ${doomed.name}`).and(dialog.getByRole('button'));
     expect(await confirm.isDisabled()).toBe(true);
     // The name's field has the focus: typed almost right, nothing is deleted.
@@ -173,6 +182,7 @@ describeWithBrowser('Loci Console: the platform, for operators (e2e)', () => {
     await input(`Type ${doomed.name} to confirm`).fill('');
     await page.keyboard.type(doomed.name);
     expect(await confirm.isEnabled()).toBe(true);
+    await a11y('delete dialog at phone width, the name typed');
     await page.setViewportSize({ width: 1280, height: 800 });
     await shot('operator-delete');
     await page.keyboard.press('Enter');
@@ -193,11 +203,16 @@ describeWithBrowser('Loci Console: the platform, for operators (e2e)', () => {
     const key = (await page.getByTestId('new-key').locator('pre').textContent())!.trim();
     const row = page.getByTestId('api-key-row').filter({ hasText: 'partner feed' });
     expect(await row.getByTestId('api-key-rate').textContent()).toBe('2 a minute');
+    await a11y("users, keys and usage, a key's own rate");
     const asked = await t.http.post('/v1/query').set('X-API-Key', key).send({ query: 'Where does Alice work?', context_only: true }).expect(200);
     expect(asked.headers['ratelimit-policy']).toBe('"tenant";q=3;w=30, "key";q=2;w=60');
   });
 
   it('logged no error in the browser', () => {
     expect(problems).toEqual([]);
+  });
+
+  it('showed no serious or critical accessibility violation (axe-core) on any screen or dialog', () => {
+    audit.expectClean();
   });
 });

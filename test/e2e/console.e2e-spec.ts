@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 import { DocumentsService, IngestWorker } from '@loci/ingest';
 import { createTenant, createUser, LlmDouble, setTenantLimits, startLlmDouble, TestUser } from '@loci/testing';
+import { AxeAudit } from '../support/axe';
 import { startTestApp, TestApp } from '../support/test-app';
 import { consoleDir } from '../../apps/api/src/console-assets';
 
@@ -41,6 +42,9 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
   let base: string;
   let operator: TestUser;
   const problems: string[] = [];
+  const audit = new AxeAudit();
+  /** axe-core's serious and critical violations on the page as it is, listed by the last test. */
+  const a11y = (where: string) => audit.check(page, where);
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (CI's .ci/run does)`);
@@ -115,11 +119,13 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
   it('signs the operator in, creates a tenant with its admin, and sets its limits', async () => {
     await page.goto(`${base}/console`);
     await shot('sign-in');
+    await a11y('sign-in');
     await input('Email').fill(operator.email);
     await input('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     // What the API said, on the page (401 is the browser's resource error too: not counted).
     await page.getByTestId('error').waitFor();
+    await a11y('sign-in refused');
     problems.length = 0;
     await input('Password').fill(operator.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -130,6 +136,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await input('Admin password').fill(admin.password);
     await page.getByRole('button', { name: 'Create tenant' }).click();
     await page.getByRole('status').filter({ hasText: `Created ${tenantName}` }).waitFor();
+    await a11y('tenants and limits');
 
     await page.getByRole('button', { name: `Edit limits of ${tenantName}` }).click();
     await input('Daily cost cap (USD)').fill('5');
@@ -140,6 +147,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     expect(await input('Text taken in a day (MB)').inputValue()).toBe('50');
     await input('Documents a day').fill('100');
     await input('Text stored (MB)').fill('300');
+    await a11y('limits dialog');
     await page.getByRole('button', { name: 'Save limits' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     const row = page.getByTestId('tenant-row').filter({ hasText: tenantName });
@@ -164,6 +172,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await page.getByRole('form', { name: 'Ask' }).getByRole('button', { name: 'Ask' }).click();
     await page.getByTestId('answer').filter({ hasText: 'Not enough data to answer.' }).waitFor();
     await page.getByTestId('no-answer-hint').filter({ hasText: 'Nothing uploaded yet: upload a document' }).waitFor();
+    await a11y('ask, no answer');
     await page.getByTestId('no-answer-hint').getByRole('button', { name: 'Upload a document' }).click();
     await page.getByTestId('drop-zone').waitFor();
 
@@ -172,9 +181,11 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     const status = page.getByTestId('upload-status');
     await status.filter({ hasText: 'processed' }).waitFor({ timeout: 60_000 });
     await shot('upload');
+    await a11y('upload, processed');
     await go('Documents');
     await page.getByTestId('document-row').filter({ hasText: 'people.md' }).filter({ hasText: 'processed' }).waitFor();
     await shot('documents');
+    await a11y('documents');
   }, 90_000);
 
   it('uploads a dropped file', async () => {
@@ -211,6 +222,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     const lost = page.getByTestId('upload-row').filter({ hasText: 'lost.md' });
     await lost.getByRole('alert').filter({ hasText: 'The upload did not reach the server.' }).waitFor();
     await shot('upload-failed');
+    await a11y('upload, failed');
     await lost.getByRole('button', { name: 'Retry' }).click();
     await lost.getByTestId('upload-status').filter({ hasText: 'processed' }).waitFor({ timeout: 60_000 });
     expect(await lost.getByRole('alert').count()).toBe(0);
@@ -225,12 +237,14 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     const source = page.getByTestId('source').first();
     expect(await source.textContent()).toContain('people.md');
     await shot('ask');
+    await a11y('ask, answered');
     await source.click();
     // Its document's page, the cited passage highlighted, and the answer still there after Back.
     const cited = page.locator('[data-testid=passage][data-cited=true]');
     await cited.waitFor();
     expect(await cited.locator('mark').textContent()).toContain('Alice Johnson');
     expect(page.url()).toMatch(/#\/documents\/\d+\/chunks\/\d+$/);
+    await a11y('document, cited passage');
     await page.getByRole('button', { name: 'Back to the answer' }).click();
     await page.getByTestId('document-page').waitFor({ state: 'detached' });
     expect(await page.getByTestId('source').first().textContent()).toContain('people.md');
@@ -257,6 +271,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     ]);
     expect(await page.getByTestId('answer-status').textContent()).toMatch(/^Found [1-9]\d* passages?, [1-9]\d* entit(y|ies) and [1-9]\d* relations?\.$/);
     await shot('ask-context');
+    await a11y('ask, context only');
     await page.getByRole('switch', { name: /Context only/ }).uncheck();
   }, 60_000);
 
@@ -287,6 +302,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await cited.getByTestId('passage-fact').filter({ hasText: 'Nimbus Labs' }).first().waitFor();
     expect(await cited.textContent()).not.toContain('Yara Holt');
     await shot('document');
+    await a11y('document, cited passage among others');
     await page.getByRole('button', { name: 'Back to the answer' }).click();
     await page.getByTestId('answer').filter({ hasText: 'archive.txt' }).waitFor();
   }, 90_000);
@@ -311,6 +327,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     // A passage's own facts, behind its button.
     await page.getByTestId('passage').first().getByRole('button', { name: 'Facts taken from it' }).click();
     await page.getByTestId('passage').first().getByTestId('passage-fact').filter({ hasText: 'Globex Industries' }).waitFor();
+    await a11y('document, from the list');
     await page.getByRole('button', { name: 'Back to Documents' }).click();
     await page.getByRole('heading', { level: 2, name: 'Documents' }).waitFor();
   }, 30_000);
@@ -329,6 +346,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     const history = page.getByTestId('history');
     await history.waitFor();
     expect(await history.textContent()).toMatch(/Acme Corporation[\s\S]*Globex Industries/);
+    await a11y('entities and facts, a history');
   }, 30_000);
 
   it("draws the opened entity's neighbourhood, expands a node on click, and re-draws it as of an instant", async () => {
@@ -376,6 +394,56 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await page.getByTestId('graph-caption').filter({ hasText: /^Every state/ }).waitFor();
     expect((await drawnFacts()).some((f) => /^Alice Johnson .+ Acme Corporation \(superseded\)$/.test(f))).toBe(true);
     await shot('graph');
+    await a11y('graph');
+  }, 30_000);
+
+  it('opens an entity of the graph by keyboard alone: Tab to the graph, arrows to the entity, Enter, and the graph grows', async () => {
+    const canvas = page.getByTestId('graph-canvas');
+    const entities = page.getByTestId('graph-entities');
+    // What a screen reader announces: the listbox's active entity.
+    const announced = () => entities.evaluate((el: any) => el.ownerDocument.getElementById(el.getAttribute('aria-activedescendant'))?.textContent ?? null) as Promise<string | null>;
+    const ringed = () => canvas.evaluate((el: any) => el.cytoscape.nodes('.focused').map((n: any) => n.data('name'))) as Promise<string[]>;
+    await page.getByRole('button', { name: 'Sign out' }).focus();
+    await tabTo('Clear graph');
+    await page.keyboard.press('Enter');
+    await canvas.waitFor({ state: 'detached' });
+    await tabTo(/^Entity name/);
+    await page.keyboard.type('alice');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('entity-result').filter({ hasText: 'Alice Johnson' }).first().waitFor();
+    await tabTo(/^Alice Johnson/);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('entity').getByRole('heading', { name: 'Alice Johnson' }).waitFor();
+    const before = Number(await canvas.getAttribute('data-nodes'));
+    expect(await canvas.evaluate((el: any) => el.cytoscape.nodes().map((n: any) => n.data('name')))).not.toContain('Erin Walsh');
+
+    // On the graph: the keyboard starts at its centre, announced and ringed on the canvas.
+    await tabTo('Entities in the graph');
+    expect(await announced()).toMatch(/^Alice Johnson, [^,]+, \d+ facts? drawn, opened$/);
+    expect(await ringed()).toEqual(['Alice Johnson']);
+    expect(await page.getByTestId('graph-focus').textContent()).toMatch(/^Alice Johnson, .*Enter opens it\.$/);
+    // Out from the centre to Acme Corporation, one entity a press.
+    const visited: string[] = [];
+    for (let i = 0; i < 10 && !(await announced())?.startsWith('Acme Corporation'); i++) {
+      await page.keyboard.press('ArrowDown');
+      visited.push((await announced())!);
+    }
+    expect(await announced()).toMatch(/^Acme Corporation, [^,]+, \d+ facts? drawn$/);
+    expect(new Set(visited).size).toBe(visited.length);
+    expect(await ringed()).toEqual(['Acme Corporation']);
+    await a11y('graph, the keyboard on an entity');
+
+    // Enter opens it: its facts join the graph (Erin Walsh's), and the keyboard stays where it was.
+    await page.keyboard.press('Enter');
+    await page.getByTestId('entity').getByRole('heading', { name: 'Acme Corporation' }).waitFor();
+    await eventually(async () => Number(await canvas.getAttribute('data-nodes')) > before, true);
+    expect(await canvas.evaluate((el: any) => el.cytoscape.nodes().map((n: any) => n.data('name')))).toContain('Erin Walsh');
+    expect(await entities.evaluate((el: any) => el === el.ownerDocument.activeElement)).toBe(true);
+    expect(await announced()).toMatch(/^Acme Corporation, [^,]+, \d+ facts? drawn, opened$/);
+    expect(await entities.getByRole('option').allTextContents()).toContainEqual(expect.stringMatching(/^Erin Walsh, /));
+    await page.keyboard.press('End');
+    expect(await announced()).not.toMatch(/^Acme Corporation/);
+    await a11y('graph, expanded by keyboard');
   }, 30_000);
 
   it("opens a user's gb memory, remembers a text into a dataset and asks it", async () => {
@@ -396,6 +464,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await answer.waitFor();
     expect(await answer.textContent()).toContain('Initech');
     await shot('memories');
+    await a11y('memories');
   }, 60_000);
 
   it('shows usage against the caps and creates an API key shown once', async () => {
@@ -421,6 +490,8 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     const earliest = in30Days();
     await input('Key name').fill('partner');
     await input('Expires').click();
+    await page.getByRole('option', { name: 'in 30 days' }).waitFor();
+    await a11y('users, keys and usage, a new key, the expiry list open');
     await page.getByRole('option', { name: 'in 30 days' }).click();
     await page.getByRole('button', { name: 'Create key' }).click();
     const expires = await page.getByTestId('api-key-row').filter({ hasText: 'partner' }).getByTestId('api-key-expires').textContent();
@@ -467,6 +538,7 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
       await go(label);
       await page.getByRole('heading', { level: 2 }).first().waitFor();
       await noHorizontalOverflow(label);
+      await a11y(`${label} at phone width`);
     }
     // Every value and button of a key's row is on screen: the table stacks its cells, no sideways scroll.
     const partner = page.getByTestId('api-key-row').filter({ hasText: 'partner' });
@@ -474,6 +546,16 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await withinViewport(partner.getByTestId('api-key-expires'));
     await withinViewport(page.getByRole('form', { name: 'Create an API key' }).getByRole('button', { name: 'Create key' }));
     await shot('phone');
+    // The graph and an entity's facts: the canvas in the width, the facts' table scrolled sideways by keyboard.
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await go('Entities and facts');
+    await input('Entity name').fill('alice');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByTestId('entity-result').filter({ hasText: 'Alice Johnson' }).first().click();
+    await page.getByTestId('entity').getByRole('heading', { name: 'Alice Johnson' }).waitFor();
+    await withinViewport(page.getByTestId('graph-canvas'));
+    await noHorizontalOverflow('graph');
+    await a11y('graph at phone width');
     // A document's page by its address (a reload: the session's token is in the tab), the cited passage on screen.
     const session = { Authorization: `Bearer ${await page.evaluate<string>("sessionStorage.getItem('loci.token')")}` };
     const { body: docs } = await t.http.get('/v1/documents').set(session).expect(200);
@@ -487,18 +569,23 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await withinViewport(cited.locator('mark'));
     await withinViewport(page.getByRole('button', { name: 'Back to Ask' }));
     await noHorizontalOverflow('document');
+    await a11y('document at phone width');
     await page.getByRole('button', { name: 'Back to Ask' }).click();
     await page.getByRole('heading', { level: 2, name: 'Ask a question' }).waitFor();
     expect(page.url()).not.toContain('#');
     // The header has no room for who is signed in: the menu says it.
     await page.getByRole('button', { name: 'Menu' }).click();
     await withinViewport(page.getByRole('navigation').getByTestId('identity'));
+    await a11y('menu at phone width');
     expect(await page.getByRole('navigation').getByTestId('identity').textContent()).toContain(admin.email);
     await page.getByRole('button', { name: 'Menu' }).click();
   }, 30_000);
 
   it("shows the operator's screens at phone width without horizontal overflow, sortable by keyboard", async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
+    await input('Email').waitFor();
+    await noHorizontalOverflow('sign-in');
+    await a11y('sign-in at phone width');
     await input('Email').fill(operator.email);
     await input('Password').fill(operator.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -513,9 +600,11 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     await withinViewport(tenantRow.getByTestId('tenant-month'));
     await withinViewport(page.getByRole('form', { name: 'Create a tenant' }).getByRole('button', { name: 'Create tenant' }));
     await shot('operator-phone');
+    await a11y('tenants and limits at phone width');
     await page.getByRole('button', { name: 'Edit limits of ' + tenantName }).click();
     await page.getByRole('dialog').waitFor();
     await noHorizontalOverflow('operator limits dialog');
+    await a11y('limits dialog at phone width');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
 
@@ -523,18 +612,19 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     const names = async () => (await page.getByTestId('tenant-name').allTextContents()).map((name) => name.toLowerCase());
     const sortedNames = (rows: string[], descending: boolean) => [...rows].sort((a, b) => (descending ? -1 : 1) * (a < b ? -1 : a > b ? 1 : 0));
     await page.getByRole('button', { name: 'Sign out' }).focus();
-    await tabTo('Sort by name');
+    await tabTo('Sort by tenant name');
     await page.keyboard.press('Enter');
-    await eventually(() => sortOf('Sort by name'), 'ascending');
+    await eventually(() => sortOf('Sort by tenant name'), 'ascending');
     expect(await names()).toEqual(sortedNames(await names(), false));
     await page.keyboard.press('Enter');
-    await eventually(() => sortOf('Sort by name'), 'descending');
+    await eventually(() => sortOf('Sort by tenant name'), 'descending');
     expect(await names()).toEqual(sortedNames(await names(), true));
     await tabTo("Sort by today's spend");
     await page.keyboard.press('Enter');
     await eventually(() => sortOf("Sort by today's spend"), 'descending');
     expect(await page.getByTestId('operator-usage').textContent()).toContain(tenantName);
     await shot('operator');
+    await a11y('tenants and limits, sorted');
   }, 60_000);
 
   it("serves the console from the API's origin under its security headers; a missing asset is a 404", async () => {
@@ -550,6 +640,10 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
 
   it('logged no error in the browser', () => {
     expect(problems).toEqual([]);
+  });
+
+  it('showed no serious or critical accessibility violation (axe-core) on any screen or dialog', () => {
+    audit.expectClean();
   });
 });
 
@@ -570,6 +664,7 @@ describeWithBrowser('Loci Console: a streamed answer (e2e)', () => {
   let tenantId: string;
   let token: string;
   const problems: string[] = [];
+  const audit = new AxeAudit();
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (CI's .ci/run does)`);
@@ -656,6 +751,7 @@ describeWithBrowser('Loci Console: a streamed answer (e2e)', () => {
     expect(await page.getByTestId('source').allTextContents()).toEqual(whole.sources.map((s: { reference_id: string; document_name: string }) => `[${s.reference_id}] ${s.document_name}`));
     expect(await page.getByTestId('answer').textContent()).toContain(`mix · ${MODEL}`);
     await noHorizontalOverflow();
+    await audit.check(page, 'ask, streamed answer, at phone width');
   }, 60_000);
 
   it('stops the answer by keyboard: the request ends, the text stops growing and is marked stopped', async () => {
@@ -669,6 +765,7 @@ describeWithBrowser('Loci Console: a streamed answer (e2e)', () => {
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Stop');
     await inState('writing');
     await page.getByTestId('answer-text').filter({ hasText: 'Alice' }).waitFor();
+    await audit.check(page, 'ask, answer being written, at phone width');
     if (SCREENSHOTS) {
       await page.evaluate('window.scrollTo(0, 0)');
       await page.screenshot({ path: join(SCREENSHOTS, 'ask-streaming.png'), fullPage: true });
@@ -692,6 +789,7 @@ describeWithBrowser('Loci Console: a streamed answer (e2e)', () => {
     // The keyboard carries on from Ask.
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Ask');
     await noHorizontalOverflow();
+    await audit.check(page, 'ask, answer stopped, at phone width');
   }, 60_000);
 
   it("shows a refusal in the page's error style: the spend cap before the answer, a model failure in it (what was written kept)", async () => {
@@ -704,6 +802,7 @@ describeWithBrowser('Loci Console: a streamed answer (e2e)', () => {
       expect(await refused.textContent()).toContain('(cost_cap_exceeded, 402)');
       expect(await page.getByTestId('answer').count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+      await audit.check(page, 'ask, refused (402), at phone width');
     } finally {
       await setTenantLimits(t.app, tenantId, { dailyCostCapMicros: null });
     }
@@ -715,11 +814,16 @@ describeWithBrowser('Loci Console: a streamed answer (e2e)', () => {
     expect(await page.getByTestId('error').textContent()).toMatch(/\(502\)$|, 502\)$/);
     expect(((await answerText()) ?? '').length).toBeGreaterThan(0);
     expect(await page.getByTestId('answer-incomplete').textContent()).toContain('Incomplete');
+    await audit.check(page, 'ask, model failed mid-answer, at phone width');
     forgiveProvokedSince(problems, from, /Failed to load resource: the server responded with a status of 402/);
   }, 60_000);
 
   it('logged no error in the browser', () => {
     expect(problems).toEqual([]);
+  });
+
+  it('showed no serious or critical accessibility violation (axe-core) while streaming, stopped or refused', () => {
+    audit.expectClean();
   });
 });
 

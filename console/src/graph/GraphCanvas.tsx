@@ -12,6 +12,10 @@ interface GraphCanvasProps {
   byState: boolean;
   onNodeClick: (entityId: string) => void;
   label: string;
+  /** The entity the keyboard is on (GraphNodeList): ringed, and brought into view when it is outside. */
+  focused: string | null;
+  /** The keyboard is on the graph: the canvas shows the focus ring the hidden list cannot. */
+  keyboardActive: boolean;
 }
 
 /** Beyond this many nodes a force-directed layout takes seconds on a laptop; rings by degree do not. */
@@ -28,7 +32,7 @@ const factKey = (factId: string) => `fact-${factId}`;
  * component brings the Cytoscape instance in line with it: removes what left, adds what came,
  * and lays out again only when elements were added, so an expansion keeps the rest in place.
  */
-export function GraphCanvas({ drawing, expanded, centre, byState, onNodeClick, label }: GraphCanvasProps) {
+export function GraphCanvas({ drawing, expanded, centre, byState, onNodeClick, label, focused, keyboardActive }: GraphCanvasProps) {
   const container = useRef<HTMLDivElement>(null);
   const cy = useRef<Core | null>(null);
   const clicked = useRef(onNodeClick);
@@ -85,5 +89,35 @@ export function GraphCanvas({ drawing, expanded, centre, byState, onNodeClick, l
     }
   }, [drawing, expanded, centre, byState]);
 
-  return <div ref={container} role="img" aria-label={label} data-testid="graph-canvas" data-nodes={drawing.nodes.length} data-facts={drawing.facts.length} style={{ height: 440, width: '100%', border: '1px solid var(--mantine-color-gray-3)', borderRadius: 4 }} />;
+  // Apart from the drawing's effect: moving the keyboard neither lays out nor re-fits the view.
+  useEffect(() => {
+    const instance = cy.current;
+    if (!instance) return;
+    instance.nodes().forEach((node) => {
+      node.toggleClass('focused', node.data('entityId') === focused);
+    });
+    const node = focused ? instance.getElementById(nodeKey(focused)) : instance.collection();
+    if (node.empty()) return;
+    const { x, y } = node.renderedPosition();
+    if (x < 0 || y < 0 || x > instance.width() || y > instance.height()) instance.center(node);
+  }, [drawing, focused]);
+
+  return (
+    <div
+      ref={container}
+      role="img"
+      aria-label={label}
+      data-testid="graph-canvas"
+      data-nodes={drawing.nodes.length}
+      data-facts={drawing.facts.length}
+      style={{
+        height: 440,
+        width: '100%',
+        border: '1px solid var(--mantine-color-gray-3)',
+        borderRadius: 4,
+        outline: keyboardActive ? '2px solid var(--mantine-color-blue-8)' : undefined,
+        outlineOffset: 2,
+      }}
+    />
+  );
 }

@@ -1,9 +1,10 @@
 import { Badge, Button, Card, ColorSwatch, Group, Slider, Stack, Text, Title } from '@mantine/core';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import type { Fact } from '../api';
 import { changeInstants } from './as-of';
 import { GraphCanvas } from './GraphCanvas';
-import { drawnAt, emptyNeighbourhood, Neighbourhood, withEntity } from './neighbourhood';
+import { describeNode, GraphNodeList } from './GraphNodeList';
+import { drawnAt, emptyNeighbourhood, factCounts, Neighbourhood, withEntity } from './neighbourhood';
 import { colourOfType, FACT_LOOK } from './style';
 
 interface OpenedEntity {
@@ -23,6 +24,10 @@ export function NeighbourhoodGraph({ opened, onOpen }: { opened: OpenedEntity | 
   const [neighbourhood, setNeighbourhood] = useState<Neighbourhood>(emptyNeighbourhood);
   // The instant drawn (one of the instants where something changed), or null for every state.
   const [asOf, setAsOf] = useState<string | null>(null);
+  // The entity the keyboard is on, and whether the keyboard is on the graph at all.
+  const [focused, setFocused] = useState<string | null>(null);
+  const [keyboardActive, setKeyboardActive] = useState(false);
+  const helpId = useId();
 
   useEffect(() => {
     if (opened) setNeighbourhood((current) => withEntity(current, { id: opened.entity.entity_id, name: opened.entity.name, type: opened.entity.type }, opened.facts));
@@ -30,6 +35,7 @@ export function NeighbourhoodGraph({ opened, onOpen }: { opened: OpenedEntity | 
 
   const instants = useMemo(() => changeInstants(neighbourhood.facts.values()), [neighbourhood.facts]);
   const drawing = useMemo(() => drawnAt(neighbourhood, asOf === null ? null : new Date(asOf)), [neighbourhood, asOf]);
+  const counts = useMemo(() => factCounts(drawing), [drawing]);
   const types = useMemo(() => [...new Set(drawing.nodes.map((node) => node.type))].sort((a, b) => (a ?? '').localeCompare(b ?? '')), [drawing]);
 
   if (neighbourhood.nodes.size === 0) return null;
@@ -40,7 +46,10 @@ export function NeighbourhoodGraph({ opened, onOpen }: { opened: OpenedEntity | 
   const clear = () => {
     setNeighbourhood(emptyNeighbourhood);
     setAsOf(null);
+    setFocused(null);
   };
+  const centre = opened?.entity.entity_id ?? null;
+  const focusedNode = drawing.nodes.find((node) => node.id === focused);
 
   return (
     <Card withBorder data-testid="graph">
@@ -53,10 +62,35 @@ export function NeighbourhoodGraph({ opened, onOpen }: { opened: OpenedEntity | 
             Clear graph
           </Button>
         </Group>
-        <Text size="sm" c="dimmed">
-          Click an entity to open it: its facts join the graph.
+        <Text size="sm" c="dimmed" id={helpId}>
+          Click an entity to open it: its facts join the graph. By keyboard: Tab to the graph, the arrow keys move from entity to entity, Enter opens the one focused.
         </Text>
-        <GraphCanvas drawing={drawing} expanded={neighbourhood.expanded} centre={opened?.entity.entity_id ?? null} byState={asOf === null} onNodeClick={onOpen} label={`Graph of the entities opened. ${caption}`} />
+        <GraphNodeList
+          drawing={drawing}
+          centre={centre}
+          expanded={neighbourhood.expanded}
+          focused={focusedNode ? focused : null}
+          onFocusNode={setFocused}
+          onOpen={onOpen}
+          onActive={setKeyboardActive}
+          describedBy={helpId}
+        />
+        <GraphCanvas
+          drawing={drawing}
+          expanded={neighbourhood.expanded}
+          centre={centre}
+          byState={asOf === null}
+          onNodeClick={onOpen}
+          label={`Graph of the entities opened. ${caption}`}
+          focused={focusedNode ? focused : null}
+          keyboardActive={keyboardActive}
+        />
+        {/* For the eye: a screen reader hears the list's active entity already. */}
+        {keyboardActive && focusedNode && (
+          <Text size="sm" fw={500} aria-hidden="true" data-testid="graph-focus">
+            {describeNode(focusedNode, counts.get(focusedNode.id) ?? 0, neighbourhood.expanded.has(focusedNode.id))}. Enter opens it.
+          </Text>
+        )}
         <Text size="sm" data-testid="graph-caption" aria-live="polite">
           {caption}
         </Text>

@@ -54,3 +54,40 @@ export function drawnAt(neighbourhood: Neighbourhood, asOf: Date | null): Drawin
   const nodes = [...ids].map((id) => neighbourhood.nodes.get(id)).filter((node): node is GraphNode => node !== undefined);
   return { nodes, facts };
 }
+
+/**
+ * The drawn entities in the keyboard's order (record 0079): from `centre` outwards, breadth first
+ * over the drawn facts, by name at each distance; entities not joined to it last, by name. Down
+ * the list is out from the entity being looked at, whatever the layout put where.
+ */
+export function keyboardOrder(drawing: Drawing, centre: string | null): GraphNode[] {
+  const byName = (a: GraphNode, b: GraphNode) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id);
+  const nodes = new Map(drawing.nodes.map((node) => [node.id, node]));
+  const next = new Map<string, Set<string>>();
+  for (const fact of drawing.facts) {
+    const [a, b] = [fact.source.entity_id, fact.target.entity_id];
+    next.set(a, (next.get(a) ?? new Set()).add(b));
+    next.set(b, (next.get(b) ?? new Set()).add(a));
+  }
+  const order: GraphNode[] = [];
+  const seen = new Set<string>();
+  let ring = centre !== null && nodes.has(centre) ? [nodes.get(centre)!] : [];
+  ring.forEach((node) => seen.add(node.id));
+  while (ring.length > 0) {
+    order.push(...ring);
+    const outer = new Map<string, GraphNode>();
+    for (const node of ring) for (const id of next.get(node.id) ?? []) if (!seen.has(id) && nodes.has(id)) outer.set(id, nodes.get(id)!);
+    ring = [...outer.values()].sort(byName);
+    ring.forEach((node) => seen.add(node.id));
+  }
+  return [...order, ...drawing.nodes.filter((node) => !seen.has(node.id)).sort(byName)];
+}
+
+/** How many drawn facts each drawn entity has a part in. */
+export function factCounts(drawing: Drawing): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const fact of drawing.facts) {
+    for (const id of new Set([fact.source.entity_id, fact.target.entity_id])) counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}

@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Code, Group, NumberInput, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { call, loci } from '../api';
-import { ErrorNote, Section, useAction, usd, useLoad, when } from '../ui';
+import { ErrorNote, ScrollTable, Section, usd, useAction, useLoad, when } from '../ui';
 import { UsageByDay } from './Usage';
 import { UsageCharts } from './UsageCharts';
 
@@ -120,7 +120,7 @@ function KeysCard() {
         </Alert>
       )}
       <ErrorNote error={action.error ?? keys.error} />
-      <Table.ScrollContainer minWidth={680}>
+      <ScrollTable minWidth={680} label="API keys">
         <Table className="stack-on-phone" data-testid="api-keys">
           <Table.Thead>
             <Table.Tr>
@@ -163,7 +163,7 @@ function KeysCard() {
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </ScrollTable>
     </Section>
   );
 }
@@ -193,7 +193,7 @@ function UsersCard() {
         </Group>
       </form>
       <ErrorNote error={action.error ?? users.error} />
-      <Table.ScrollContainer minWidth={480}>
+      <ScrollTable minWidth={480} label="Users">
         <Table className="stack-on-phone" data-testid="users">
           <Table.Tbody>
             {users.data?.items.map((u) => (
@@ -215,7 +215,7 @@ function UsersCard() {
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </ScrollTable>
     </Section>
   );
 }

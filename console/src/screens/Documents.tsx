@@ -2,7 +2,7 @@ import { Anchor, Badge, Button, Group, Select, Stack, Table, Text, Title } from 
 import { useState } from 'react';
 import { call, DocumentItem, loci } from '../api';
 import { hrefOf } from '../document/address';
-import { ErrorNote, useLoad, when } from '../ui';
+import { ErrorNote, ScrollTable, useLoad, when } from '../ui';
 
 const PAGE = 20;
 
@@ -48,7 +48,7 @@ export function DocumentsScreen() {
         </Button>
       </Group>
       <ErrorNote error={error ?? actionError} />
-      <Table.ScrollContainer minWidth={600}>
+      <ScrollTable minWidth={600} label="Documents">
         <Table striped>
           <Table.Thead>
             <Table.Tr>
@@ -96,7 +96,7 @@ export function DocumentsScreen() {
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </ScrollTable>
       {data && data.items.length === 0 && <Text>No documents{status ? ` with status ${status}` : ''}.</Text>}
       <Group>
         <Button variant="default" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>

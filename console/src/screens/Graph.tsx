@@ -3,7 +3,7 @@ import { FormEvent, Fragment, useState } from 'react';
 import { call, Fact, loci } from '../api';
 import { hrefOf } from '../document/address';
 import { NeighbourhoodGraph } from '../graph/NeighbourhoodGraph';
-import { ErrorNote, when } from '../ui';
+import { ErrorNote, ScrollTable, when } from '../ui';
 
 interface EntityItem {
   entity_id: string;
@@ -75,7 +75,7 @@ export function GraphScreen() {
         <Card withBorder data-testid="entity">
           <Title order={3}>{entity.entity.name}</Title>
           {entity.entity.description && <Text size="sm">{entity.entity.description}</Text>}
-          <Table.ScrollContainer minWidth={640}>
+          <ScrollTable minWidth={640} label={`Facts of ${entity.entity.name}`}>
             <Table>
               <Table.Thead>
                 <Table.Tr>
@@ -119,7 +119,7 @@ export function GraphScreen() {
                 ))}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </ScrollTable>
         </Card>
       )}
       {history && (

@@ -1,7 +1,7 @@
 import { Badge, Button, Group, List, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { call, loci } from '../api';
-import { ErrorNote, Section, useAction, when } from '../ui';
+import { ErrorNote, ScrollTable, Section, useAction, when } from '../ui';
 
 /** One dataset of a gb user, as GET /v1/gb/datasets lists it. */
 interface Dataset {
@@ -76,7 +76,7 @@ export function MemoriesScreen() {
                 No dataset yet: remember a text below to create one.
               </Text>
             ) : (
-              <Table.ScrollContainer minWidth={560}>
+              <ScrollTable minWidth={560} label="Datasets">
                 <Table>
                   <Table.Thead>
                     <Table.Tr>
@@ -111,7 +111,7 @@ export function MemoriesScreen() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Table.ScrollContainer>
+              </ScrollTable>
             )}
           </Section>
           <TextInput label="Dataset" description="Letters, digits, . _ - (a new name creates it)" value={dataset} onChange={(e) => setDataset(e.currentTarget.value)} maw={360} />

@@ -2,7 +2,7 @@ import { Badge, Button, Group, Modal, NumberInput, PasswordInput, Progress, Sele
 import type { Schemas } from '@loci/client';
 import { FormEvent, useMemo, useState } from 'react';
 import { call, loci } from '../api';
-import { ErrorNote, Section, useAction, usd, useLoad } from '../ui';
+import { ErrorNote, ScrollTable, Section, usd, useAction, useLoad } from '../ui';
 import { DeleteDialog, SuspendDialog } from './TenantLifecycle';
 import { asNullable, EditLimits } from './TenantLimits';
 import { UsageByDay } from './Usage';
@@ -13,7 +13,7 @@ type Queue = NonNullable<Tenant['queue']>;
 
 type SortKey = 'name' | 'today' | 'month' | 'today_share' | 'month_share' | 'queue' | 'last_hour';
 const SORT_LABELS: Record<SortKey, string> = {
-  name: 'name',
+  name: 'tenant name',
   today: "today's spend",
   month: "this month's spend",
   today_share: "today's spend against the daily cap",
@@ -161,7 +161,7 @@ export function OperatorScreen() {
             Refresh
           </Button>
         </Group>
-        <Table.ScrollContainer minWidth={640}>
+        <ScrollTable minWidth={640} label="Tenants">
           <Table data-testid="tenants" className="stack-on-phone">
             <Table.Thead>
               <Table.Tr>
@@ -225,7 +225,7 @@ export function OperatorScreen() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       </Section>
       <Section title="Usage by tenant and day" data-testid="operator-usage">
         <ErrorNote error={usage.error} />

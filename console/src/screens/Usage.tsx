@@ -1,5 +1,6 @@
 import { Progress, Table, Text } from '@mantine/core';
 import { UsageDay } from '../api';
+import { ScrollTable } from '../ui';
 
 /** Days as rows with a bar each: cost against the day's cap when there is one, else against the busiest day. */
 export function UsageByDay({ days, dailyCap, showTenant, tenantNames }: { days: UsageDay[]; dailyCap?: number | null; showTenant?: boolean; tenantNames?: Map<string, string> }) {
@@ -7,7 +8,7 @@ export function UsageByDay({ days, dailyCap, showTenant, tenantNames }: { days: 
   const cost = (d: UsageDay) => d.cost_usd.platform + d.cost_usd.own_key;
   const scale = dailyCap ?? Math.max(...days.map(cost), 0.000001);
   return (
-    <Table.ScrollContainer minWidth={560}>
+    <ScrollTable minWidth={560} label="Usage by day">
       <Table data-testid="usage-table">
         <Table.Thead>
           <Table.Tr>
@@ -44,6 +45,6 @@ export function UsageByDay({ days, dailyCap, showTenant, tenantNames }: { days: 
           ))}
         </Table.Tbody>
       </Table>
-    </Table.ScrollContainer>
+    </ScrollTable>
   );
 }
