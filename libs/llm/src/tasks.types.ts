@@ -29,9 +29,28 @@ export interface ExtractedRelation {
   alongside?: boolean;
 }
 
+/**
+ * A state of an entity the text says ended without naming its object: "Priya retired last
+ * year", "She quit", "Anna got divorced". `relation` is the ending's verb (`retired`, `quit`,
+ * `divorced`, `sold`, `moved_away`); the store ends the subject's live facts of the slot that
+ * verb ends (temporal-rules.ts, `endedOpenlyBy`).
+ */
+export interface ExtractedEnding {
+  /** An entity name, as in `entities`. */
+  subject: string;
+  relation: string;
+  description: string;
+  /** When it ended, when the text says. */
+  valid_at: string | null;
+  /** The common noun that named what ended ("car" in "sold her car"): a fact the earlier text stated with another word is not this one. */
+  noun?: string;
+}
+
 export interface Extraction {
   entities: ExtractedEntity[];
   relations: ExtractedRelation[];
+  /** Endings with no object named (the offline extractor gives them; a model's extraction may not). */
+  endings?: ExtractedEnding[];
 }
 
 /** Query keywords: low-level = names and noun phrases; high-level = themes. */

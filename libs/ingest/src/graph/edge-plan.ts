@@ -1,6 +1,6 @@
 import type { EdgeRow } from '@loci/db';
 import { mergeDescriptions } from './names';
-import { endedBy, supersededAtTarget, supersededBy } from './temporal-rules';
+import { endedBy, endedOpenlyBy, supersededAtTarget, supersededBy } from './temporal-rules';
 import type { RelationToWrite } from './write-types';
 
 /** A fact a text touches: an existing live edge, or a new one, with the state to write. */
@@ -40,6 +40,21 @@ export interface EdgePlan {
   changes: EdgeChange[];
 }
 
+/** An ending with no object ("Priya retired"), its subject resolved. */
+export interface ResolvedEnding {
+  sourceId: number;
+  relation: string;
+  validAt: string | null;
+  /** "sold her car": the noun that named what ended. */
+  noun?: string;
+}
+
+/** The relations whose live edges from an open ending's subject the plan must see. */
+export function relationsEndedOpenly(relation: string, noun?: string): string[] {
+  const { always, ifOnly } = endedOpenlyBy(relation, noun);
+  return [...new Set([...always, ...ifOnly.flat()])];
+}
+
 /** The relations whose live edges from the fact's source the plan must see. */
 export function relationsConsulted(relation: string): string[] {
   return [...new Set([relation, ...supersededBy(relation), ...endedBy(relation)])];
@@ -63,7 +78,7 @@ export function relationsConsultedAtTarget(relation: string): readonly string[] 
  *   sources with the same target (`live` holds them too: relationsConsultedAtTarget);
  * - a fact the text says holds `alongside` the others ("also works at") supersedes nothing.
  */
-export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate: Date, now: Date): EdgePlan {
+export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate: Date, now: Date, endings: ResolvedEnding[] = []): EdgePlan {
   const edges: EdgeNode[] = [...live]
     .sort((a, b) => a.id - b.id)
     .map((row) => ({
@@ -151,6 +166,28 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
       plan.changes.push({ kind: 'ended', node: edge });
     }
     if (!plan.stated.includes(stated)) plan.stated.push(stated);
+  }
+  // "Priya retired last year": her live facts of the slots retiring ends, whatever their target,
+  // that began before it (a fact this text states is ended only when it says it began earlier).
+  for (const ending of endings) {
+    const endedAt = ending.validAt ? new Date(ending.validAt) : referenceDate;
+    const { always, ifOnly } = endedOpenlyBy(ending.relation, ending.noun);
+    // A role named by its noun alone ("Our CTO is Priya"): the fact that says that role.
+    const roleNamed = (e: EdgeNode) => e.relation !== 'has_role' || !ending.noun || new RegExp(`\\b${ending.noun}\\b`, 'i').test(e.description ?? '');
+    const open = (e: EdgeNode) =>
+      e.expiredAt === null && e.invalidAt === null && e.sourceId === ending.sourceId && e.validAt !== null && (e.insert ? e.validAt < endedAt : e.validAt <= endedAt);
+    const ended = edges.filter((e) => open(e) && always.includes(e.relation) && roleNamed(e));
+    for (const group of ifOnly) {
+      const held = edges.filter((e) => open(e) && group.includes(e.relation));
+      // "sold the pub" is the Red Lion pub the earlier text spoke of; "sold her bike" is not her Honda Civic.
+      const named = (e: EdgeNode) => !ending.noun || new RegExp(`\\b${ending.noun}s?\\b`, 'i').test(e.description ?? '');
+      if (held.length === 1 && named(held[0])) ended.push(held[0]);
+    }
+    for (const edge of ended) {
+      edge.invalidAt = endedAt;
+      touch(edge);
+      plan.changes.push({ kind: 'ended', node: edge });
+    }
   }
   plan.changed = edges.filter((e) => e.changed);
   return plan;

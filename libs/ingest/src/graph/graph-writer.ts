@@ -3,7 +3,7 @@ import { Settings, SETTINGS } from '@loci/config';
 import { Db, GraphWritesRepository } from '@loci/db';
 import { placeCoordinates } from '@loci/geo';
 import { CpuPool } from '../cpu/cpu-pool';
-import { EdgeNode, planEdges, relationsConsulted, relationsConsultedAtTarget, ResolvedFact } from './edge-plan';
+import { EdgeNode, planEdges, relationsConsulted, relationsConsultedAtTarget, relationsEndedOpenly, ResolvedEnding, ResolvedFact } from './edge-plan';
 import { EntityNode, planEntities } from './entity-plan';
 import { dropStatementsOfStaleFacts } from './live-descriptions';
 import { normalizeEntityName, normalizeRelation } from './names';
@@ -100,6 +100,13 @@ export class GraphWriter {
       relationsConsulted(fact.relation.relation).forEach((r) => relations.add(r));
       consulted.set(fact.sourceId, relations);
     }
+    const endings = resolvedEndings(input, entities.byKey);
+    for (const ending of endings) {
+      if (!existingSources.has(ending.sourceId)) continue;
+      const relations = consulted.get(ending.sourceId) ?? new Set<string>();
+      relationsEndedOpenly(ending.relation, ending.noun).forEach((r) => relations.add(r));
+      consulted.set(ending.sourceId, relations);
+    }
     // Roles one holder at a time has: whoever holds the target's role already.
     const atTargets = new Map<number, Set<string>>();
     for (const fact of facts) {
@@ -115,7 +122,7 @@ export class GraphWriter {
       [...consulted].map(([sourceId, relations]) => ({ sourceId, relations: [...relations] })),
       [...atTargets].map(([targetId, relations]) => ({ targetId, relations: [...relations] })),
     );
-    const edges = planEdges(live, facts, input.referenceDate, new Date());
+    const edges = planEdges(live, facts, input.referenceDate, new Date(), endings);
     // The facts this text superseded or ended leave its entities' descriptions before they are written.
     const stale = edges.changes.filter((change) => change.kind === 'superseded' || change.kind === 'ended').map((change) => change.node);
     const rewritten = new Set(dropStatementsOfStaleFacts(entities.byKey.values(), stale));
@@ -227,6 +234,16 @@ function resolvedFacts(input: ExtractionWrite, byKey: Map<string, EntityNode>): 
     facts.push({ relation: { ...relation, relation: name }, sourceId, targetId });
   }
   return facts;
+}
+
+/** Endings with no object whose subject resolved to an entity. */
+function resolvedEndings(input: ExtractionWrite, byKey: Map<string, EntityNode>): ResolvedEnding[] {
+  const out: ResolvedEnding[] = [];
+  for (const ending of input.endings ?? []) {
+    const sourceId = byKey.get(normalizeEntityName(ending.subject))?.id;
+    if (sourceId !== undefined) out.push({ sourceId, relation: normalizeRelation(ending.relation), validAt: ending.valid_at, noun: ending.noun });
+  }
+  return out;
 }
 
 const factKey = (sourceId: number, relation: string, targetId: number) => `${sourceId}:${relation}:${targetId}`;

@@ -5,7 +5,7 @@ import { extractLocally } from '../../../llm/src/local/extractor';
 import { hashEmbed } from '../../../llm/src/local/hashing.features';
 import { LOCAL_EMBEDDING_MODEL } from '../../../llm/src/local/models';
 import fixture from '../../../llm/src/local/fixtures/state-changes.json';
-import { planEdges, relationsConsulted, relationsConsultedAtTarget, type ResolvedFact } from './edge-plan';
+import { planEdges, relationsConsulted, relationsConsultedAtTarget, relationsEndedOpenly, type ResolvedEnding, type ResolvedFact } from './edge-plan';
 import { entityNameText } from './embedding-texts';
 import { planEntities } from './entity-plan';
 import { normalizeRelation } from './names';
@@ -180,6 +180,17 @@ class MemoryGraph {
       relationsConsulted(fact.relation.relation).forEach((r) => relations.add(r));
       consulted.set(fact.sourceId, relations);
     }
+    // Endings with no object ("Priya retired"): the subject's live facts of the slots they end.
+    const endings: ResolvedEnding[] = [];
+    for (const ending of extraction.endings ?? []) {
+      const sourceId = plan.byKey.get(normalizeEntityName(ending.subject))?.id;
+      if (sourceId === undefined) continue;
+      endings.push({ sourceId, relation: normalizeRelation(ending.relation), validAt: ending.valid_at, noun: ending.noun });
+      if (!existing.has(sourceId)) continue;
+      const relations = consulted.get(sourceId) ?? new Set<string>();
+      relationsEndedOpenly(ending.relation, ending.noun).forEach((r) => relations.add(r));
+      consulted.set(sourceId, relations);
+    }
     const atTargets = new Map<number, Set<string>>();
     for (const fact of facts) {
       if (!existing.has(fact.targetId)) continue;
@@ -190,7 +201,7 @@ class MemoryGraph {
     const live = this.edges.filter(
       (e) => e.expiredAt === null && (consulted.get(e.sourceId)?.has(e.relation) || atTargets.get(e.targetId)?.has(e.relation)),
     );
-    const edges = planEdges(live, facts, referenceDate, referenceDate);
+    const edges = planEdges(live, facts, referenceDate, referenceDate, endings);
     for (const node of edges.created) {
       this.edges.push({
         id: this.nextEdge++,

@@ -10,11 +10,16 @@ import { measurePair, measureStateChanges, ratesOf, STATE_CHANGES } from './stat
  * the extractor's rules were written) measures how far the rules carry to phrasings they were
  * not written for: 61% ended and 0% wrongly ended when the rules were first written (from 20% /
  * 0% before them), 74% / 0% after the second round (nominal states, "new" + a slot's noun,
- * appositions, names; `state-change-rules.spec.ts` holds that round's own phrasings). Its floors
+ * appositions, names; `state-change-rules.spec.ts` holds that round's own phrasings), 78% / 0%
+ * after the third (pronouns, endings that name no object, implied endings; its own pairs, ids
+ * r3-, are tuning pairs appended to the list, 86 changes and 36 controls). Its floors
  * sit about one standard error below the last measure (54 change pairs: ±6 points) so that a
  * regression fails while a small, honest change does not, and its wrong-end ceiling allows 2 of
  * its 20 controls.
  */
+/** Pairs of the list as first written, before any rule; the held-out part is every third of them. */
+const FIRST_LIST = 223;
+
 describe('changes of state, offline', () => {
   const results = measureStateChanges();
   const tuning = ratesOf(results.filter((r) => r.pair.part === 'tuning'));
@@ -28,7 +33,10 @@ describe('changes of state, offline', () => {
     expect(new Set(changes.map((p) => p.category))).toEqual(
       new Set(['employment', 'residence', 'relationships', 'roles', 'ownership', 'membership', 'location', 'status']),
     );
-    STATE_CHANGES.pairs.forEach((p, i) => expect(p.part).toBe(i % 3 === 2 ? 'held-out' : 'tuning'));
+    // The first list's every third pair is held out; the third round's pairs (r3-) are all tuning.
+    STATE_CHANGES.pairs.forEach((p, i) => expect(p.part).toBe(i < FIRST_LIST && i % 3 === 2 ? 'held-out' : 'tuning'));
+    expect(STATE_CHANGES.pairs.slice(FIRST_LIST).every((p) => p.id.startsWith('r3-'))).toBe(true);
+    expect(STATE_CHANGES.pairs.slice(0, FIRST_LIST).some((p) => p.id.startsWith('r3-'))).toBe(false);
     expect(new Set(STATE_CHANGES.pairs.map((p) => p.id)).size).toBe(STATE_CHANGES.pairs.length);
   });
 
@@ -39,7 +47,7 @@ describe('changes of state, offline', () => {
   });
 
   it('keeps the held-out part above its floors', () => {
-    expect(heldOut.ended).toBeGreaterThanOrEqual(0.68);
+    expect(heldOut.ended).toBeGreaterThanOrEqual(0.72);
     expect(heldOut.wronglyEnded).toBeLessThanOrEqual(0.1);
   });
 

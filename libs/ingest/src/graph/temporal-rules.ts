@@ -15,7 +15,7 @@ const SLOTS: Record<string, readonly string[]> = {
   dating: ['dates'],
   engagement: ['engaged_to'],
   headquarters: ['headquartered_in', 'based_in'],
-  leadership: ['ceo_of', 'leads', 'heads'],
+  leadership: ['ceo_of', 'leads', 'heads', 'head_of'],
   // A player plays for one team at a time, and joins another when transferred ("joined PSV").
   team: ['plays_for', 'signed_for', 'signed_with', 'traded_to', 'transferred_to', 'joined'],
   education: ['studies_at', 'transferred_to'],
@@ -33,6 +33,17 @@ const MOVES: Record<string, readonly string[]> = {
   relocated_to: ['located_in', 'based_in', 'headquartered_in', 'stays_at'],
   // A patient or a prisoner transferred is no longer where they were.
   transferred_to: ['located_in', 'patient_at', 'held_at'],
+};
+
+/**
+ * A state that leaves no room for another: "Tim married Jessica" after "Tim is dating Sarah"
+ * ends the dating, an engagement ends dating someone else (not the other way round: "dates"
+ * says nothing of a marriage).
+ */
+const IMPLIES_END_OF: Record<string, readonly string[]> = {
+  married_to: ['dates', 'engaged_to'],
+  married: ['dates', 'engaged_to'],
+  engaged_to: ['dates'],
 };
 
 /**
@@ -90,6 +101,55 @@ const ENDINGS: Record<string, readonly string[]> = {
 };
 
 /**
+ * Endings that name no object ("Priya retired", "Anna got divorced", "Maria sold her car"):
+ * the families of the subject's live facts each one ends, whatever their target. A family one
+ * holds several of at once (things owned, clubs) ends only when the subject holds one of it:
+ * otherwise the text does not say which.
+ */
+const OPEN_ENDINGS: Record<string, readonly string[]> = {
+  retired: ['employment', 'roles', 'team'],
+  quit: ['employment', 'roles'],
+  resigned: ['employment', 'roles'],
+  left_job: ['employment', 'roles'],
+  laid_off: ['employment', 'roles'],
+  fired: ['employment', 'roles', 'team'],
+  stepped_down: ['roles'],
+  stopped_volunteering: ['volunteering'],
+  stopped_studying: ['education', 'training'],
+  left_group: ['membership', 'team'],
+  broke_up: ['dating', 'engagement'],
+  separated: ['marriage', 'engagement', 'dating'],
+  divorced: ['marriage', 'engagement'],
+  widowed: ['marriage', 'engagement', 'dating'],
+  graduated: ['education', 'training'],
+  dropped_out: ['education', 'training'],
+  moved_away: ['residence', 'location', 'headquarters', 'stay'],
+  sold: ['ownership'],
+  discharged: ['patient'],
+  released: ['custody', 'patient'],
+};
+/** Families a subject may hold several facts of at once: an open ending ends one only when it is the only one. */
+const SEVERAL_AT_ONCE = new Set(['membership', 'ownership']);
+/** A role of no named organization ("Our CTO is Priya") ends with the roles. */
+const OPEN_FAMILIES: Record<string, readonly string[]> = { ...FAMILIES, roles: [...ROLES, 'has_role'] };
+
+/**
+ * What an ending with no object ends: `always`, the relations whose live facts of the subject
+ * it ends whatever their target; `ifOnly`, groups of relations whose fact it ends when the
+ * subject has exactly one live fact among them.
+ */
+export function endedOpenlyBy(relation: string, noun?: string): { always: readonly string[]; ifOnly: ReadonlyArray<readonly string[]> } {
+  const families = OPEN_ENDINGS[relation] ?? [];
+  // "stepped down as treasurer", "is no longer the treasurer": that role, not every one.
+  const role = noun ? `${noun.replace(/-/g, '_')}_of` : null;
+  const named = (family: string) => (family === 'roles' && role && ROLES.includes(role) ? [role, 'has_role'] : OPEN_FAMILIES[family]);
+  return {
+    always: families.filter((family) => !SEVERAL_AT_ONCE.has(family)).flatMap(named),
+    ifOnly: families.filter((family) => SEVERAL_AT_ONCE.has(family)).map((family) => OPEN_FAMILIES[family]),
+  };
+}
+
+/**
  * Facts one holder at a time has, whoever it is: an organization has one CEO, a thing bought
  * has a new owner. A new fact of these supersedes the live ones of other sources with the same
  * target ("Ana Ruiz is the new mayor of Springfield" closes Tom Hayes's `mayor_of`).
@@ -118,7 +178,7 @@ for (const [slot, relations] of Object.entries(SLOTS)) {
 /** Relations whose live facts (same source, other target) a new `relation` fact supersedes. */
 export function supersededBy(relation: string): readonly string[] {
   const slots = slotsOf.get(relation) ?? [];
-  return [...new Set([...slots.flatMap((slot) => SLOTS[slot]), ...(MOVES[relation] ?? [])])];
+  return [...new Set([...slots.flatMap((slot) => SLOTS[slot]), ...(MOVES[relation] ?? []), ...(IMPLIES_END_OF[relation] ?? [])])];
 }
 
 /** Relations whose live fact with the same source and target a new `relation` fact ends. */

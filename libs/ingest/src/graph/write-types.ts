@@ -1,5 +1,5 @@
 import type { VectorTier } from '@loci/db';
-import type { ExtractedEntity, ExtractedRelation } from '@loci/llm';
+import type { ExtractedEnding, ExtractedEntity, ExtractedRelation } from '@loci/llm';
 
 export interface EntityToWrite extends ExtractedEntity {
   /** Vector of the name alone (resolution) and of name + description (retrieval). */
@@ -20,6 +20,8 @@ export interface ExtractionWrite {
   referenceDate: Date;
   entities: EntityToWrite[];
   relations: RelationToWrite[];
+  /** States the text says ended without naming their object ("Priya retired"). */
+  endings?: ExtractedEnding[];
   embeddingModel: string;
   /** Cosine similarity of two name vectors from which they name the same entity. */
   resolutionThreshold: number;

@@ -45,6 +45,7 @@ interface PreparedPiece {
   summary: string | null;
   entities: Extraction['entities'];
   relations: Extraction['relations'];
+  endings: Extraction['endings'];
   chunkVector?: number[];
   summaryVector?: number[];
   nameVectors: number[][];
@@ -217,6 +218,7 @@ export class DocumentIngester {
       summary,
       entities,
       relations: extraction.relations,
+      endings: extraction.endings,
       chunkVector,
       summaryVector,
       nameVectors,
@@ -228,7 +230,7 @@ export class DocumentIngester {
 
   /** One transaction: the chunk row, its graph, its provenance and the progress counter. */
   private writePiece(document: DocumentRow, prepared: PreparedPiece): Promise<GraphChanges> {
-    const { piece, summary, entities, relations, chunkVector, summaryVector, nameVectors, textVectors, relationVectors, embeddingModel } =
+    const { piece, summary, entities, relations, endings, chunkVector, summaryVector, nameVectors, textVectors, relationVectors, embeddingModel } =
       prepared;
     const referenceDate = document.documentDate ?? document.loadedAt;
     // Writers of the same names wait for each other; one that still loses a lock conflict
@@ -258,6 +260,7 @@ export class DocumentIngester {
         referenceDate,
         entities: entities.map<EntityToWrite>((e, i) => ({ ...e, nameVector: nameVectors[i], textVector: textVectors[i] })),
         relations: relations.map<RelationToWrite>((r, i) => ({ ...r, vector: relationVectors[i] })),
+        endings,
         embeddingModel,
         resolutionThreshold: this.settings.ingest.entityMatchThreshold,
         vectorTier,

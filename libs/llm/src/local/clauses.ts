@@ -77,13 +77,30 @@ function describeGroup(toks: Token[], start: number, end: number): VerbGroup | n
   const copula = mainIndex < 0 && beIndex >= 0;
   if (mainIndex < 0 && !copula) return null;
   const main = copula ? span[beIndex] : span[mainIndex];
+  // "got fired", "gets promoted": a passive with "get".
+  const getIndex = span.findIndex((t) => GET_FORMS.has(t.normal));
+  const auxiliary = beIndex >= 0 ? beIndex : getIndex >= 0 && getIndex < mainIndex && span[mainIndex].tags.has('PastTense') ? getIndex : -1;
   const passive =
     !copula &&
-    beIndex >= 0 &&
-    beIndex < mainIndex &&
+    auxiliary >= 0 &&
+    auxiliary < mainIndex &&
     !main.tags.has('Gerund') &&
     (main.tags.has('Passive') || main.tags.has('PastTense') || main.tags.has('Participle') || PARTICIPLES.has(main.normal) || /(?:ed|en)$/.test(main.normal));
   const particles = span.filter((t, i) => i > mainIndex && t.tags.has('Particle')).map((t) => t.normal);
+  // "stepped down last month", "has been going out with Mia", "moved away in May": the tagger
+  // leaves the particle outside the verb when a preposition, a date or the clause's end follows.
+  const trailing = toks[end];
+  const afterTrailing = toks[end + 1];
+  if (
+    particles.length === 0 &&
+    mainIndex >= 0 &&
+    trailing !== undefined &&
+    LOOSE_PARTICLES.has(trailing.normal) &&
+    !/[,;:]/.test(span[span.length - 1].post) &&
+    (afterTrailing === undefined || /[.,;:!?]/.test(trailing.post) || afterTrailing.tags.has('Preposition') || afterTrailing.tags.has('Date') || ['last', 'this', 'in', 'on', 'with', 'of', 'from', 'at', 'after', 'before', 'when'].includes(afterTrailing.normal))
+  ) {
+    particles.push(trailing.normal);
+  }
   const normals = span.map((t) => t.normal);
   const before = toks.slice(Math.max(0, start - 3), start).map((t) => t.normal).join(' ');
   const after = toks.slice(end).map((t) => t.normal).join(' ');
@@ -123,6 +140,8 @@ function describeGroup(toks: Token[], start: number, end: number): VerbGroup | n
   };
 }
 
+const GET_FORMS = new Set(['get', 'gets', 'got', 'gotten', 'getting']);
+const LOOSE_PARTICLES = new Set(['out', 'down', 'away', 'off']);
 const MODALS = new Set(['will', 'would', 'may', 'might', 'could', 'should', 'shall', "'ll"]);
 
 const COMPANION_POSSESSIVES = new Set(['his', 'her', 'their']);

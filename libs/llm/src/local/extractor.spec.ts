@@ -80,7 +80,7 @@ describe('extractLocally', () => {
     expect(relation(march, 'Bob', 'joined', 'Globex')?.valid_at).toBe('2024-03-01T00:00:00.000Z');
   });
 
-  it('reads a paragraph: no pronoun entities, no relation across sentences', () => {
+  it('reads a paragraph: no pronoun entities; a pronoun\'s facts are its person\'s, said with the name', () => {
     const text =
       'Dr. Emily Chen is a researcher at Stanford University. She studies machine learning. ' +
       'In 2019 she married Tom Baker. They live in San Francisco, California. ' +
@@ -98,8 +98,11 @@ describe('extractLocally', () => {
     expect(relation(x, 'Emily Chen', 'works_at', 'Stanford University')).toBeDefined();
     expect(relation(x, 'Google', 'acquired', 'DeepMind')).toMatchObject({ valid_at: '2014-01-01T00:00:00.000Z' });
     expect(relation(x, 'San Francisco', 'located_in', 'California')).toBeDefined();
+    // "she" is the last woman named before it; "They" and "It" stand for no one.
+    expect(relation(x, 'Emily Chen', 'married', 'Tom Baker')).toMatchObject({ description: 'In 2019 she (Emily Chen) married Tom Baker.' });
+    expect(x.relations.filter((r) => r.source === 'Tom Baker' || r.target === 'London')).toEqual([]);
     for (const r of x.relations) {
-      // Both ends of every fact are named in the one sentence it was read from.
+      // Both ends of every fact are named in the one sentence it was read from (a pronoun by the name it stands for).
       expect(r.description).toContain(r.source);
       expect(r.description).toContain(r.target);
       expect(x.entities.some((e) => e.name === r.source)).toBe(true);

@@ -1,9 +1,10 @@
-import type { ExtractedEntity, ExtractedRelation, Extraction } from '../tasks.types';
+import type { ExtractedEnding, ExtractedEntity, ExtractedRelation, Extraction } from '../tasks.types';
 import { dateNames, findDates, parseExplicitDate, type DateSpan } from './dates';
 import { attributeTurns, sessionDate } from './speaker-turns';
 import { findMentions, nameWords, type Mention } from './mentions';
 import { parseText, type ParsedText } from './nlp';
-import { extractSentenceRelations, type RelationCandidate } from './relations';
+import { pronounMentions, type PersonMemory } from './pronouns';
+import { extractSentenceRelations, type EndingCandidate, type RelationCandidate } from './relations';
 import { splitParagraphs, truncateText } from './sentences';
 
 /**
@@ -51,6 +52,7 @@ export function extractLocally(text: string, given: LocalExtractOptions = {}): E
   const options = { ...given, referenceDate: sessionDate(text, parseExplicitDate) ?? given.referenceDate };
   const occurrences: Occurrence[] = [];
   const candidates: RelationCandidate[] = [];
+  const endingCandidates: EndingCandidate[] = [];
   const sentenceText = new Map<number, string>();
   let sentenceOffset = 0;
   const blocks: ParsedText[] = [];
@@ -63,7 +65,8 @@ export function extractLocally(text: string, given: LocalExtractOptions = {}): E
   }
   const knownNames = new Set<string>();
   for (const parsed of blocks) nameWords(parsed, knownNames);
-  for (const parsed of blocks) extractBlock(parsed, options, knownNames, occurrences, candidates, sentenceText);
+  const memory: PersonMemory = { people: [] };
+  for (const parsed of blocks) extractBlock(parsed, options, knownNames, occurrences, candidates, sentenceText, memory, endingCandidates);
   const describe = (sentence: number) => truncateText(sentenceText.get(sentence) ?? '', DESCRIPTION_CHARS);
 
   const entities = mergeEntities(occurrences);
@@ -91,7 +94,13 @@ export function extractLocally(text: string, given: LocalExtractOptions = {}): E
       ...(c.alongside ? { alongside: true } : {}),
     });
   }
-  return { entities: finalEntities, relations };
+  const endings: ExtractedEnding[] = [];
+  for (const e of endingCandidates) {
+    const subject = resolve(e.subject.name);
+    if (endings.some((x) => x.subject === subject && x.relation === e.relation)) continue;
+    endings.push({ subject, relation: e.relation, description: describe(e.sentence), valid_at: e.validAt, ...(e.noun ? { noun: e.noun } : {}) });
+  }
+  return { entities: finalEntities, relations, ...(endings.length > 0 ? { endings } : {}) };
 }
 
 function extractBlock(
@@ -101,6 +110,8 @@ function extractBlock(
   occurrences: Occurrence[],
   candidates: RelationCandidate[],
   sentenceText: Map<number, string>,
+  memory: PersonMemory,
+  endings: EndingCandidate[],
 ): void {
   const dates = findDates(parsed, options.referenceDate);
   const dateTokens = new Set<number>();
@@ -110,7 +121,16 @@ function extractBlock(
     const written = sentenceText.get(d.sentence);
     if (written !== undefined) sentenceText.set(d.sentence, withAbsoluteDate(written, d));
   }
-  const mentions = findMentions(parsed, (i) => dateTokens.has(i), knownNames);
+  const named = findMentions(parsed, (i) => dateTokens.has(i), knownNames);
+  // "She quit in May": a pronoun is the person it stands for, and its sentence says who
+  // ("She (Sofia) quit in May"), so a fact's description names both its ends.
+  const pronouns = pronounMentions(parsed, named, memory);
+  const mentions = [...named, ...pronouns].sort((a, b) => a.start - b.start);
+  for (const sentence of parsed.sentences) {
+    const written = sentenceText.get(sentence.index);
+    const here = pronouns.filter((m) => m.sentence === sentence.index);
+    if (written !== undefined && here.length > 0) sentenceText.set(sentence.index, withNamedPronouns(written, here.map((m) => ({ word: parsed.tokens[m.start].text, name: m.name }))));
+  }
   const describe = (sentence: number) => truncateText(sentenceText.get(sentence) ?? '', DESCRIPTION_CHARS);
 
   const concepts: Mention[] = [];
@@ -122,6 +142,7 @@ function extractBlock(
       referenceDate: options.referenceDate,
     });
     candidates.push(...found.relations);
+    endings.push(...found.endings);
     concepts.push(...found.concepts.filter((c) => found.relations.some((r) => r.target === c || r.source === c)));
     candidates.push(...locatedIn(mentions.filter((m) => m.sentence === sentence.index), parsed));
   }
@@ -132,6 +153,23 @@ function extractBlock(
   }
   for (const d of dates) occurrences.push(...dateOccurrences(d, describe(d.sentence)));
   occurrences.sort((a, b) => a.sentence - b.sentence || a.start - b.start);
+}
+
+/** The sentence with each pronoun followed by the name it stands for: "She (Sofia) quit in May". */
+export function withNamedPronouns(sentence: string, pronouns: Array<{ word: string; name: string }>): string {
+  let out = sentence;
+  let from = 0;
+  for (const { word, name } of pronouns) {
+    const match = new RegExp(`\\b${word}\\b`, 'g');
+    match.lastIndex = from;
+    const found = match.exec(out);
+    if (!found) continue;
+    const end = found.index + word.length;
+    const note = ` (${name})`;
+    out = `${out.slice(0, end)}${note}${out.slice(end)}`;
+    from = end + note.length;
+  }
+  return out;
 }
 
 /** The sentence with a relative date followed by the day it resolved to: "Yesterday (2023-05-07) Caroline went…". */

@@ -196,6 +196,9 @@ function unknownInitialName(tokens: Token[], k: number): boolean {
     if (/,/.test(tokens[close]?.post ?? '')) next = tokens[after];
   }
   const verb = next !== undefined && (next.tags.has('Verb') || next.tags.has('Auxiliary') || next.tags.has('Copula'));
+  // "Leo and Mia are no longer together": a bare word joined by "and" to a person's name is one.
+  const partner = tokens[j + 1];
+  if (next?.normal === 'and' && partner !== undefined && isNameWord(partner) && (partner.tags.has('Person') || partner.tags.has('FirstName') || partner.tags.has('ProperNoun'))) return true;
   // "Aleks is a student", "Aleks completed his degree": the tagger reads a plural, but a plural
   // takes "are" and "their"; a singular verb or "his"/"her" right after the verb say it is one name.
   if (token.tags.has('Plural')) return verb && (SINGULAR_VERBS.test(next.normal) || SINGULAR_POSSESSIVES.has(tokens[j + 1]?.normal ?? ''));
@@ -251,7 +254,8 @@ function mergeAdjacent(mentions: Mention[], parsed: ParsedText): Mention[] {
       previous.sentence === mention.sentence &&
       between.every((t) => t?.tags.has('Elided')) &&
       last !== undefined &&
-      !/[^\s]/.test(last.post) &&
+      // ("Rolls-Royce": two names joined by a hyphen are one.)
+      (!/[^\s]/.test(last.post) || /^-$/.test(last.post)) &&
       !last.tags.has('Possessive') &&
       !/['’]s$/.test(last.text);
     // "Hearts of Oak", "the Star of Asia": an untyped name and the name after its "of" are one.

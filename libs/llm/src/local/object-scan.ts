@@ -43,7 +43,7 @@ export interface ObjectHit {
 }
 
 /** Verbs of sitting on a body, joining or leaving it ("sits on the board of Oxfam"). */
-const BOARD_VERBS = new Set(['sit', 'serve', 'join', 'leave', 'quit', 'resign', 'step', 'retire']);
+const BOARD_VERBS = new Set(['sit', 'serve', 'join', 'leave', 'quit', 'resign', 'step', 'retire', 'chair']);
 /** compromise sometimes tags "the" before a place as a noun ("lives in the Bronx"). */
 const ARTICLES = new Set(['the', 'a', 'an']);
 /** A degree is a noun ("finished her PhD at Oxford"), not the title before a name. */

@@ -15,6 +15,7 @@ import {
 import type { Mention } from './mentions';
 import { verbForms, type ParsedSentence, type Token } from './nlp';
 import { scanObjects, type ObjectHit } from './object-scan';
+import { bereaved, openEnding } from './open-endings';
 import { roleFacts } from './roles';
 import { nounFacts } from './state-nouns';
 import { validityOf, nearestDateBefore } from './validity';
@@ -61,8 +62,18 @@ export interface SentenceInput {
   referenceDate?: Date;
 }
 
+/** "Priya retired last year": a state of the subject ended, its object unnamed (open-endings.ts). */
+export interface EndingCandidate {
+  subject: Mention;
+  relation: string;
+  noun: string | null;
+  validAt: string | null;
+  sentence: number;
+}
+
 export interface SentenceRelations {
   relations: RelationCandidate[];
+  endings: EndingCandidate[];
   /** Concept entities made from common-noun objects. */
   concepts: Mention[];
 }
@@ -86,7 +97,7 @@ export function snakeCase(words: string): string {
 export function extractSentenceRelations(input: SentenceInput): SentenceRelations {
   const toks = input.sentence.tokens;
   const n = toks.length;
-  if (n === 0) return { relations: [], concepts: [] };
+  if (n === 0) return { relations: [], concepts: [], endings: [] };
   const base = toks[0].index;
   const mentionAt = new Map<number, Mention>();
   const mentionEndingAt = new Map<number, Mention>();
@@ -105,6 +116,7 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
   const groups = findVerbGroups(toks, covered);
   const relations: RelationCandidate[] = [];
   const concepts: Mention[] = [];
+  const endings: EndingCandidate[] = [];
   const usedDates = new Set<DateSpan>();
   let previousSubjects: Mention[] = [];
   let previousDate: DateSpan | null = null;
@@ -125,6 +137,13 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     const scan = scanObjects(toks, group, n, mentionAt, dateAt, covered, base);
     previousSubjects = subjects;
     if (group.modal) continue;
+    // "Anya's husband died in 2024": her marriage ended.
+    const widow = subjects.length === 0 ? bereaved(toks, group, mentionEndingAt) : null;
+    if (widow) {
+      const date = scan.date ?? nearestDateBefore(input.dates, toks[group.start].index, usedDates);
+      endings.push({ subject: widow, relation: 'widowed', noun: null, validAt: validityOf(date, { ...group, ended: false }, input.referenceDate).validAt, sentence: input.sentence.index });
+      continue;
+    }
     const also = saysAlongside(toks, group) ? { alongside: true } : {};
     for (const c of scan.concepts) concepts.push(c);
     // "Tyler's internship at Meta ended", "Max's new address is in Hamburg": a noun names the state.
@@ -173,6 +192,15 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
       }
       continue;
     }
+    // "Priya retired last year", "She quit her job": the subject's own state ended.
+    const open = subjects.length > 0 && roles.length === 0 ? openEnding(toks, group, scan.objects, scan.copulaWord) : null;
+    if (open) {
+      const date = scan.date ?? nearestDateBefore(input.dates, toks[group.start].index, usedDates);
+      if (date) usedDates.add(date);
+      const validity = validityOf(date, { ...group, ended: false }, input.referenceDate);
+      for (const subject of subjects) endings.push({ subject, relation: open.relation, noun: open.noun, validAt: validity.validAt, sentence: input.sentence.index });
+      continue;
+    }
     if ((subjects.length === 0 && roles.length === 0) || (scan.objects.length === 0 && roles.length === 0)) continue;
     if (group.negative && !group.ended) continue;
 
@@ -199,6 +227,12 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
         });
       }
       if (role.concept) concepts.push(role.concept);
+      // "Hilda stepped down as treasurer": the role she held at whatever organization the earlier text named.
+      if (role.relation === 'has_role' && (role.ended || group.ended) && validity.invalidAt) {
+        for (const holder of role.holder ? [role.holder] : subjects) {
+          endings.push({ subject: holder, relation: 'stepped_down', noun: role.organization.name.toLowerCase(), validAt: validity.invalidAt, sentence: input.sentence.index });
+        }
+      }
     }
     if (roles.length > 0) continue;
     // "got a new job at the Savoy", "has its headquarters in Zurich": the noun carries the fact.
@@ -244,6 +278,7 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
             next: hit.next ?? null,
             fresh: hit.fresh === true,
             indefinite: hit.indefinite === true,
+            visit: group.copula && (group.main.normal === 'was' || group.main.normal === 'were') && !now,
             sourceArticle: toks[source.start - base - 1]?.normal === 'the',
             source,
             target,
@@ -285,7 +320,7 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
       ]),
     );
   }
-  return { relations, concepts };
+  return { relations, concepts, endings };
 }
 
 /** The possessor in "Acme's headquarters" / "Acme's head office" right before a verb. */

@@ -31,7 +31,7 @@ export interface RoleFact {
 const LEAVING_VERBS = new Set(['step', 'resign', 'retire', 'leave', 'quit', 'lose', 'relinquish', 'vacate']);
 const TAKING_VERBS = new Set(['become', 'appoint', 'name', 'elect', 'promote', 'take', 'serve', 'join', 'return', 'hire', 'win', 'assume']);
 /** "stood down as chair", "gave up the captaincy": a verb that leaves a role with its particle. */
-const LEAVING_PHRASALS = new Set(['stand down', 'give up', 'bow out']);
+const LEAVING_PHRASALS = new Set(['stand down', 'give up', 'bow out', 'hand over', 'hand on']);
 /** Verbs whose object is given the role: "Initech named Sarah Connor as its new CEO". */
 const APPOINTING_VERBS = new Set(['appoint', 'name', 'elect', 'hire', 'promote', 'make', 'choose', 'select', 'pick']);
 /** Verbs whose object loses the role: "The board removed Ken Adams as CEO". */

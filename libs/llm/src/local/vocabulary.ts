@@ -71,6 +71,8 @@ export interface PredicateInput {
   sourceArticle?: boolean;
   /** "is a manager at": the copula's noun has an indefinite article. */
   indefinite?: boolean;
+  /** "was at Heathrow": a copula in the simple past (where one was, not where one works). */
+  visit?: boolean;
   source: Mention;
   target: Mention;
 }
@@ -87,6 +89,15 @@ const isPlace = (m: Mention) => m.type === 'location';
 const isGroup = (m: Mention) => GROUP_HEADS.has(lastWord(m.name));
 const isSchool = (m: Mention) => SCHOOL_HEADS.has(lastWord(m.name));
 const isPositionParticiple = (word: string) => [word.slice(0, -2), word.slice(0, -1)].some((stem) => POSITION_VERBS.has(stem));
+/** "Greenfield School", "the Hale Museum": a place the tagger found that is an institution people work at. */
+const INSTITUTION_HEADS = new Set('museum gallery library hotel bank church theatre theater zoo airport station restaurant cafe bakery shop store factory studio clinic hospital'.split(' '));
+const isWorkplace = (m: Mention) => isSchool(m) || INSTITUTION_HEADS.has(lastWord(m.name));
+/** A place no one works at as at an employer ("a nurse in Leeds"). */
+const isPlainPlace = (m: Mention) => isPlace(m) && !isWorkplace(m);
+const STAKE_NOUNS = new Set(['stake', 'share', 'shareholding', 'holding', 'interest']);
+const HOME_NOUNS = new Set(['flat', 'apartment', 'house', 'room', 'home', 'studio']);
+/** "is in hospital at St. George's", "is in prison at Belmarsh". */
+const CONFINING_NOUNS: Readonly<Record<string, string>> = { hospital: 'patient_at', prison: 'held_at', jail: 'held_at', gaol: 'held_at' };
 const isHospital = (m: Mention) => ['hospital', 'clinic', 'infirmary', 'hospice', 'sanatorium'].includes(lastWord(m.name));
 
 /** The relation in the common vocabulary, or null to keep none. */
@@ -113,9 +124,10 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     if (noun && p.prep && ['in', 'at', 'on', 'inside'].includes(p.prep) && /ed$/.test(noun) && isPositionParticiple(noun) && !isPerson(p.source)) {
       return { relation: p.now ? 'moved_to' : 'located_in' };
     }
+    if (noun && CONFINING_NOUNS[noun] && p.prep && ['at', 'in'].includes(p.prep) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: CONFINING_NOUNS[noun] };
     if (noun && p.prep && ['of', 'at', 'for', 'with', 'in', 'on'].includes(p.prep)) {
       // "a manager at Infosys", "an editor at the Guardian": one of several, a job.
-      if (OFFICE_ROLES.has(noun) && p.indefinite && ['at', 'with', 'for'].includes(p.prep) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
+      if (OFFICE_ROLES.has(noun) && p.indefinite && ['at', 'with', 'for'].includes(p.prep) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
       if (OFFICE_ROLES.has(noun) && p.prep !== 'with') return { relation: `${noun.replace(/-/g, '_')}_of` };
       if (noun === 'patient') return { relation: p.prep === 'of' ? 'patient_of' : 'patient_at' };
       // "Kim is the new owner of the Sea Swift": she acquired it.
@@ -132,16 +144,19 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       }
       // "WidgetCo is now part of Globex": Globex came to own it.
       if (noun === 'part' && p.prep === 'of' && p.now && !isPerson(p.source) && !isPlace(p.source) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'acquired', reversed: true };
-      if (STAFF_NOUNS.has(noun) && (p.prep === 'of' || p.prep === 'at') && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
+      if (STAFF_NOUNS.has(noun) && (p.prep === 'of' || p.prep === 'at') && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
       // "Maria is Acme's accountant": a job an organization has.
       if (p.possessed && !PERSONAL_NOUNS[noun] && !isPerson(p.target) && !isPlace(p.target) && !isPlace(p.source) && p.source.type !== 'organization') {
         return { relation: 'works_at' };
       }
       // "a nurse at St. Mary's", "an accountant with KPMG", "a pilot for Lufthansa": a job (not "a regular at the Crown").
-      if (p.prep !== 'of' && p.prep !== 'in' && !NOT_JOBS.has(noun) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
+      if (p.prep !== 'of' && p.prep !== 'in' && !NOT_JOBS.has(noun) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
     }
     // "Ethan is now at Stripe": a person at an organization (or a name that is no place) works there.
-    if (p.relation === 'located_in' && p.prep === 'at' && isPerson(p.source) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
+    // ("Raj has been at Meta since March": a name no tagger typed, not a thing's, is one too.)
+    const someone = isPerson(p.source) || (p.source.type === 'concept' && !p.source.common && !p.sourceArticle);
+    // ("Raj was at Heathrow on Monday": a visit; "has been at", "is now at" say where one works.)
+    if (p.relation === 'located_in' && p.prep === 'at' && someone && !p.visit && !isPerson(p.target) && !isPlainPlace(p.target) && (p.target.type !== 'concept' || !p.target.common)) return { relation: 'works_at' };
     // "Kai is in the Chess Club": a person in a group is a member of it.
     if (p.relation === 'located_in' && p.prep === 'in' && !isPlace(p.source) && p.source.type !== 'organization' && isGroup(p.target)) return { relation: 'member_of' };
     if (p.relation === 'located_in' && p.now) return { relation: 'moved_to' };
@@ -196,8 +211,9 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     if (p.lemma === 'see' && !p.prep && (!p.past || p.gerund)) return { relation: 'patient_of' };
   }
   const noun = p.noun;
-  // "sits on the board of Oxfam", "serves on the council of".
+  // "sits on the board of Oxfam", "serves on the council of", "chairs the board of Helix Bio".
   if (noun && BODY_NOUNS.has(noun) && noun !== 'part' && p.prep === 'of' && !isPerson(p.target) && !isPlace(p.target)) {
+    if (p.lemma === 'chair') return { relation: 'chair_of' };
     if (['sit', 'serve', 'join'].includes(p.lemma)) return { relation: 'member_of' };
     if (['leave', 'quit', 'resign', 'step', 'retire'].includes(p.lemma)) return { relation: 'left' };
   }
@@ -224,6 +240,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     if (JOB_LEAVING.has(p.lemma)) return { relation: 'left' };
     // "has a membership at the Leeds Gym", "took out a membership of".
     if (noun === 'membership') return JOB_TAKING.has(p.lemma) || p.lemma === 'buy' ? { relation: 'member_of' } : same;
+    // "is doing an internship at Spotify": she works there.
+    if (p.lemma === 'do' && p.prep !== 'of' && !isPlainPlace(p.target)) return { relation: 'works_at' };
     if (JOB_TAKING.has(p.lemma) && p.prep !== 'of') return { relation: p.lemma === 'have' || p.lemma === 'hold' ? 'works_at' : 'joined' };
   }
   if (noun && STUDY_NOUNS.has(noun) && FINISHING.has(p.lemma) && p.prep && ['at', 'in', 'from'].includes(p.prep)) return { relation: 'graduated_from' };
@@ -231,9 +249,23 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   if (noun && STUDY_NOUNS.has(noun) && STUDYING.has(p.lemma) && p.prep && ['at', 'in', 'with'].includes(p.prep) && (p.prep === 'at' || !isPlace(p.target)) && !isPerson(p.target)) {
     return { relation: 'studies_at' };
   }
+  // "owns a majority stake in Initech", "holds shares in", "bought a stake in": a part of it.
+  if (noun && STAKE_NOUNS.has(noun) && p.prep === 'in' && !isPerson(p.target) && !isPlace(p.target)) {
+    if (['own', 'hold', 'have'].includes(p.lemma)) return { relation: 'owns' };
+    if (['buy', 'acquire', 'take'].includes(p.lemma)) return { relation: 'bought' };
+    if (p.lemma === 'sell') return { relation: 'sold' };
+  }
+  // "is serving a sentence at Wandsworth Prison", "is serving time in Belmarsh".
+  if (p.lemma === 'serve' && (noun === 'sentence' || noun === 'time') && p.prep && ['at', 'in'].includes(p.prep) && !isPerson(p.target)) return { relation: 'held_at' };
+  // "rents a flat in Edinburgh": where one lives (not "a holiday flat", "a second home").
+  if ((p.lemma === 'rent' || p.lemma === 'share') && noun && HOME_NOUNS.has(noun) && p.prep && ['in', 'on', 'at'].includes(p.prep) && isPlace(p.target)) return { relation: 'lives_in' };
   switch (p.lemma) {
+    case 'run':
+      // "Victor runs Orion Capital": he leads it (not "runs the marathon").
+      if (!p.prep && p.target.type === 'organization') return { relation: 'leads' };
+      return same;
     case 'work':
-      if (p.prep && ['at', 'for', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'works_at' };
+      if (p.prep && ['at', 'for', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
       if (p.prep === 'in' && p.target.type === 'organization') return { relation: 'works_at' };
       return same;
     case 'live':
