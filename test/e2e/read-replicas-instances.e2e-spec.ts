@@ -123,6 +123,8 @@ const title = ready
 
   it("another tenant's reads on the second instance are not held by the first tenant's note", async () => {
     await replicaCaughtUp();
+    // The second instance sees the replica past B's own note (its remember above) before replay pauses.
+    await ask(two, b, 'b1', 'Where does Bertil Ahlgren work?');
     await replica().pauseReplay();
     try {
       await remember(one, a, 'cross', 'Bruno Keller joined the Vexa Choir.');
