@@ -102,6 +102,46 @@ describe('request rates', () => {
     await t.http.post('/v1/api-keys').set('Authorization', `Bearer ${a.admin.token}`).send({ name: 'x', requests_per_minute: 0 }).expect(400);
   });
 
+  it("changes a live key's own rate and name (PATCH), from its next request on; another tenant's, a revoked one and bad bodies are refused", async () => {
+    const a = await createTenantWithPeople(t.app);
+    const b = await createTenantWithPeople(t.app);
+    await setRate(a.tenant.id, { requests_per_minute: 1, request_burst: 50 });
+    const admin = (token: string) => ({ Authorization: `Bearer ${token}` });
+    const key = (await t.http.post('/v1/api-keys').set(admin(a.admin.token)).send({ name: 'batch job' }).expect(201)).body as { id: string; key: string };
+    expect((await ask(key.key).expect(200)).headers['ratelimit-policy']).toBe('"tenant";q=50;w=3000');
+
+    // The tenant's admin gives it a rate of its own: its next request is held to it.
+    const patched = await t.http.patch(`/v1/api-keys/${key.id}`).set(admin(a.admin.token)).send({ requests_per_minute: 1 }).expect(200);
+    expect(patched.body).toMatchObject({ id: key.id, name: 'batch job', requests_per_minute: 1 });
+    expect((await ask(key.key).expect(200)).headers['ratelimit-policy']).toBe('"tenant";q=50;w=3000, "key";q=1;w=60');
+    expect((await ask(key.key).expect(429)).body.detail).toMatchObject({ error: 'rate_limit_exceeded', scope: 'key', limit: 1 });
+    // The operator renames it and lifts its own rate (null: the tenant's alone); the name stays when left out.
+    const lifted = await t.http
+      .patch(`/v1/admin/tenants/${a.tenant.id}/api-keys/${key.id}`)
+      .set(admin(operator.token))
+      .send({ name: 'nightly batch', requests_per_minute: null })
+      .expect(200);
+    expect(lifted.body).toMatchObject({ name: 'nightly batch', requests_per_minute: null });
+    expect((await ask(key.key).expect(200)).headers['ratelimit-policy']).toBe('"tenant";q=50;w=3000');
+    const listed = await t.http.get('/v1/api-keys').set(admin(a.admin.token)).expect(200);
+    expect(listed.body.items.find((k: { id: string }) => k.id === key.id)).toMatchObject({ name: 'nightly batch', requests_per_minute: null });
+
+    // Another tenant's admin, a member, an unknown id, a malformed body: nothing changes.
+    await t.http.patch(`/v1/api-keys/${key.id}`).set(admin(b.admin.token)).send({ requests_per_minute: 1 }).expect(404);
+    await t.http.patch(`/v1/admin/tenants/${b.tenant.id}/api-keys/${key.id}`).set(admin(operator.token)).send({ requests_per_minute: 1 }).expect(404);
+    await t.http.patch(`/v1/api-keys/${key.id}`).set(admin(a.member.token)).send({ requests_per_minute: 1 }).expect(403);
+    await t.http.patch('/v1/api-keys/00000000-0000-4000-8000-000000000000').set(admin(a.admin.token)).send({ name: 'x' }).expect(404);
+    await t.http.patch('/v1/api-keys/not-a-key').set(admin(a.admin.token)).send({ name: 'x' }).expect(404);
+    for (const body of [{}, { requests_per_minute: 0 }, { name: '' }, { scopes: ['read'] }]) {
+      await t.http.patch(`/v1/api-keys/${key.id}`).set(admin(a.admin.token)).send(body).expect(400);
+    }
+    expect((await ask(key.key).expect(200)).headers['ratelimit-policy']).toBe('"tenant";q=50;w=3000');
+    // A revoked key stays as it was revoked.
+    await t.http.delete(`/v1/api-keys/${key.id}`).set(admin(a.admin.token)).expect(204);
+    const revoked = await t.http.patch(`/v1/api-keys/${key.id}`).set(admin(a.admin.token)).send({ name: 'again' }).expect(409);
+    expect(revoked.body).toEqual({ error: { code: 'conflict', message: expect.stringMatching(/revoked/) }, request_id: revoked.headers['x-request-id'] });
+  });
+
   it('meters MCP tool calls, one token a call, the refusal a tool error naming the limit', async () => {
     const a = await createTenantWithPeople(t.app);
     await setRate(a.tenant.id, { requests_per_minute: 1, request_burst: 2 });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '@loci/common';
+import { ConflictError, NotFoundError } from '@loci/common';
 import { ApiKeyRow, ApiKeyScope, ApiKeysRepository, isUniqueViolation } from '@loci/db';
 import { generateApiKey } from './api-key-secret';
 
@@ -45,6 +45,14 @@ export class ApiKeysService {
 
   list(tenantId: string): Promise<ApiKeyRow[]> {
     return this.apiKeys.listByTenant(tenantId);
+  }
+
+  /** A new name or its own rate (null: the tenant's alone), from the key's next request on. A revoked key is not changed. */
+  async update(tenantId: string, keyId: string, changes: { name?: string; requestsPerMinute?: number | null }): Promise<ApiKeyRow> {
+    const updated = await this.apiKeys.update(tenantId, keyId, changes);
+    if (updated === undefined) throw new NotFoundError('No such API key.');
+    if (updated === 'revoked') throw new ConflictError('This API key is revoked: it cannot be changed.');
+    return updated;
   }
 
   async revoke(tenantId: string, keyId: string): Promise<void> {

@@ -293,7 +293,11 @@ export interface paths {
         delete: operations["TenantAdminController_revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a tenant's API key or set its own rate
+         * @description `name` and `requests_per_minute` (the key's own rate within its tenant's; null: the tenant's alone); a field left out stays as it is. From the key's next request on. A revoked key is not changed (409).
+         */
+        patch: operations["TenantAdminController_updateApiKey"];
         trace?: never;
     };
     "/v1/admin/platform/limits": {
@@ -361,7 +365,11 @@ export interface paths {
         delete: operations["ApiKeysController_revoke"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename an API key or set its own rate
+         * @description `name` and `requests_per_minute` (the key's own rate within the tenant's; null: the tenant's alone); a field left out stays as it is. From the key's next request on. A revoked key is not changed (409).
+         */
+        patch: operations["ApiKeysController_update"];
         trace?: never;
     };
     "/v1/users": {
@@ -1189,6 +1197,28 @@ export interface components {
              */
             expires_at?: string | null;
             /** @default null */
+            requests_per_minute?: number | null;
+        };
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            scopes: ("read" | "write")[];
+            /** Format: uuid */
+            created_by_user_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            requests_per_minute: number | null;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
+        UpdateApiKeyRequest: {
+            name?: string;
             requests_per_minute?: number | null;
         };
         ApiKeyList: {
@@ -3406,6 +3436,104 @@ export interface operations {
             };
         };
     };
+    TenantAdminController_updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateApiKeyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description The request is not valid: each field problem is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such tenant, or no such key of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key is revoked. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     PlatformAdminController_get: {
         parameters: {
             query?: never;
@@ -3753,6 +3881,103 @@ export interface operations {
             };
             /** @description Nothing of that id in the caller's scope. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body has an encoding or a content type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The store is unavailable (`store_unavailable`); Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ApiKeysController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateApiKeyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description The request is not valid: each field problem is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credentials, or ones that are not valid (unknown, revoked or expired key; bad, expired or revoked token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials may not call this route (role, or the API key's scope), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such key in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key is revoked. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -39,6 +39,14 @@ export const createApiKeyBody = z.strictObject({
   requests_per_minute: z.number().int().min(1).max(1_000_000).nullable().default(null),
 });
 
+/** A key's new name or own rate (null: the tenant's rate alone); a field left out stays as it is. */
+export const updateApiKeyBody = z
+  .strictObject({
+    name: plainName(z.string().trim().min(1).max(200)).optional(),
+    requests_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  })
+  .refine((body) => body.name !== undefined || body.requests_per_minute !== undefined, 'name at least one of name, requests_per_minute');
+
 export const setLlmKeyBody = z.strictObject({
   provider: z.enum(['anthropic', 'openai']),
   // A secret sent in a header to the provider: a control character can only be a mistake.
@@ -292,6 +300,8 @@ named('CreateTenantRequest', createTenantBody);
 named('TenantSettingsRequest', tenantSettingsBody);
 named('CreateUserRequest', createUserBody);
 named('CreateApiKeyRequest', createApiKeyBody);
+named('UpdateApiKeyRequest', updateApiKeyBody);
+named('ApiKey', apiKeyResponse);
 named('SetLlmKeyRequest', setLlmKeyBody);
 named('UpdateLimitsRequest', updateLimitsBody);
 named('PlatformLimitsRequest', platformLimitsBody);

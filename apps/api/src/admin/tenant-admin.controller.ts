@@ -14,6 +14,8 @@ import {
   createTenantBody,
   createUserBody,
   setLlmKeyBody,
+  apiKeyResponse,
+  updateApiKeyBody,
   updateLimitsBody,
   pageQuery,
   tenantHoldingsResponse,
@@ -241,6 +243,18 @@ export class TenantAdminController {
       requestsPerMinute: body.requests_per_minute,
     });
     return { ...toApiKeyResponse(created.row), key: created.key };
+  }
+
+  @Patch(':tenantId/api-keys/:keyId')
+  @ApiOperation({
+    summary: "Rename a tenant's API key or set its own rate",
+    description:
+      "`name` and `requests_per_minute` (the key's own rate within its tenant's; null: the tenant's alone); a field left out stays as it is. From the key's next request on. A revoked key is not changed (409).",
+  })
+  @ApiErrors({ 404: 'No such tenant, or no such key of it.', 409: 'The key is revoked.' })
+  @ApiOkResponse({ schema: openApiSchemaOf(apiKeyResponse, 'output') })
+  async updateApiKey(@Param('tenantId') tenantId: string, @Param('keyId') keyId: string, @ValidBody(updateApiKeyBody) body: z.output<typeof updateApiKeyBody>) {
+    return toApiKeyResponse(await this.admin.updateApiKey(tenantId, keyId, { name: body.name, requestsPerMinute: body.requests_per_minute }));
   }
 
   @Delete(':tenantId/api-keys/:keyId')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@loci/common';
 import { ApiKeyOptions, ApiKeysService, CreatedApiKey, hashPassword } from '@loci/auth';
-import { NewTenant, TenantLimitsPatch, TenantRow, TenantsRepository, UserRole, UserRow, UsersRepository } from '@loci/db';
+import { ApiKeyRow, NewTenant, TenantLimitsPatch, TenantRow, TenantsRepository, UserRole, UserRow, UsersRepository } from '@loci/db';
 import { SpendControl } from '@loci/quota';
 import { TIER_DEFAULT_LIMITS } from './tier-defaults';
 
@@ -51,6 +51,11 @@ export class TenantAdminService {
   async createApiKey(tenantId: string, name: string, createdByUserId: string | null, options: ApiKeyOptions = {}): Promise<CreatedApiKey> {
     await this.getTenant(tenantId);
     return this.apiKeys.create(tenantId, name, createdByUserId, options);
+  }
+
+  async updateApiKey(tenantId: string, keyId: string, changes: { name?: string; requestsPerMinute?: number | null }): Promise<ApiKeyRow> {
+    await this.getTenant(tenantId);
+    return this.apiKeys.update(tenantId, keyId, changes);
   }
 
   async revokeApiKey(tenantId: string, keyId: string): Promise<void> {

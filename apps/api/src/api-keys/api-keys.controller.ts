@@ -1,13 +1,15 @@
-import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiKeysService, CurrentPrincipal, Principal, Roles } from '@loci/auth';
-import { openApiSchemaOf, ValidBody } from '@loci/http';
+import { ApiErrors, openApiSchemaOf, ValidBody } from '@loci/http';
 import {
   apiKeyListResponse,
+  apiKeyResponse,
   createApiKeyBody,
   createdApiKeyResponse,
   toApiKeyResponse,
+  updateApiKeyBody,
 } from '../admin/admin.dto';
 import { tenantIdOf } from '../tenant-scope';
 
@@ -46,6 +48,18 @@ export class ApiKeysController {
       requestsPerMinute: body.requests_per_minute,
     });
     return { ...toApiKeyResponse(created.row), key: created.key };
+  }
+
+  @Patch(':keyId')
+  @ApiOperation({
+    summary: 'Rename an API key or set its own rate',
+    description:
+      "`name` and `requests_per_minute` (the key's own rate within the tenant's; null: the tenant's alone); a field left out stays as it is. From the key's next request on. A revoked key is not changed (409).",
+  })
+  @ApiErrors({ 404: 'No such key in this tenant.', 409: 'The key is revoked.' })
+  @ApiOkResponse({ schema: openApiSchemaOf(apiKeyResponse, 'output') })
+  async update(@CurrentPrincipal() principal: Principal, @Param('keyId') keyId: string, @ValidBody(updateApiKeyBody) body: z.output<typeof updateApiKeyBody>) {
+    return toApiKeyResponse(await this.apiKeys.update(tenantIdOf(principal), keyId, { name: body.name, requestsPerMinute: body.requests_per_minute }));
   }
 
   @Delete(':keyId')

@@ -68,6 +68,29 @@ export class ApiKeysRepository {
     return existing !== undefined;
   }
 
+  /**
+   * Renames a key of this tenant or sets its own rate (null: the tenant's alone). Undefined when
+   * the tenant has no such key; 'revoked' for a revoked one, which stays as it was revoked.
+   */
+  async update(tenantId: string, keyId: string, changes: { name?: string; requestsPerMinute?: number | null }): Promise<ApiKeyRow | 'revoked' | undefined> {
+    if (!isUuid(tenantId) || !isUuid(keyId)) return undefined;
+    const [row] = await this.database.db
+      .update(apiKeys)
+      // Only what is given: a field left out stays as it is.
+      .set({
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(changes.requestsPerMinute !== undefined ? { requestsPerMinute: changes.requestsPerMinute } : {}),
+      })
+      .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+      .returning();
+    if (row) return row;
+    const [existing] = await this.database.db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId)));
+    return existing ? 'revoked' : undefined;
+  }
+
   async touchLastUsed(tenantId: string, keyId: string, at: Date): Promise<void> {
     await this.database.db
       .update(apiKeys)
