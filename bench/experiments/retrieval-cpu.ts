@@ -34,7 +34,7 @@ async function main() {
   const pool = (database as unknown as { pool: Pool }).pool;
   // LOCI_BM25_POSTINGS_PER_TERM as the API reads it (minSimilarity is the API's, unused here).
   const cut = process.env.LOCI_BM25_POSTINGS_PER_TERM;
-  const service = new RetrievalService(database, cut ? { query: { minSimilarity: 0, bm25PostingsPerTerm: Number(cut), questionsAtOnce: 1, questionTurnLingerMs: 0, questionPauseMaxMs: 0 } } : undefined);
+  const service = new RetrievalService(database, cut ? { query: { minSimilarity: 0, bm25PostingsPerTerm: Number(cut), questionsAtOnce: 1, questionTurnLingerMs: 0, questionPauseMaxMs: 0, questionStatementsAtOnce: 0 } } : undefined);
   const embedder = new LocalHashingEmbedder();
   const requestFor = (mode: Mode, q: { query: string; hl_keywords: string[]; ll_keywords: string[] }) => ({
     tenantId,

@@ -1,21 +1,22 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** Asked between two steps of the work: a promise to wait for first, or nothing. */
-export type StepGate = () => Promise<void> | undefined;
+/** Runs one step of the work (a statement): it may wait first, or hold something while it runs. */
+export type StepRunner = <T>(step: () => Promise<T>) => Promise<T>;
 
-const storage = new AsyncLocalStorage<StepGate>();
+const storage = new AsyncLocalStorage<StepRunner>();
 
 /**
- * Runs `work` with a gate at its steps: a question's retrieval runs in its tenant's turn with
- * one (QuestionTurns), and the store's read path asks it before each statement (betweenSteps),
- * so a flood's question can wait there while a lighter tenant's runs, without every call on the
- * way passing the gate down.
+ * Runs `work` with a runner for its steps: a question's retrieval runs in its tenant's turn with
+ * one (QuestionTurns), and the store's read path hands it each statement (asStep), so a flood's
+ * question can wait there while a lighter tenant's runs, and the statements of every question
+ * can be bounded together, without every call on the way passing the runner down.
  */
-export function runInSteps<T>(gate: StepGate, work: () => T): T {
-  return storage.run(gate, work);
+export function runInSteps<T>(runner: StepRunner, work: () => T): T {
+  return storage.run(runner, work);
 }
 
-/** Called before a step (a statement): what to wait for first, undefined outside gated work or when nothing is. */
-export function betweenSteps(): Promise<void> | undefined {
-  return storage.getStore()?.();
+/** One step (a statement) of the work: through its runner inside runInSteps, as it is outside. */
+export function asStep<T>(step: () => Promise<T>): Promise<T> {
+  const runner = storage.getStore();
+  return runner ? runner(step) : step();
 }

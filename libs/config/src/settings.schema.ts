@@ -257,6 +257,7 @@ export const settingsSchema = z.object({
   LOCI_QUESTIONS_AT_ONCE: integerFromEnv(undefined, 1, 500),
   LOCI_QUESTION_TURN_LINGER_MS: integerFromEnv(1000, 0, 60_000),
   LOCI_QUESTION_PAUSE_MAX_MS: integerFromEnv(500, 0, 60_000),
+  LOCI_QUESTION_STATEMENTS_AT_ONCE: integerFromEnv(0, 0, 10_000),
   // gb query (gb-query-contract.md): every number of the contract, its value by default.
   LOCI_GB_MAX_TERMS: integerFromEnv(12, 1, 100),
   LOCI_GB_MIN_TERM_LENGTH: integerFromEnv(2, 1, 50),

@@ -52,8 +52,17 @@ export interface Settings {
    * that a flood beside it keeps to an equal share between its questions too.
    * questionPauseMaxMs: the longest a flood's question (its tenant has more waiting) pauses before
    * one statement while a lighter tenant's question runs.
+   * questionStatementsAtOnce: the statements of all questions in flight at once in this process,
+   * tenants in turn (0: not bounded).
    */
-  query: { minSimilarity: number; bm25PostingsPerTerm: number; questionsAtOnce: number; questionTurnLingerMs: number; questionPauseMaxMs: number };
+  query: {
+    minSimilarity: number;
+    bm25PostingsPerTerm: number;
+    questionsAtOnce: number;
+    questionTurnLingerMs: number;
+    questionPauseMaxMs: number;
+    questionStatementsAtOnce: number;
+  };
   /** gb query: every number of its contract, tunable, the contract's values by default. */
   gb: GbSettings;
   /** Geo (gb query's nearby search, coordinates of places): off unless LOCI_GEO_ENABLED. */
@@ -336,6 +345,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       questionsAtOnce: raw.LOCI_QUESTIONS_AT_ONCE ?? availableParallelism() + 1,
       questionTurnLingerMs: raw.LOCI_QUESTION_TURN_LINGER_MS,
       questionPauseMaxMs: raw.LOCI_QUESTION_PAUSE_MAX_MS,
+      questionStatementsAtOnce: raw.LOCI_QUESTION_STATEMENTS_AT_ONCE,
     },
     gb: {
       maxTerms: raw.LOCI_GB_MAX_TERMS,

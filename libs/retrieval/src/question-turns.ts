@@ -18,6 +18,12 @@ import { Settings, SETTINGS } from '@loci/config';
 @Injectable()
 export class QuestionTurns {
   private readonly slots: ThreadSlots;
+  /**
+   * The statements of all questions at once (LOCI_QUESTION_STATEMENTS_AT_ONCE; none when 0):
+   * tenants in turn, equal shares while several send. A question sends its paths' statements side
+   * by side; many at once cost the database more CPU each than the same in fewer sessions.
+   */
+  private readonly statementSlots?: ThreadSlots;
 
   constructor(@Inject(SETTINGS) settings: Settings) {
     const slots = settings.query.questionsAtOnce;
@@ -31,15 +37,30 @@ export class QuestionTurns {
       lingerMs: settings.query.questionTurnLingerMs,
       maxPauseMs: settings.query.questionPauseMaxMs,
     });
+    const statements = settings.query.questionStatementsAtOnce;
+    if (statements > 0) this.statementSlots = new ThreadSlots(statements, { sharedWhenBusy: true });
   }
 
   /** Runs `work` (a question's work on this machine) in `tenantId`'s turn. */
   async take<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
     const release = await this.slots.acquire('other', tenantId);
     try {
-      // Between its statements, a question of a tenant with more waiting pauses while a lighter
-      // tenant's question runs (ThreadSlots.pauseForLighter; the read path asks, betweenSteps).
-      return await runInSteps(() => this.slots.pauseForLighter(tenantId), work);
+      // Each statement (the read path hands it over, asStep) first pauses, for a tenant with more
+      // waiting, while a lighter tenant's question runs (ThreadSlots.pauseForLighter); then takes
+      // a statement slot, when they are bounded.
+      return await runInSteps((step) => this.statement(tenantId, step), work);
+    } finally {
+      release();
+    }
+  }
+
+  private async statement<T>(tenantId: string, step: () => Promise<T>): Promise<T> {
+    const pause = this.slots.pauseForLighter(tenantId);
+    if (pause) await pause;
+    if (!this.statementSlots) return step();
+    const release = await this.statementSlots.acquire('other', tenantId);
+    try {
+      return await step();
     } finally {
       release();
     }

@@ -1,5 +1,5 @@
 import type { SQL } from 'drizzle-orm';
-import { betweenSteps, workMemo } from '@loci/common';
+import { asStep, workMemo } from '@loci/common';
 import { Database, Db, queryRows } from '../database';
 import { isStoreUnavailable, sqlState } from '../postgres-errors';
 import { ReadReplicas, Replica, ReplicaState, withTimeout } from './read-replicas';
@@ -114,24 +114,22 @@ export class ReadRouter {
    * after a replica failed it: it must only read.
    */
   async read<T>(scope: ReadScope, statement: (db: Db) => Promise<T>): Promise<T> {
-    // A question's statements are its steps: a flood's question may wait here for a lighter
-    // tenant's (QuestionTurns); nothing to wait for outside a question.
-    const pause = betweenSteps();
-    if (pause) await pause;
+    // A question's statements are its steps (QuestionTurns): one may wait for a lighter tenant's
+    // question, or for a statement slot, before it is sent; outside a question it is sent at once.
     const replica = await this.pick(scope);
     if (!replica) {
       this.counts.primary++;
-      return statement(this.primary.db);
+      return asStep(() => statement(this.primary.db));
     }
     try {
-      const result = await statement(replica.database.db);
+      const result = await asStep(() => statement(replica.database.db));
       this.counts.replica++;
       return result;
     } catch (error) {
       if (!isReplicaFault(error)) throw error;
       if (isStoreUnavailable(error)) this.replicas?.markDown(replica, error);
       this.counts.fallback++;
-      return statement(this.primary.db);
+      return asStep(() => statement(this.primary.db));
     }
   }
 
