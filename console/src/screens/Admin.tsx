@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Code, Group, NumberInput, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, NumberInput, Select, SimpleGrid, Stack, Table, Text, TextInput, Title, PasswordInput, Progress, VisuallyHidden } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { call, loci } from '../api';
 import { ErrorNote, ScrollTable, Section, usd, useAction, useLoad, when } from '../ui';
@@ -130,7 +130,9 @@ function KeysCard() {
               <Table.Th>Expires</Table.Th>
               <Table.Th>Rate</Table.Th>
               <Table.Th>Last used</Table.Th>
-              <Table.Th />
+              <Table.Th>
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, List, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, List, Stack, Table, Text, Textarea, TextInput, Title, VisuallyHidden } from '@mantine/core';
 import { FormEvent, useState } from 'react';
 import { call, loci } from '../api';
 import { ErrorNote, ScrollTable, Section, useAction, when } from '../ui';
@@ -85,7 +85,9 @@ export function MemoriesScreen() {
                       <Table.Th>Entities</Table.Th>
                       <Table.Th>Facts (live / all)</Table.Th>
                       <Table.Th>Last remembered</Table.Th>
-                      <Table.Th />
+                      <Table.Th>
+                        <VisuallyHidden>Actions</VisuallyHidden>
+                      </Table.Th>
                     </Table.Tr>
                   </Table.Thead>
                   <Table.Tbody>

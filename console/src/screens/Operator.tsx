@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Modal, NumberInput, PasswordInput, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { Badge, Button, Group, Modal, NumberInput, PasswordInput, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import type { Schemas } from '@loci/client';
 import { FormEvent, useMemo, useState } from 'react';
 import { call, loci } from '../api';
@@ -171,7 +171,9 @@ export function OperatorScreen() {
                 <Table.Th>Questions a day</Table.Th>
                 {header('queue', 'Queue')}
                 {header('last_hour', 'Last hour')}
-                <Table.Th />
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
