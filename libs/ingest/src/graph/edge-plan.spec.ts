@@ -1,5 +1,5 @@
 import type { EdgeRow } from '@loci/db';
-import { planEdges, ResolvedFact } from './edge-plan';
+import { planEdges, ResolvedEnding, ResolvedFact } from './edge-plan';
 
 const ALICE = 1;
 const ACME = 2;
@@ -84,5 +84,52 @@ describe('planEdges', () => {
   it('gives a fact without a date the reference date', () => {
     const plan = planEdges([], [fact('lives_in', ACME)], reference, now);
     expect(plan.created[0].validAt).toEqual(reference);
+  });
+
+  describe('an ending that names no object ("Alice retired")', () => {
+    const ending = (relation: string, validAt: string | null = null, noun?: string): ResolvedEnding => ({ sourceId: ALICE, relation, validAt, ...(noun ? { noun } : {}) });
+    const withDescription = (row: EdgeRow, description: string): EdgeRow => ({ ...row, description });
+
+    it('ends the subject\'s live facts of the slots its verb ends, whatever their target, and no other', () => {
+      const live = [stored(10, 'works_at', ACME, '2020-01-01'), stored(11, 'cto_of', ACME, '2021-01-01'), stored(12, 'lives_in', GLOBEX, '2020-01-01')];
+      const plan = planEdges(live, [], reference, now, [ending('retired', '2024-03-01T00:00:00.000Z')]);
+      expect(plan.changes.map((c) => [c.kind, c.node.id])).toEqual([
+        ['ended', 10],
+        ['ended', 11],
+      ]);
+      expect(plan.changed.map((e) => [e.id, e.invalidAt, e.expiredAt])).toEqual([
+        [10, new Date('2024-03-01'), null],
+        [11, new Date('2024-03-01'), null],
+      ]);
+    });
+
+    it('leaves a fact that began after it, and one the same text states without an earlier date', () => {
+      const plan = planEdges([stored(10, 'works_at', ACME, '2024-05-01')], [fact('joined', GLOBEX)], reference, now, [ending('quit', '2024-03-01T00:00:00.000Z')]);
+      expect(plan.changes.map((c) => c.kind)).toEqual(['created', 'superseded']);
+      const same = planEdges([], [fact('joined', GLOBEX)], reference, now, [ending('quit')]);
+      expect(same.created[0]).toMatchObject({ relation: 'joined', invalidAt: null });
+    });
+
+    it('ends a thing owned or a club only when it is the one the subject has, named by the same noun', () => {
+      const pub = withDescription(stored(10, 'owns', ACME, '2020-01-01'), 'Alice owns the Red Lion pub.');
+      expect(planEdges([pub], [], reference, now, [ending('sold', null, 'pub')]).changes.map((c) => [c.kind, c.node.id])).toEqual([['ended', 10]]);
+      expect(planEdges([pub], [], reference, now, [ending('sold', null, 'car')]).changes).toEqual([]);
+      expect(planEdges([pub, stored(11, 'owns', GLOBEX, '2020-01-01')], [], reference, now, [ending('sold')]).changes).toEqual([]);
+    });
+
+    it('ends the role its noun names ("is no longer the treasurer"), not the others', () => {
+      const live = [stored(10, 'treasurer_of', ACME, '2020-01-01'), stored(11, 'secretary_of', GLOBEX, '2020-01-01')];
+      const plan = planEdges(live, [], reference, now, [ending('stepped_down', null, 'treasurer')]);
+      expect(plan.changes.map((c) => [c.kind, c.node.id])).toEqual([['ended', 10]]);
+      expect(plan.changed[0].invalidAt).toEqual(reference);
+    });
+  });
+
+  it('ends dating someone else when the subject marries', () => {
+    const plan = planEdges([stored(10, 'dates', ACME, '2020-01-01')], [fact('married_to', GLOBEX, '2024-05-01')], reference, now);
+    expect(plan.changes.map((c) => [c.kind, c.node.relation])).toEqual([
+      ['created', 'married_to'],
+      ['superseded', 'dates'],
+    ]);
   });
 });
