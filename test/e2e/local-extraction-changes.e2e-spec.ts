@@ -81,6 +81,10 @@ const CASES: Case[] = [
   { before: WORKS_AT_ACME, text: 'Alice Martin stopped working at Acme Corporation in 2023.', edges: [`${ACME_WORK}2023-01-01]`] },
   { before: LIVES_IN_LISBON, text: 'Alice Martin no longer lives in Lisbon.', edges: [`${LISBON}2025-09-01]`] },
   { before: LIVES_IN_LISBON, text: 'Alice Martin used to live in Lisbon.', edges: [`${LISBON}2025-09-01]`] },
+  // an ending that names no object, a pronoun (third round): the facts of the slot the verb ends
+  { before: WORKS_AT_ACME, text: 'Alice Martin retired in 2024.', edges: [`${ACME_WORK}2024-01-01]`] },
+  { before: CEO_OF_ACME, text: 'Alice Martin was tired. She stepped down in 2024.', edges: [`${CEO}2024-01-01]`] },
+  { before: LIVES_IN_LISBON, text: 'Alice Martin moved away in 2023.', edges: [`${LISBON}2023-01-01]`] },
   // until / from ... to
   { before: WORKS_AT_ACME, text: 'Alice Martin worked at Acme Corporation until 2023.', edges: [`${ACME_WORK}2023-01-01]`] },
   { before: LIVES_IN_LISBON, text: 'Alice Martin lived in Lisbon until 2021.', edges: [`${LISBON}2021-01-01]`] },
