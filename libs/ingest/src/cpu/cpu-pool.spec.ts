@@ -92,7 +92,9 @@ describe('CpuPool', () => {
     // The budget counts from the task's hand-over, a new thread's start included: under jest a
     // thread compiles its sources with tsx first, seconds at nice 10 on a loaded machine (5 s
     // failed the follow-up task once so). Production's budgets are 120 s and 30 s, over compiled code.
-    const strict = new CpuPool(settings({ cpuTaskTimeoutMs: 10_000 }));
+    // A heap the task cannot outgrow in that time: on Node 24 this extraction outgrew 256 MB in ~5 s
+    // and the thread died of memory first.
+    const strict = new CpuPool(settings({ cpuTaskTimeoutMs: 10_000, cpuThreadHeapMb: 4096 }));
     try {
       const long = Array.from({ length: 300_000 }, (_, i) => `Alice Johnson met Bob number ${i} in Berlin.`).join(' ');
       const slow = await strict.run('extract', long, {}).catch((e: unknown) => e);
