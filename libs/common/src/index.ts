@@ -9,3 +9,4 @@ export * from './log-destination';
 export * from './tenant-context';
 export * from './thread-slots';
 export * from './work-steps';
+export * from './questions-in-flight';

@@ -298,6 +298,8 @@ export const settingsSchema = z.object({
   LOCI_CPU_THREAD_HEAP_MB: integerFromEnv(256, 32, 16_384),
   // Nice value of each CPU thread (Linux, per thread): batch work yields to requests (thread-priority.ts).
   LOCI_CPU_THREAD_NICE: integerFromEnv(10, 0, 19),
+  // Longest pause of batch CPU work while questions run, in ms (0 = none): questions-in-flight.ts.
+  LOCI_BATCH_PAUSE_MAX_MS: integerFromEnv(100, 0, 10_000),
   LOCI_CPU_TASK_TIMEOUT_MS: integerFromEnv(120_000, 1_000, 3_600_000),
   LOCI_UPLOAD_MAX_TEXT_CHARS: integerFromEnv(5_000_000, 1_000, 100_000_000),
   LOCI_UPLOAD_MAX_PDF_PAGES: integerFromEnv(2_000, 1, 100_000),

@@ -196,6 +196,12 @@ export interface IngestSettings {
    * thread and PostgreSQL when questions want them, and use them fully when nothing else does.
    */
   cpuThreadNice: number;
+  /**
+   * The longest batch CPU work (a document's chunking and extraction before each task, an upload's
+   * PDF between its pages) waits while questions run on this machine (LOCI_BATCH_PAUSE_MAX_MS,
+   * 0 = never): a nice value yields to the request thread but not to PostgreSQL's backends.
+   */
+  batchPauseMaxMs: number;
   /** The most one task may run on a CPU thread before the thread is stopped (LOCI_CPU_TASK_TIMEOUT_MS). */
   cpuTaskTimeoutMs: number;
   /** Bounds on what an uploaded file expands to, and on the time reading it may take. */
@@ -406,6 +412,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
       cpuThreads: raw.LOCI_CPU_THREADS,
       cpuThreadHeapMb: raw.LOCI_CPU_THREAD_HEAP_MB,
       cpuThreadNice: raw.LOCI_CPU_THREAD_NICE,
+      batchPauseMaxMs: raw.LOCI_BATCH_PAUSE_MAX_MS,
       cpuTaskTimeoutMs: raw.LOCI_CPU_TASK_TIMEOUT_MS,
       upload: {
         maxTextChars: raw.LOCI_UPLOAD_MAX_TEXT_CHARS,

@@ -1,4 +1,4 @@
-import { asStep } from '@loci/common';
+import { asStep, questionsInFlight } from '@loci/common';
 import type { Settings } from '@loci/config';
 import { QuestionTurns } from './question-turns';
 
@@ -79,5 +79,21 @@ describe('QuestionTurns: the statements of all questions at once', () => {
     expect(sql.running).toBe(5);
     while (sql.running > 0) sql.endOne();
     await Promise.all([done, outside]);
+  });
+});
+
+describe('QuestionTurns: questions in flight', () => {
+  it('counts a question while it holds its turn, for batch CPU work to step aside, and not after it ends or fails', async () => {
+    const questions = turns(0);
+    const before = questionsInFlight.running;
+    const seen: number[] = [];
+    await questions.take('tenant-a', async () => {
+      seen.push(questionsInFlight.running);
+      await settle();
+    });
+    expect(seen).toEqual([before + 1]);
+    expect(questionsInFlight.running).toBe(before);
+    await expect(questions.take('tenant-a', () => Promise.reject(new Error('statement failed')))).rejects.toThrow('statement failed');
+    expect(questionsInFlight.running).toBe(before);
   });
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { runInSteps, ThreadSlots } from '@loci/common';
+import { questionsInFlight, runInSteps, ThreadSlots } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 
 /**
@@ -44,12 +44,15 @@ export class QuestionTurns {
   /** Runs `work` (a question's work on this machine) in `tenantId`'s turn. */
   async take<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
     const release = await this.slots.acquire('other', tenantId);
+    // Batch CPU work (any tenant's PDFs and chunks) steps aside while this runs (questions-in-flight.ts).
+    const ended = questionsInFlight.begin();
     try {
       // Each statement (the read path hands it over, asStep) first pauses, for a tenant with more
       // waiting, while a lighter tenant's question runs (ThreadSlots.pauseForLighter); then takes
       // a statement slot, when they are bounded.
       return await runInSteps((step) => this.statement(tenantId, step), work);
     } finally {
+      ended();
       release();
     }
   }

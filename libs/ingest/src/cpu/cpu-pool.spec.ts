@@ -3,6 +3,7 @@ import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Settings } from '@loci/config';
 import { inlineLocalTextWork } from '@loci/llm';
+import { questionsInFlight } from '@loci/common';
 import { textPdf } from '@loci/testing';
 import { similarEarlierNames } from '../graph/similar-names';
 import { DEFAULT_UPLOAD_LIMITS, UnreadableFileError, UploadTooLargeError } from '../upload/upload-errors';
@@ -129,6 +130,65 @@ describe('CpuPool', () => {
       // An EventEmitter with no 'error' listener throws (and, from a worker's event, ends the process).
       expect(() => threads.emit('error', new Error('Worker terminated due to reaching memory limit: JS heap out of memory'))).not.toThrow();
       await expect(own.summarize('Bob works at Globex.')).resolves.toBe('Bob works at Globex.');
+    } finally {
+      await own.onApplicationShutdown();
+    }
+  });
+});
+
+describe('CpuPool beside questions', () => {
+  const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const watched = <T>(promise: Promise<T>) => {
+    const state: { value?: T } = {};
+    void promise.then((value) => (state.value = value));
+    return state;
+  };
+
+  it("holds batch work while a question runs, never the question's own tasks, and starts it when the question ends", async () => {
+    const own = new CpuPool(settings({ batchPauseMaxMs: 60_000 }));
+    try {
+      await own.summarize('Alice works at Acme.'); // the thread is up
+      const end = questionsInFlight.begin();
+      const extraction = watched(own.extract('Alice Johnson works at Acme Corporation.', {}));
+      // The question's keywords run at once, on the thread the extraction has not taken.
+      await expect(own.keywords('Where does Alice Johnson work?')).resolves.toMatchObject({ low_level: expect.any(Array) });
+      await tick(500);
+      expect(extraction.value).toBeUndefined();
+      end();
+      for (let waited = 0; !extraction.value && waited < 20_000; waited += 50) await tick(50);
+      expect(extraction.value?.relations).toEqual([expect.objectContaining({ source: 'Alice Johnson', target: 'Acme Corporation' })]);
+    } finally {
+      await own.onApplicationShutdown();
+    }
+  });
+
+  it('lets batch work go on after LOCI_BATCH_PAUSE_MAX_MS: questions that never stop cannot stop ingestion', async () => {
+    const own = new CpuPool(settings({ batchPauseMaxMs: 200 }));
+    const end = questionsInFlight.begin();
+    try {
+      await expect(own.summarize('Alice works at Acme.')).resolves.toBe('Alice works at Acme.');
+      await expect(own.pdfToText(textPdf([['Alice works at Acme.'], ['Bob lives in Berlin.'], ['Carol knows Dave.']]), 'three.pdf', DEFAULT_UPLOAD_LIMITS)).resolves.toMatch(/Alice[\s\S]*Bob[\s\S]*Carol/);
+    } finally {
+      end();
+      await own.onApplicationShutdown();
+    }
+  });
+
+  it("pauses a PDF being read on its thread between pages while a question runs", async () => {
+    const own = new CpuPool(settings({ batchPauseMaxMs: 60_000 }));
+    try {
+      await own.summarize('Alice works at Acme.');
+      // Straight to the thread, past the wait before it (that one is the first test's): the
+      // question starts while the thread reads, and the thread's pause point before page 1 holds it.
+      const threads = (own as unknown as { threads(): { run(task: unknown): Promise<unknown> } }).threads();
+      const end = questionsInFlight.begin();
+      const pdf = textPdf([['Alice works at Acme.'], ['Bob lives in Berlin.']]);
+      const read = watched(threads.run({ task: 'pdfText', args: [new Uint8Array(pdf), DEFAULT_UPLOAD_LIMITS] }));
+      await tick(1_500);
+      expect(read.value).toBeUndefined();
+      end();
+      for (let waited = 0; !read.value && waited < 20_000; waited += 50) await tick(50);
+      expect(read.value).toEqual({ text: expect.stringMatching(/Alice works at Acme\.\s+Bob lives in Berlin\./) });
     } finally {
       await own.onApplicationShutdown();
     }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Piscina } from 'piscina';
-import { currentTenant } from '@loci/common';
+import { currentTenant, questionsInFlight } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import type { CitableSource, Extraction, HashedAnswer, Keywords, LocalExtractOptions, LocalTextWork } from '@loci/llm';
 import { packVectors, type SimilarName } from '../graph/similar-names';
@@ -8,8 +8,23 @@ import { UploadLimits, uploadRefusalError, UploadTooLargeError } from '../upload
 import type { UploadParsers } from '../upload/upload-text';
 import { asCpuTaskLimit, CpuTaskLimitError } from './cpu-task-errors';
 import type { CpuTaskName, CpuTaskRequest, CpuTasks, UploadTextResult } from './cpu-tasks';
+import type { CpuThreadData } from './cpu-worker';
 import { cpuWorkerEntry, letThreadsSizeTheirHeaps } from './cpu-worker-entry';
 import { CpuLane, ThreadSlots } from '@loci/common';
+
+/**
+ * Batch work: a document's steps and an upload's text, never a question's. Each waits to start
+ * while questions run (at most LOCI_BATCH_PAUSE_MAX_MS), before it takes a thread, so the
+ * question's own tasks and PostgreSQL's work for it have the cores; a PDF pauses again between
+ * its pages (pause-points.ts).
+ */
+const BATCH_TASKS: ReadonlySet<CpuTaskName> = new Set(['pieces', 'extract', 'summarize', 'similarEarlierNames', 'htmlText', 'pdfText']);
+
+/**
+ * The least a PDF reads between two of its pauses, in ms: under a steady flow of questions it
+ * still gets BATCH_MIN_RUN_MS of every LOCI_BATCH_PAUSE_MAX_MS + BATCH_MIN_RUN_MS (a sixth at 100).
+ */
+const BATCH_MIN_RUN_MS = 20;
 
 /** Threads that have had no task for this long exit (each holds the NLP lexicon, ~35 MB). */
 const IDLE_THREAD_MS = 60_000;
@@ -125,6 +140,7 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
 
   /** Runs a task once a thread is free for it, within its time budget and the thread's heap. */
   private async bounded<T>(request: CpuTaskRequest, lane: CpuLane, timeoutMs: number, transferList?: ArrayBuffer[]): Promise<T> {
+    if (BATCH_TASKS.has(request.task)) await questionsInFlight.quiet(this.settings.ingest.batchPauseMaxMs);
     // Whose work this is (the request's or the job's tenant): threads go to tenants in turn.
     const release = await this.slots.acquire(lane, currentTenant());
     try {
@@ -157,7 +173,17 @@ export class CpuPool implements LocalTextWork, UploadParsers, OnApplicationShutd
         // would get the request thread's (npm start: 256 MB) and die of what it reads.
         resourceLimits: cpuThreadResourceLimits(this.settings.ingest.cpuThreadHeapMb),
         // Each thread lowers its own priority as it starts (thread-priority.ts).
-        workerData: { nice: this.settings.ingest.cpuThreadNice },
+        // …and steps aside for questions at a long task's pause points (pause-points.ts).
+        workerData: {
+          nice: this.settings.ingest.cpuThreadNice,
+          questions: questionsInFlight.buffer,
+          pause: {
+            maxPauseMs: this.settings.ingest.batchPauseMaxMs,
+            minRunMs: BATCH_MIN_RUN_MS,
+            // A quarter of the shortest time budget: what pauses take, the task's own run cannot.
+            maxTotalMs: Math.min(this.settings.ingest.cpuTaskTimeoutMs, this.settings.ingest.upload.readTimeoutMs) / 4,
+          },
+        } satisfies CpuThreadData,
       });
       // A thread that dies holding no task (one stopped at its time budget, still running out of
       // heap as it is terminated) is reported by piscina as an 'error' event on the pool; with no

@@ -1,5 +1,6 @@
 import type * as PdfParseModule from 'pdf-parse';
 import { UnreadableFileError, UploadLimits, UploadTooLargeError } from './upload-errors';
+import { pausePoint } from '../../../common/src/pause-points';
 
 /**
  * Built-ins that pdf-parse replaces in the whole process: its bundle (pdf.js with core-js) puts
@@ -63,6 +64,8 @@ export async function pdfToText(buffer: Buffer, fileName: string, limits: Pick<U
     const texts: string[] = [];
     let characters = 0;
     for (let number = 1; number <= total; number++) {
+      // A page can take pdf.js a second: another tenant's question goes first (pause-points.ts).
+      pausePoint();
       const [page] = (await readPages(parser, fileName, [number])).pages;
       const text = page.text.replace(/\u0000/g, '').trim();
       characters += text.length;
