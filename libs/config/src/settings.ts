@@ -197,9 +197,10 @@ export interface IngestSettings {
    */
   cpuThreadNice: number;
   /**
-   * The longest batch CPU work (a document's chunking and extraction before each task, an upload's
-   * PDF between its pages) waits while questions run on this machine (LOCI_BATCH_PAUSE_MAX_MS,
-   * 0 = never): a nice value yields to the request thread but not to PostgreSQL's backends.
+   * The longest batch work (a document's chunking and extraction before each task and each
+   * chunk's write, an upload's PDF between its pages) waits while questions run on this machine
+   * (LOCI_BATCH_PAUSE_MAX_MS, 0 = never): a nice value yields to the request thread but not to
+   * PostgreSQL's backends.
    */
   batchPauseMaxMs: number;
   /** The most one task may run on a CPU thread before the thread is stopped (LOCI_CPU_TASK_TIMEOUT_MS). */

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { NotFoundError } from '@loci/common';
+import { NotFoundError, questionsInFlight } from '@loci/common';
 import { Settings, SETTINGS } from '@loci/config';
 import {
   chunkLexicalText,
@@ -129,6 +129,10 @@ export class DocumentIngester {
           prepared.push(next);
         }
         const piece = await prepared[i];
+        // A chunk's write is tens of statements on the database that answers every tenant's
+        // questions, where no nice value reaches: it waits while questions run (at most
+        // LOCI_BATCH_PAUSE_MAX_MS), holding nothing (questions-in-flight.ts).
+        await questionsInFlight.quiet(this.settings.ingest.batchPauseMaxMs);
         signal?.throwIfAborted();
         mergeChanges(changes, await this.writePiece(document, piece));
         if (todo[i].index !== null) this.metrics?.chunkIngested(document.kind);
