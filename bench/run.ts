@@ -94,7 +94,8 @@ Options:
   --backlog <n>        neighbours: A's queued documents in phase a (default 1000; quick 100)
   --mode <mode>        neighbours: the questions' mode (default mix)
   --phases <list>      neighbours: of quiet,a,b,c,alone (default all); without a, A's graph for c
-                       and alone is uploaded and ingested first, unmeasured
+                       and alone is uploaded and ingested first, unmeasured; with quiet, a and
+                       b or c, B is measured alone again after a ("settled", a reference)
   --keep-db            neighbours: keep the scratch database
   --alone-only         neighbours: only tenant A alone (enterprise, no limit set) on a graph of
                        --backlog documents (default 150): questions/s at concurrency 16 and
