@@ -485,6 +485,18 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
     const backend = page.getByTestId('api-key-row').filter({ hasText: 'backend' });
     expect(await backend.getByTestId('api-key-expires').textContent()).toBe('never');
 
+    // Its own rate changed in place (PATCH), then given back to the tenant's: the key stays the same.
+    const rateForm = page.getByRole('form', { name: "Change a key's rate" });
+    await input('Key').click();
+    await page.getByRole('option', { name: /^backend \(/ }).click();
+    await input('Its requests a minute').fill('30');
+    await rateForm.getByRole('button', { name: 'Save rate' }).click();
+    await backend.getByTestId('api-key-rate').getByText('30 a minute').waitFor();
+    await input('Its requests a minute').fill('');
+    await rateForm.getByRole('button', { name: 'Save rate' }).click();
+    await backend.getByTestId('api-key-rate').getByText("the tenant's").waitFor();
+    expect(await page.getByTestId('api-key-row').filter({ hasText: 'backend' }).count()).toBe(1);
+
     // A key that expires: its row says when.
     const in30Days = () => new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
     const earliest = in30Days();

@@ -2,6 +2,7 @@ import { Alert, Badge, Button, Code, Group, NumberInput, Select, SimpleGrid, Sta
 import { FormEvent, useState } from 'react';
 import { call, loci } from '../api';
 import { ErrorNote, ScrollTable, Section, usd, useAction, useLoad, when } from '../ui';
+import { KeyRateForm } from './KeyRateForm';
 import { UsageByDay } from './Usage';
 import { UsageCharts } from './UsageCharts';
 
@@ -166,6 +167,7 @@ function KeysCard() {
           </Table.Tbody>
         </Table>
       </ScrollTable>
+      <KeyRateForm keys={(keys.data?.items ?? []).filter((k) => !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= Date.now()))} onChanged={keys.reload} />
     </Section>
   );
 }
