@@ -390,6 +390,8 @@ export interface NeighboursConfig extends CommonConfig {
   backlog: number;
   aloneDocuments: number;
   keepDatabase: boolean;
+  /** Whether questions bring their keyword lists (`--no-keywords`: not). */
+  ownKeywords: boolean;
   /** Only A alone (enterprise, no PATCH), on `apiMain`'s build when given. */
   aloneOnly: boolean;
   phases: ReadonlySet<NeighboursPhase>;
@@ -454,12 +456,14 @@ export async function runNeighboursCommand(config: NeighboursConfig, out: Out): 
       drainCapS: config.quick ? 30 : 120,
       docTimeoutS: 120,
       phases: config.phases,
+      ownKeywords: config.ownKeywords,
       log: out,
     };
     const settings = {
       quick: config.quick,
       mode: config.mode,
       context_only: true,
+      questions_bring_keywords: config.ownKeywords,
       phase_s: config.phaseS,
       a_upload_concurrency: 4,
       a_query_concurrency: 16,

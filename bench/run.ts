@@ -96,6 +96,7 @@ Options:
   --phases <list>      neighbours: of quiet,a,b,c,alone (default all); without a, A's graph for c
                        and alone is uploaded and ingested first, unmeasured; with quiet, a and
                        b or c, B is measured alone again after a ("settled", a reference)
+  --no-keywords        neighbours: questions without their keyword lists (the API reads them)
   --keep-db            neighbours: keep the scratch database
   --alone-only         neighbours: only tenant A alone (enterprise, no limit set) on a graph of
                        --backlog documents (default 150): questions/s at concurrency 16 and
@@ -135,6 +136,7 @@ const OPTIONS = {
   mode: { type: 'string' },
   phases: { type: 'string' },
   'keep-db': { type: 'boolean' },
+  'no-keywords': { type: 'boolean' },
   'alone-only': { type: 'boolean' },
   'api-main': { type: 'string' },
   out: { type: 'string' },
@@ -194,6 +196,7 @@ async function dispatch(scenario: string, values: Values, out: (line: string) =>
         backlog: integer('backlog', values.backlog, values['alone-only'] ? (quick ? 40 : 150) : quick ? 100 : 1000, 1, 100_000),
         aloneDocuments: integer('documents', values.documents, quick ? 20 : 100, 1, 10_000),
         keepDatabase: values['keep-db'] === true,
+        ownKeywords: values['no-keywords'] !== true,
         aloneOnly: values['alone-only'] === true,
         phases: new Set(choiceList<NeighboursPhase>('phases', values.phases, NEIGHBOURS_PHASES, NEIGHBOURS_PHASES)),
         apiMain: values['api-main'] === undefined ? undefined : resolve(values['api-main']),

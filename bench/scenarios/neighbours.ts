@@ -29,6 +29,12 @@ export interface NeighboursOptions {
   /** Operator credentials the API was started with (LOCI_BOOTSTRAP_OPERATOR_*). */
   operator: { email: string; password: string };
   mode: RetrievalMode;
+  /**
+   * Whether the questions bring their keyword lists (default), as a client with its own model
+   * does; without them the API reads each question's keywords itself (offline, on the request
+   * thread for a short question).
+   */
+  ownKeywords: boolean;
   /** Seconds B is measured in each phase. */
   phaseS: number;
   /** B's questions a second (open loop: each is sent on schedule, answered or not). */
@@ -490,7 +496,7 @@ export async function runNeighboursBench(options: NeighboursOptions): Promise<Ne
     const seeded = await waitUntilIngested(db, b.id, 600, log);
     if (!seeded.drained) throw new Error("B's corpus was not ingested within 600 s");
     const seedS = (performance.now() - seedT0) / 1000;
-    const bQuestionsList = questionsOf(options.bCorpus, 1, 300);
+    const bQuestionsList = asked(questionsOf(options.bCorpus, 1, 300), options.ownKeywords);
     const graph = (await db.query<{ documents: number; chunks: number; entities: number; edges: number }>(
       `SELECT (SELECT count(*)::int FROM documents WHERE tenant_id = $1) AS documents, (SELECT count(*)::int FROM chunks WHERE tenant_id = $1) AS chunks,
               (SELECT count(*)::int FROM entities WHERE tenant_id = $1) AS entities, (SELECT count(*)::int FROM edges WHERE tenant_id = $1) AS edges`,
@@ -573,7 +579,7 @@ export async function runNeighboursBench(options: NeighboursOptions): Promise<Ne
     }
     // (c): A's own tier's limits back (pro: 600 a minute, burst 100, 10 questions at once).
     await setLimits(api, token, a.id, { requests_per_minute: 600, request_burst: 100, max_concurrent_queries: 10 });
-    const aQuestions = questionsOf(options.aCorpus, 2, 500);
+    const aQuestions = asked(questionsOf(options.aCorpus, 2, 500), options.ownKeywords);
     if (runs('c')) {
       await phase('c', `A floods questions at concurrency ${options.aQueryConcurrency} (its pro limits)`, questionFlood(options.url, a, aQuestions, options.mode, options.aQueryConcurrency), a.id);
     }
@@ -710,6 +716,11 @@ export async function runAloneOnly(options: NeighboursOptions, passes: number): 
     const cells = await aloneCells(options, db, a, aQuestions, Array.from({ length: passes }, (_, i) => ['off', i + 1] as const), null);
     return { tenant: { id: a.id, name: a.name, tier: a.tier }, a_graph: { documents: options.aCorpus.length, seed_s: round(seedS), questions: aQuestions.length }, alone: cells };
   });
+}
+
+/** The questions as sent: with their keyword lists, or with none (queryBody leaves empty lists out). */
+function asked(questions: BenchQuestion[], ownKeywords: boolean): BenchQuestion[] {
+  return ownKeywords ? questions : questions.map((question) => ({ ...question, hl_keywords: [], ll_keywords: [] }));
 }
 
 /** Questions about the corpus's live facts, as query-ingested writes them. */

@@ -52,12 +52,8 @@ export class QuestionCursor {
 }
 
 /** The /v1/query body of a context-mode question with both keyword lists. */
+/** A question's body; keyword lists that are both empty are left out, for the API to read them. */
 export function queryBody(question: BenchQuestion, mode: RetrievalMode): string {
-  return JSON.stringify({
-    query: question.query,
-    mode,
-    context_only: true,
-    hl_keywords: question.hl_keywords,
-    ll_keywords: question.ll_keywords,
-  });
+  const keywords = question.hl_keywords.length + question.ll_keywords.length > 0 ? { hl_keywords: question.hl_keywords, ll_keywords: question.ll_keywords } : {};
+  return JSON.stringify({ query: question.query, mode, context_only: true, ...keywords });
 }
