@@ -371,14 +371,21 @@ describeWithBrowser('Loci Console in a browser (e2e)', () => {
 
     // A click where Acme Corporation is drawn opens it: its facts (Erin Walsh's) join the graph.
     const before = await drawnNodes();
-    const acme = await canvas.evaluate((el: any) => {
-      const node = el.cytoscape.nodes().filter((n: any) => n.data('name') === 'Acme Corporation')[0];
-      const box = el.getBoundingClientRect();
-      return { x: box.left + node.renderedPosition().x, y: box.top + node.renderedPosition().y, inside: node.renderedPosition().x > 0 && node.renderedPosition().y > 0 && node.renderedPosition().x < box.width && node.renderedPosition().y < box.height };
-    });
-    expect(acme.inside).toBe(true);
-    await page.mouse.click(acme.x, acme.y);
-    await page.getByTestId('entity').getByRole('heading', { name: 'Acme Corporation' }).waitFor();
+    const acmeOpened = page.getByTestId('entity').getByRole('heading', { name: 'Acme Corporation' });
+    // Where Acme is drawn, read again before each click: under load (CI's Node 24 run) the page
+    // could still move under the canvas between reading the place and clicking it (once, a 30 s hang).
+    for (let attempt = 1; ; attempt++) {
+      const acme = await canvas.evaluate((el: any) => {
+        const node = el.cytoscape.nodes().filter((n: any) => n.data('name') === 'Acme Corporation')[0];
+        const box = el.getBoundingClientRect();
+        return { x: box.left + node.renderedPosition().x, y: box.top + node.renderedPosition().y, inside: node.renderedPosition().x > 0 && node.renderedPosition().y > 0 && node.renderedPosition().x < box.width && node.renderedPosition().y < box.height };
+      });
+      expect(acme.inside).toBe(true);
+      await page.mouse.click(acme.x, acme.y);
+      const opened = await acmeOpened.waitFor({ timeout: 3_000 }).then(() => true, () => false);
+      if (opened) break;
+      if (attempt === 3) throw new Error('a click where Acme Corporation is drawn did not open it, three times');
+    }
     await eventually(async () => (await drawnNodes()) > before, true);
     expect((await drawnFacts()).some((f) => /^Erin Walsh .+ Acme Corporation$/.test(f))).toBe(true);
 
