@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { pausePoint, setPausePoint, stepAsideForQuestions } from './pause-points';
 
-/** A count of questions (as QuestionsInFlight keeps it) that `after` ms from now another thread sets to `to`. */
+/** A count of `running` questions (as QuestionsInFlight keeps it) that another thread sets to 0, `after` ms from now. */
 function questionsEndingOnAnotherThread(running: number, after: number): { buffer: SharedArrayBuffer; done: Promise<unknown> } {
   const buffer = new SharedArrayBuffer(4);
   new Int32Array(buffer)[0] = running;

@@ -24,7 +24,6 @@ export interface StepAsidePolicy {
    * tenant's long PDF for taking too long.
    */
   maxTotalMs: number;
-  now?: () => number;
 }
 
 /**
@@ -36,7 +35,7 @@ export interface StepAsidePolicy {
  */
 export function stepAsideForQuestions(questionsBuffer: SharedArrayBuffer, policy: StepAsidePolicy): StepAside {
   const running = new Int32Array(questionsBuffer);
-  const now = policy.now ?? (() => performance.now());
+  const now = () => performance.now();
   let resumedAt = Number.NEGATIVE_INFINITY;
   let pausedThisTask = 0;
   return {
