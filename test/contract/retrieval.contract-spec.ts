@@ -14,8 +14,10 @@ import {
   graphs,
   GraphWritesRepository,
   openDatabase,
+  PostgresDatabase,
   queryRows,
   tenants,
+  withSessionSettings,
 } from '@loci/db';
 import { countTokens } from '@loci/llm';
 import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
@@ -647,6 +649,54 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       // Rows the hub's scan returned: the few newest it keeps, not its 500 edges.
       expect(Number(scan![1])).toBeLessThanOrEqual(EXPANSION_EDGES_PER_DIRECTION);
       expect(plan).not.toMatch(/Bitmap Heap Scan on edges|Seq Scan on edges/);
+    });
+
+    it('runs its exact statements prepared by name, on generic plans, with the rows a plan made each time gives (record 0080)', async () => {
+      // One connection each, so pg_prepared_statements (a session's own) shows what ran on it.
+      const url = withSessionSettings(environment.settings.database.url!);
+      const named = PostgresDatabase.connect(url, 1);
+      // A session URL marks the pool as behind a transaction pooler: nothing is named there.
+      const unnamed = PostgresDatabase.connect(url, 1, 0, url);
+      try {
+        // The random rows' words indexed, so BM25 finds passages and the facts they state are ranked.
+        for (const scope of [small, big]) {
+          await database.db.execute(sql`INSERT INTO chunk_terms (tenant_id, graph_id, lexeme, chunk_id, frequency, chunk_length)
+            SELECT c.tenant_id, c.graph_id, t.lexeme, c.id, coalesce(array_length(t.positions, 1), 1), 3
+            FROM chunks c CROSS JOIN LATERAL unnest(to_tsvector('english', c.text)) AS t
+            WHERE c.tenant_id = ${scope.tenantId} AND c.graph_id = ${scope.graphId} ON CONFLICT DO NOTHING`);
+          await database.db.execute(sql`UPDATE chunks SET term_count = 3 WHERE tenant_id = ${scope.tenantId} AND graph_id = ${scope.graphId}`);
+        }
+        const prepared = new RetrievalService(named);
+        const planned = new RetrievalService(unnamed);
+        const vector = randomVector();
+        // Words and names the random rows hold, so BM25, the named entities and the walk all run.
+        const question = 'Which bulk chunk 17 mentions bulk entity 42 and bulk entity 7?';
+        const requestFor = (scope: { tenantId: string; graphId: number }, mode: RetrievalMode): RetrievalRequest => ({
+          ...scope, mode, questionText: question, highLevelKeywords: ['bulk entity'],
+          questionVector: vector, lowLevelVector: vector, highLevelVector: vector, budgets: ROOMY,
+        });
+        // The small graph first: the plans PostgreSQL settles on after five executions come from
+        // it, and the large graph must still get the rows planning each statement gives.
+        for (const scope of [small, big]) {
+          for (const mode of MODES) {
+            const expected = ids(await planned.retrieve(requestFor(scope, mode)));
+            for (let run = 0; run < 7; run++) expect(ids(await prepared.retrieve(requestFor(scope, mode)))).toEqual(expected);
+          }
+        }
+        const statements = await queryRows<{ name: string; statement: string; generic_plans: string }>(
+          named.db,
+          sql`SELECT name, statement, generic_plans FROM pg_prepared_statements WHERE name LIKE 'loci\_%'`,
+        );
+        const labels = new Set(statements.map((s) => s.name.replace(/^loci_|_\d+$/g, '')));
+        for (const label of ['passages', 'walk', 'edges_around', 'fact_words', 'supporting_chunks']) expect(labels).toContain(label);
+        expect(statements.some((s) => Number(s.generic_plans) > 0)).toBe(true);
+        // An approximate (HNSW) search is never named: a generic plan would pick one way for all tenants.
+        expect(statements.filter((s) => s.statement.includes('<=>'))).toEqual([]);
+        expect(await queryRows(unnamed.db, sql`SELECT name FROM pg_prepared_statements`)).toEqual([]);
+      } finally {
+        await named.close();
+        await unnamed.close();
+      }
     });
 
     it('returns k rows of the graph in every mode, quickly', async () => {

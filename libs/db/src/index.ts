@@ -12,6 +12,7 @@ export * from './open-database';
 export * from './pglite.database';
 export * from './postgres.database';
 export * from './postgres-errors';
+export * from './prepared-statements';
 export * from './replicas/lsn';
 export * from './replicas/read-replicas';
 export * from './replicas/read-router';

@@ -24,7 +24,9 @@ export interface WalkNeighbourhoodInput {
  * - one `mentions` row: entity_chunks within two hops of the seeds (the linked entities counted
  *   among the seed entities), as two JSON arrays of the same length (`pairs`: entity ids, chunk
  *   ids). Thousands of them come back for a question; one JSON value is parsed natively, where a
- *   row each was the largest share of a question's row parsing on the API's event loop.
+ *   row each was the largest share of a question's row parsing on the API's event loop. In a
+ *   fixed order, whatever the plan: the walk's sums follow it, and near-equal scores came out in
+ *   another order under another plan (record 0080).
  */
 export function walkNeighbourhoodSql(scope: Scope, input: WalkNeighbourhoodInput): SQL {
   const { tenantId, graphId } = scope;
@@ -83,7 +85,8 @@ export function walkNeighbourhoodSql(scope: Scope, input: WalkNeighbourhoodInput
     UNION ALL
     SELECT 'document', document_id, name_key, chunk_id, NULL FROM linked_documents
     UNION ALL
-    SELECT 'mentions', NULL, NULL, NULL, json_build_array(COALESCE(json_agg(entity_id), '[]'), COALESCE(json_agg(chunk_id), '[]'))
+    SELECT 'mentions', NULL, NULL, NULL, json_build_array(
+      COALESCE(json_agg(entity_id ORDER BY entity_id, chunk_id), '[]'), COALESCE(json_agg(chunk_id ORDER BY entity_id, chunk_id), '[]'))
     FROM mentions`;
 }
 

@@ -23,7 +23,9 @@ export interface CorpusStats {
  * graph's chunks, which costs a scan of the graph's chunk rows.
  */
 function corpusSql({ tenantId, graphId }: Scope, corpus?: CorpusStats): SQL {
-  if (corpus) return sql`SELECT ${float(corpus.chunks)} AS n, ${float(Math.max(1, corpus.meanLength))} AS mean_length`;
+  // Parameters, not literals: the statement's text stays the same as the graph grows, so it
+  // stays one prepared statement (prepared-statements.ts in @loci/db).
+  if (corpus) return sql`SELECT ${Number(corpus.chunks)}::float8 AS n, ${Math.max(1, Number(corpus.meanLength))}::float8 AS mean_length`;
   return sql`SELECT count(*)::float8 AS n, greatest(avg(c.term_count), 1)::float8 AS mean_length
       FROM chunks c WHERE c.tenant_id = ${tenantId} AND c.graph_id = ${graphId}`;
 }

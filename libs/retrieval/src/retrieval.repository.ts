@@ -83,7 +83,7 @@ export class RetrievalRepository {
 
   /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
   async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
-    return this.lexicalHits(scope, await this.reads.rows<Raw>(chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope), this.bm25PostingsPerTerm), scope));
+    return this.lexicalHits(scope, await this.reads.preparedRows<Raw>('bm25', chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope), this.bm25PostingsPerTerm), scope));
   }
 
   /**
@@ -92,7 +92,7 @@ export class RetrievalRepository {
    */
   async searchPassages(scope: Scope, text: string, k: number, names: string[]): Promise<{ lexical: ChunkHit[]; named: ChunkHit[] }> {
     if (names.length === 0) return { lexical: await this.searchChunksLexically(scope, text, k), named: [] };
-    const rows = await this.reads.rows<Raw>(passageSearchSql(scope, text, k, names, this.corpus.get(scope), this.bm25PostingsPerTerm), scope);
+    const rows = await this.reads.preparedRows<Raw>('passages', passageSearchSql(scope, text, k, names, this.corpus.get(scope), this.bm25PostingsPerTerm), scope);
     return {
       lexical: this.lexicalHits(scope, rows.filter((r) => num(r.part) === 0)),
       named: rows.filter((r) => num(r.part) === 1).map(toChunkHit),
@@ -121,20 +121,20 @@ export class RetrievalRepository {
   /** Live facts stated in `chunkIds`, best matching `text` by BM25 (score = BM25). */
   async searchEdgesLexically(scope: Scope, text: string, chunkIds: number[], k: number): Promise<EdgeHit[]> {
     if (chunkIds.length === 0) return [];
-    return this.rows(scope, edgeLexicalSearchSql(scope, text, chunkIds, k, this.corpus.get(scope)), toEdgeHit);
+    return this.preparedRows(scope, 'fact_words', edgeLexicalSearchSql(scope, text, chunkIds, k, this.corpus.get(scope)), toEdgeHit);
   }
 
   /** Visible entities whose normalised name is one of `names`. */
   async entitiesNamed(scope: Scope, names: string[]): Promise<EntityHit[]> {
     if (names.length === 0) return [];
-    return this.rows(scope, entitiesNamedSql(scope, names), toEntityHit);
+    return this.preparedRows(scope, 'entities_named', entitiesNamedSql(scope, names), toEntityHit);
   }
 
   /** The linked entities and documents and the mentions around the walk's seeds, in one statement. */
   async walkNeighbourhood(scope: Scope, input: WalkNeighbourhoodInput): Promise<WalkNeighbourhood> {
     const found: WalkNeighbourhood = { linkedEntities: new Map(), linkedDocuments: [], mentions: [] };
     if (input.entityIds.length === 0 && input.chunkIds.length === 0 && input.names.length === 0) return found;
-    for (const r of await this.reads.rows<Raw>(walkNeighbourhoodSql(scope, input), scope)) {
+    for (const r of await this.reads.preparedRows<Raw>('walk', walkNeighbourhoodSql(scope, input), scope)) {
       if (r.kind === 'link') found.linkedEntities.set(num(r.entity_id), String(r.name));
       else if (r.kind === 'document') found.linkedDocuments.push({ documentId: num(r.entity_id), nameKey: String(r.name), chunkId: num(r.chunk_id) });
       else if (r.kind === 'mentions') {
@@ -148,17 +148,17 @@ export class RetrievalRepository {
   /** Chunks of processed documents by id, in the order given. */
   async chunksByIds(scope: Scope, ids: number[]): Promise<ChunkHit[]> {
     if (ids.length === 0) return [];
-    return this.rows(scope, chunksByIdsSql(scope, ids), toChunkHit);
+    return this.preparedRows(scope, 'chunks_by_ids', chunksByIdsSql(scope, ids), toChunkHit);
   }
 
   async edgesAround(scope: Scope, entityIds: number[], limit: number): Promise<EdgeHit[]> {
     if (entityIds.length === 0) return [];
-    return this.rows(scope, edgesAroundSql(scope, entityIds, limit), toEdgeHit);
+    return this.preparedRows(scope, 'edges_around', edgesAroundSql(scope, entityIds, limit), toEdgeHit);
   }
 
   async entitiesByIds(scope: Scope, ids: number[]): Promise<EntityHit[]> {
     if (ids.length === 0) return [];
-    return this.rows(scope, entitiesByIdsSql(scope, ids), toEntityHit);
+    return this.preparedRows(scope, 'entities_by_ids', entitiesByIdsSql(scope, ids), toEntityHit);
   }
 
   async supportingChunks(
@@ -166,7 +166,7 @@ export class RetrievalRepository {
     input: { entityIds: number[]; edgeIds: number[]; lead: 'entities' | 'edges'; limit: number },
   ): Promise<SupportingChunk[]> {
     if (input.entityIds.length === 0 && input.edgeIds.length === 0) return [];
-    return this.rows(scope, supportingChunksSql(scope, input), toSupportingChunk);
+    return this.preparedRows(scope, 'supporting_chunks', supportingChunksSql(scope, input), toSupportingChunk);
   }
 
   async graphHasContent(scope: Scope): Promise<boolean> {
@@ -176,6 +176,14 @@ export class RetrievalRepository {
 
   private async rows<T>(scope: Scope, statement: SQL, map: (row: Raw) => T): Promise<T[]> {
     return (await this.reads.rows<Raw>(statement, scope)).map(map);
+  }
+
+  /**
+   * rows() for a statement prepared by name (prepared-statements.ts in @loci/db): only exact ones,
+   * whose rows do not depend on the plan; the vector searches stay unnamed.
+   */
+  private async preparedRows<T>(scope: Scope, label: string, statement: SQL, map: (row: Raw) => T): Promise<T[]> {
+    return (await this.reads.preparedRows<Raw>(label, statement, scope)).map(map);
   }
 }
 

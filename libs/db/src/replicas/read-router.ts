@@ -1,6 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import { asStep, workMemo } from '@loci/common';
 import { Database, Db, queryRows } from '../database';
+import { PreparableDatabase, queryPreparedRows } from '../prepared-statements';
 import { isStoreUnavailable, sqlState } from '../postgres-errors';
 import { ReadReplicas, Replica, ReplicaState, withTimeout } from './read-replicas';
 import { SharedWriteNotes } from './shared-write-notes';
@@ -109,27 +110,35 @@ export class ReadRouter {
   }
 
   /**
+   * rows() for a hot statement prepared by name on the connection it runs on (prepared-statements.ts):
+   * only one whose rows do not depend on its plan (no approximate vector search).
+   */
+  preparedRows<T>(label: string, query: SQL, scope: ReadScope): Promise<T[]> {
+    return this.read(scope, (db, database) => queryPreparedRows<T>(db, database, label, query));
+  }
+
+  /**
    * One read-only statement about `scope` built with drizzle's query builder (its columns mapped
    * as on the primary), on a replica or the primary. `statement` may run twice, on the primary
    * after a replica failed it: it must only read.
    */
-  async read<T>(scope: ReadScope, statement: (db: Db) => Promise<T>): Promise<T> {
+  async read<T>(scope: ReadScope, statement: (db: Db, database: PreparableDatabase) => Promise<T>): Promise<T> {
     // A question's statements are its steps (QuestionTurns): one may wait for a lighter tenant's
     // question, or for a statement slot, before it is sent; outside a question it is sent at once.
     const replica = await this.pick(scope);
     if (!replica) {
       this.counts.primary++;
-      return asStep(() => statement(this.primary.db));
+      return asStep(() => statement(this.primary.db, this.primary));
     }
     try {
-      const result = await asStep(() => statement(replica.database.db));
+      const result = await asStep(() => statement(replica.database.db, replica.database));
       this.counts.replica++;
       return result;
     } catch (error) {
       if (!isReplicaFault(error)) throw error;
       if (isStoreUnavailable(error)) this.replicas?.markDown(replica, error);
       this.counts.fallback++;
-      return asStep(() => statement(this.primary.db));
+      return asStep(() => statement(this.primary.db, this.primary));
     }
   }
 
