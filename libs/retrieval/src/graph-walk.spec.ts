@@ -1,4 +1,4 @@
-import { personalizedPageRank } from './graph-walk';
+import { bestScored, personalizedPageRank } from './graph-walk';
 
 describe('personalizedPageRank', () => {
   it('reaches the second hop: a passage about an entity the seed passage names', () => {
@@ -70,5 +70,27 @@ describe('personalizedPageRank', () => {
     const chunkKeys = nodes.filter((key) => key.startsWith('c'));
     expect([...scores.keys()].sort()).toEqual(chunkKeys.map((key) => Number(key.slice(1))).sort());
     for (const key of chunkKeys) expect(scores.get(Number(key.slice(1)))!).toBeCloseTo(rank[at.get(key)!], 12);
+  });
+});
+
+describe('bestScored', () => {
+  const sortedTop = (scores: Map<number, number>, k: number) =>
+    [...scores].filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k).map(([id]) => id);
+
+  it('gives the ids a full sort would, best first, ties by the smaller id, no zero or negative score', () => {
+    const scores = new Map([[7, 0.5], [3, 0.5], [9, 0.9], [1, 0], [4, -1], [5, 0.1], [2, 0.5]]);
+    expect(bestScored(scores, 3)).toEqual([9, 2, 3]);
+    expect(bestScored(scores, 10)).toEqual([9, 2, 3, 7, 5]);
+    expect(bestScored(scores, 0)).toEqual([]);
+  });
+
+  it('agrees with a full sort on random scores with many ties', () => {
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 50; round++) {
+      const scores = new Map<number, number>();
+      for (let i = 0; i < 300; i++) scores.set(Math.floor(random() * 10_000), Math.floor(random() * 20) / 20 - 0.1);
+      for (const k of [1, 5, 20, 400]) expect(bestScored(scores, k)).toEqual(sortedTop(scores, k));
+    }
   });
 });

@@ -5,7 +5,7 @@ import { applyBudgets } from './context-budget';
 import { fuseByRank } from './fusion';
 import { raiseToldInPeriod } from './question-time';
 import { keepBestScore, roundRobin } from './merge';
-import { personalizedPageRank } from './graph-walk';
+import { bestScored, personalizedPageRank } from './graph-walk';
 import { relationWordsFor } from './fact-topics';
 import { candidateNames, namedInPassage } from './question-names';
 import { PassageLink, rankWithNamedDocuments, RankedPassage, spreadThroughLinks } from './passage-links';
@@ -337,11 +337,7 @@ export class RetrievalService {
       entities: new Map(entities.map((e, rank) => [e.id, (entityShare * rankWeights[rank]) / rankTotal])),
       chunks: new Map(passages.map((p) => [p.chunkId, ((1 - entityShare) * (relevance.get(p.chunkId) ?? 0)) / passageTotal])),
     };
-    const walkedIds = [...personalizedPageRank(mentions, seeds)]
-      .filter(([, score]) => score > 0)
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, topK)
-      .map(([id]) => id);
+    const walkedIds = bestScored(personalizedPageRank(mentions, seeds), topK);
 
     // The documents the seed passages name, each stood for by its earliest chunk the walk read
     // (chunk ids grow with ingestion, so that is its first one unless it has more than the
