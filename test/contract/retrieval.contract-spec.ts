@@ -576,6 +576,45 @@ describe(`retrieval contract (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
   });
 
+  describe("BM25's remembered document frequencies (record 0081)", () => {
+    const CHUNKS = 250; // past REMEMBER_CORPUS_FROM_CHUNKS: a graph large enough to be remembered
+    const addChunks = async (scope: { tenantId: string; graphId: number }, from: number, count: number, words: string) => {
+      const document = await processedDocument(scope.tenantId, scope.graphId, `bulk ${from}.txt`);
+      await database.db.execute(sql`INSERT INTO chunks (tenant_id, graph_id, document_id, index, text, token_count, term_count)
+        SELECT ${scope.tenantId}::uuid, ${scope.graphId}::bigint, ${document.id}::bigint, g.i, ${words}::text || ' ' || g.i, 8, 4
+        FROM generate_series(${from}::integer, ${from + count - 1}::integer) AS g(i)`);
+      await database.db.execute(sql`INSERT INTO chunk_terms (tenant_id, graph_id, lexeme, chunk_id, frequency, chunk_length)
+        SELECT c.tenant_id, c.graph_id, t.lexeme, c.id, coalesce(array_length(t.positions, 1), 1), 4
+        FROM chunks c CROSS JOIN LATERAL unnest(to_tsvector('english', c.text)) AS t
+        WHERE c.tenant_id = ${scope.tenantId} AND c.document_id = ${document.id}`);
+    };
+    const scored = (hits: Array<{ chunkId: number; lexicalScore?: number }>) => hits.map((h) => [h.chunkId, h.lexicalScore]);
+
+    it('gives the ranking counting gives, then keeps a large graph\'s frequencies for a while (a new posting moves nothing yet)', async () => {
+      const scope = await createGraph();
+      // 'alpha' is in every chunk, 'quebec' in one in ten.
+      await addChunks(scope, 0, CHUNKS, 'alpha bravo');
+      await database.db.execute(sql`UPDATE chunks SET text = text || ' quebec' WHERE tenant_id = ${scope.tenantId} AND graph_id = ${scope.graphId} AND index % 10 = 0`);
+      await database.db.execute(sql`INSERT INTO chunk_terms (tenant_id, graph_id, lexeme, chunk_id, frequency, chunk_length)
+        SELECT tenant_id, graph_id, 'quebec', id, 1, 4 FROM chunks WHERE tenant_id = ${scope.tenantId} AND graph_id = ${scope.graphId} AND index % 10 = 0`);
+      const question = 'Which alpha quebec chunk?';
+      const remembering = new RetrievalRepository(database);
+      // The first question counts everything and learns the corpus; the second is given what was learned.
+      const counted = scored(await remembering.searchChunksLexically(scope, question, 10));
+      expect(counted).toHaveLength(10);
+      expect(scored(await remembering.searchChunksLexically(scope, question, 10))).toEqual(counted);
+      expect(scored(await new RetrievalRepository(database).searchChunksLexically(scope, question, 10))).toEqual(counted);
+
+      // 'quebec' in 100 more chunks: counted afresh its IDF drops, so every score moves; remembered, none does.
+      await addChunks(scope, CHUNKS, 100, 'quebec zulu');
+      const recounted = scored(await new RetrievalRepository(database).searchChunksLexically(scope, question, 10));
+      expect(recounted).not.toEqual(counted);
+      const remembered = scored(await remembering.searchChunksLexically(scope, question, 10));
+      const before = new Map(counted.map(([id, score]) => [id, score]));
+      for (const [id, score] of remembered) if (before.has(id)) expect(score).toBeCloseTo(before.get(id)!, 12);
+    });
+  });
+
   (onPostgres ? describe : describe.skip)('HNSW index use (PostgreSQL, a few thousand rows)', () => {
     const BIG_GRAPH_ROWS = 5000;
     const explain = async (statement: ReturnType<typeof sql>) =>

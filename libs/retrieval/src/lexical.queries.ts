@@ -2,6 +2,7 @@ import { SQL, sql } from 'drizzle-orm';
 import { TEXT_SEARCH_CONFIG } from '@loci/db';
 import { bigintArray, edgeVisible, entityDescription, entityVisible, liveEdge, PROCESSED, recordedBy, Scope } from './visibility.sql';
 import { entitySearchSql } from './retrieval.queries';
+import { KnownFrequencies, NOTHING_KNOWN } from './lexeme-frequencies.memo';
 
 /**
  * BM25 over a graph's chunks, from the chunk_terms postings (libs/db schema): Okapi BM25 with
@@ -55,13 +56,14 @@ const BM25_IMPACT_ORDER = sql.raw(
 /**
  * The chunks of processed documents that best match `text` by BM25, best first, at most `k`.
  * One statement: the question's lexemes (the same analysis as at indexing), the graph's chunk
- * count and mean length, each lexeme's document frequency counted over its key range of the
- * primary key (tenant, graph, lexeme: index-only, nothing else is read), then each lexeme's
- * best `postingsPerTerm` postings (migration 0017's index, index-only) scored as they are read,
- * and the chunks' sums; sorted first, then joined to chunk and document, so the joins stop once
- * `k` chunks of processed documents are found. Its cost grows with the question's words and
- * the cut, not with the graph; the document frequencies stay exact (a key-range count, 15–20%
- * of what scoring every posting cost at 250k edges: docs/QUALITY.md).
+ * count and mean length, each lexeme's document frequency (given in `known` when remembered,
+ * else counted over its key range of the primary key: tenant, graph, lexeme, index-only), then
+ * each lexeme's best `postingsPerTerm` postings (migration 0017's index, index-only) scored as
+ * they are read, and the chunks' sums; sorted first, then joined to chunk and document, so the
+ * joins stop once `k` chunks of processed documents are found. Its cost grows with the
+ * question's words and the cut, not with the graph. The counts are exact, and a remembered one
+ * at most a minute old (lexeme-frequencies.memo.ts). Every row carries `learned`: what the
+ * statement counted and analysed, for the memo.
  */
 export function chunkLexicalSearchSql(
   scope: Scope,
@@ -69,17 +71,21 @@ export function chunkLexicalSearchSql(
   k: number,
   corpus?: CorpusStats,
   postingsPerTerm = DEFAULT_BM25_POSTINGS_PER_TERM,
+  known: KnownFrequencies = NOTHING_KNOWN,
 ): SQL {
   const { tenantId, graphId } = scope;
   return sql`WITH asked AS MATERIALIZED (
       SELECT DISTINCT t.lexeme FROM unnest(to_tsvector(${TEXT_SEARCH_CONFIG}, ${text})) AS t),
     corpus AS MATERIALIZED (${corpusSql(scope, corpus)}),
+    frequencies AS MATERIALIZED (
+      SELECT a.lexeme, ${frequencySql(scope, known, 'q')} AS df,
+             NOT (${JSON.stringify(known.frequencies)}::jsonb ? a.lexeme) AS counted
+      FROM asked a),
     weights AS MATERIALIZED (
-      SELECT a.lexeme, ln(1 + (greatest(corpus.n, f.df) - f.df + 0.5) / (f.df + 0.5)) AS idf
-      FROM asked a CROSS JOIN corpus CROSS JOIN LATERAL (
-        SELECT count(*)::float8 AS df FROM chunk_terms q
-        WHERE q.tenant_id = ${tenantId} AND q.graph_id = ${graphId} AND q.lexeme = a.lexeme) f
+      SELECT f.lexeme, ln(1 + (greatest(corpus.n, f.df) - f.df + 0.5) / (f.df + 0.5)) AS idf
+      FROM frequencies f CROSS JOIN corpus
       WHERE f.df > 0),
+    learned AS MATERIALIZED (SELECT ${learnedSql(known)} AS learned),
     -- Per lexeme, the first postings of its range of migration 0017's index, best first; the
     -- LIMIT keeps it a loop, as OFFSET 0 did: pulled up into a join, the planner read the
     -- graph's every posting when its estimates were off (a table not yet analyzed).
@@ -94,14 +100,38 @@ export function chunkLexicalSearchSql(
         LIMIT ${sql.raw(String(postingsLimit(postingsPerTerm)))}) p
       GROUP BY p.chunk_id)
     SELECT c.id AS chunk_id, c.document_id, d.name AS document_name, d.document_date, d.loaded_at, c.text,
-           c.token_count, s.score, corpus.n AS corpus_chunks, corpus.mean_length AS corpus_mean_length
+           c.token_count, s.score, corpus.n AS corpus_chunks, corpus.mean_length AS corpus_mean_length, learned.learned
     FROM (SELECT * FROM scored ORDER BY score DESC, chunk_id) s
-    CROSS JOIN corpus
+    CROSS JOIN corpus CROSS JOIN learned
     JOIN chunks c ON c.tenant_id = ${tenantId} AND c.graph_id = ${graphId} AND c.id = s.chunk_id
     JOIN documents d ON d.tenant_id = ${tenantId} AND d.graph_id = ${graphId} AND d.id = c.document_id
     WHERE d.status = ${PROCESSED}${recordedBy(scope, 'c')}
     ORDER BY s.score DESC, s.chunk_id
     LIMIT ${k}`;
+}
+
+/**
+ * The document frequency of `a.lexeme` in the graph: the one given in `known` (remembered from an
+ * earlier question: lexeme-frequencies.memo.ts), else counted over its key range of the primary
+ * key (tenant, graph, lexeme: index-only). COALESCE runs the count only when none is given.
+ */
+function frequencySql({ tenantId, graphId }: Scope, known: KnownFrequencies, alias: string): SQL {
+  const q = sql.raw(alias);
+  return sql`coalesce((${JSON.stringify(known.frequencies)}::jsonb ->> a.lexeme)::float8, (
+        SELECT count(*)::float8 FROM chunk_terms ${q}
+        WHERE ${q}.tenant_id = ${tenantId} AND ${q}.graph_id = ${graphId} AND ${q}.lexeme = a.lexeme))`;
+}
+
+/**
+ * What a BM25 statement reports back for the memo, as one JSON value (every row carries it):
+ * the frequencies it counted (`frequencies`: lexeme → df) and the lexemes of the words it was
+ * asked to analyse (`words`: word → lexemes), both empty once the question's words are known.
+ */
+function learnedSql(known: KnownFrequencies): SQL {
+  return sql`json_build_object(
+        'frequencies', (SELECT coalesce(json_object_agg(f.lexeme, f.df), '{}') FROM frequencies f WHERE f.counted),
+        'words', (SELECT coalesce(json_object_agg(w.word, (SELECT coalesce(array_agg(t.lexeme), '{}') FROM unnest(to_tsvector(${TEXT_SEARCH_CONFIG}, w.word)) AS t)), '{}')
+                  FROM unnest(${`{${known.unmappedWords.map(arrayElement).join(',')}}`}::text[]) AS w(word)))`;
 }
 
 /** The cut as an integer literal (a parameter would hide it from the planner's row estimates). */
@@ -175,15 +205,16 @@ export function passageSearchSql(
   names: string[],
   corpus?: CorpusStats,
   postingsPerTerm = DEFAULT_BM25_POSTINGS_PER_TERM,
+  known: KnownFrequencies = NOTHING_KNOWN,
 ): SQL {
   return sql`SELECT 0 AS part, row_number() OVER (ORDER BY l.score DESC, l.chunk_id) AS position,
            l.chunk_id, l.document_id, l.document_name, l.document_date, l.loaded_at, l.text, l.token_count, l.score,
-           l.corpus_chunks, l.corpus_mean_length
-    FROM (${chunkLexicalSearchSql(scope, text, k, corpus, postingsPerTerm)}) l
+           l.corpus_chunks, l.corpus_mean_length, l.learned
+    FROM (${chunkLexicalSearchSql(scope, text, k, corpus, postingsPerTerm, known)}) l
     UNION ALL
     SELECT 1, row_number() OVER (ORDER BY n.key_length DESC, n.document_id),
            n.chunk_id, n.document_id, n.document_name, n.document_date, n.loaded_at, n.text, n.token_count, n.score,
-           NULL::float8, NULL::float8
+           NULL::float8, NULL::float8, NULL::json
     FROM (${documentsNamedSql(scope, names)}) n
     ORDER BY part, position`;
 }
@@ -213,17 +244,26 @@ const FACT_WORDS = sql.raw(`replace(x.relation, '_', ' ') || ' ' || coalesce(x.d
  * names are stemmed here (and the words of facts written before migration 0014, whose lexemes
  * are null).
  */
-export function edgeLexicalSearchSql(scope: Scope, text: string, chunkIds: number[], k: number, corpus?: CorpusStats): SQL {
+export function edgeLexicalSearchSql(
+  scope: Scope,
+  text: string,
+  chunkIds: number[],
+  k: number,
+  corpus?: CorpusStats,
+  known: KnownFrequencies = NOTHING_KNOWN,
+): SQL {
   const { tenantId, graphId } = scope;
   return sql`WITH asked AS MATERIALIZED (
       SELECT DISTINCT t.lexeme FROM unnest(to_tsvector(${TEXT_SEARCH_CONFIG}, ${text})) AS t),
     corpus AS MATERIALIZED (${corpusSql(scope, corpus)}),
+    frequencies AS MATERIALIZED (
+      SELECT a.lexeme, ${frequencySql(scope, known, 'p')} AS df,
+             NOT (${JSON.stringify(known.frequencies)}::jsonb ? a.lexeme) AS counted
+      FROM asked a),
     weights AS MATERIALIZED (
-      SELECT a.lexeme, ln(1 + (greatest(corpus.n, f.df) - f.df + 0.5) / (f.df + 0.5)) AS idf
-      FROM asked a CROSS JOIN corpus
-      CROSS JOIN LATERAL (
-        SELECT count(*)::float8 AS df FROM chunk_terms p
-        WHERE p.tenant_id = ${tenantId} AND p.graph_id = ${graphId} AND p.lexeme = a.lexeme) f),
+      SELECT f.lexeme, ln(1 + (greatest(corpus.n, f.df) - f.df + 0.5) / (f.df + 0.5)) AS idf
+      FROM frequencies f CROSS JOIN corpus),
+    learned AS MATERIALIZED (SELECT ${learnedSql(known)} AS learned),
     candidates AS MATERIALIZED (
       SELECT DISTINCT ON (x.id) x.id, x.source_id, x.target_id, x.relation, x.description, x.keywords, x.weight, x.valid_at,
              x.invalid_at, x.lexemes
@@ -251,8 +291,8 @@ export function edgeLexicalSearchSql(scope: Scope, text: string, chunkIds: numbe
       FROM terms t JOIN weights w ON w.lexeme = t.lexeme JOIN lengths l ON l.id = t.id CROSS JOIN mean
       GROUP BY t.id)
     SELECT x.id, x.source_id, x.target_id, x.source, x.target, x.relation, x.description, x.keywords, x.weight,
-           x.valid_at, x.invalid_at, s.score
-    FROM scored s JOIN x ON x.id = s.id
+           x.valid_at, x.invalid_at, s.score, corpus.n AS corpus_chunks, learned.learned
+    FROM scored s JOIN x ON x.id = s.id CROSS JOIN corpus CROSS JOIN learned
     ORDER BY s.score DESC, x.id
     LIMIT ${k}`;
 }

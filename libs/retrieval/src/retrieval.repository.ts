@@ -20,6 +20,7 @@ import {
   DEFAULT_BM25_POSTINGS_PER_TERM,
   edgeLexicalSearchSql, entitiesNamedSql, passageSearchSql, seedEntitiesSql } from './lexical.queries';
 import { CorpusStatsMemo } from './corpus-stats.memo';
+import { KnownFrequencies, LearnedFrequencies, LexemeFrequencyMemo, NOTHING_KNOWN } from './lexeme-frequencies.memo';
 import { historyAroundSql } from './gb/gb-query.queries';
 import { chunksByIdsSql, WalkNeighbourhoodInput, walkNeighbourhoodSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
@@ -43,6 +44,9 @@ export interface WalkNeighbourhood {
 export class RetrievalRepository {
   /** BM25's N and avgdl of large graphs, remembered between questions. */
   private readonly corpus = new CorpusStatsMemo();
+
+  /** BM25's document frequencies of large graphs' lexemes, remembered between questions. */
+  private readonly frequencies = new LexemeFrequencyMemo();
 
   private readonly bm25PostingsPerTerm: number;
 
@@ -83,7 +87,9 @@ export class RetrievalRepository {
 
   /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
   async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
-    return this.lexicalHits(scope, await this.reads.preparedRows<Raw>('bm25', chunkLexicalSearchSql(scope, text, k, this.corpus.get(scope), this.bm25PostingsPerTerm), scope));
+    const corpus = this.corpus.get(scope);
+    const statement = chunkLexicalSearchSql(scope, text, k, corpus, this.bm25PostingsPerTerm, this.knownFrequencies(scope, text, corpus !== undefined));
+    return this.lexicalHits(scope, await this.reads.preparedRows<Raw>('bm25', statement, scope));
   }
 
   /**
@@ -92,7 +98,9 @@ export class RetrievalRepository {
    */
   async searchPassages(scope: Scope, text: string, k: number, names: string[]): Promise<{ lexical: ChunkHit[]; named: ChunkHit[] }> {
     if (names.length === 0) return { lexical: await this.searchChunksLexically(scope, text, k), named: [] };
-    const rows = await this.reads.preparedRows<Raw>('passages', passageSearchSql(scope, text, k, names, this.corpus.get(scope), this.bm25PostingsPerTerm), scope);
+    const corpus = this.corpus.get(scope);
+    const known = this.knownFrequencies(scope, text, corpus !== undefined);
+    const rows = await this.reads.preparedRows<Raw>('passages', passageSearchSql(scope, text, k, names, corpus, this.bm25PostingsPerTerm, known), scope);
     return {
       lexical: this.lexicalHits(scope, rows.filter((r) => num(r.part) === 0)),
       named: rows.filter((r) => num(r.part) === 1).map(toChunkHit),
@@ -100,8 +108,22 @@ export class RetrievalRepository {
   }
 
   private lexicalHits(scope: Scope, rows: Raw[]): ChunkHit[] {
-    if (rows.length > 0) this.corpus.remember(scope, { chunks: num(rows[0].corpus_chunks), meanLength: num(rows[0].corpus_mean_length) });
+    if (rows.length > 0) {
+      this.corpus.remember(scope, { chunks: num(rows[0].corpus_chunks), meanLength: num(rows[0].corpus_mean_length) });
+      this.learnFrequencies(scope, rows[0]);
+    }
     return rows.map((r) => ({ ...chunkBase(r), score: 0, lexicalScore: num(r.score) }));
+  }
+
+  /** The frequencies to give a BM25 statement: only for a graph whose corpus stats are remembered (a large one). */
+  private knownFrequencies(scope: Scope, text: string, large: boolean): KnownFrequencies {
+    return large ? this.frequencies.known(scope, text) : NOTHING_KNOWN;
+  }
+
+  /** What a BM25 statement counted and analysed (its `learned` and corpus columns, on every row). */
+  private learnFrequencies(scope: Scope, row: Raw): void {
+    if (row.learned === null || row.learned === undefined) return;
+    this.frequencies.learn(scope, num(row.corpus_chunks), jsonValue<LearnedFrequencies>(row.learned));
   }
 
   /**
@@ -121,7 +143,11 @@ export class RetrievalRepository {
   /** Live facts stated in `chunkIds`, best matching `text` by BM25 (score = BM25). */
   async searchEdgesLexically(scope: Scope, text: string, chunkIds: number[], k: number): Promise<EdgeHit[]> {
     if (chunkIds.length === 0) return [];
-    return this.preparedRows(scope, 'fact_words', edgeLexicalSearchSql(scope, text, chunkIds, k, this.corpus.get(scope)), toEdgeHit);
+    const corpus = this.corpus.get(scope);
+    const statement = edgeLexicalSearchSql(scope, text, chunkIds, k, corpus, this.knownFrequencies(scope, text, corpus !== undefined));
+    const rows = await this.reads.preparedRows<Raw>('fact_words', statement, scope);
+    if (rows.length > 0) this.learnFrequencies(scope, rows[0]);
+    return rows.map(toEdgeHit);
   }
 
   /** Visible entities whose normalised name is one of `names`. */
