@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { PostgresDatabase, withSessionSettings } from '../../libs/db/src/postgres.database';
-import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import { RetrievalService } from '../../libs/retrieval/src/retrieval.service';
 import { RetrievedContext } from '../../libs/retrieval/src/retrieval.types';
+import { benchRequests } from './bench-question-requests';
 
 type Mode = 'naive' | 'local' | 'global' | 'hybrid' | 'mix';
 const [questionsPath, countArg, modesArg] = process.argv.slice(2);
@@ -18,14 +18,7 @@ async function main() {
   const questions = file.questions.slice(0, Number(countArg ?? 100));
   const modes = (modesArg ?? 'naive,local,global,hybrid,mix').split(',') as Mode[];
   const database = PostgresDatabase.connect(withSessionSettings(process.env.DATABASE_URL!), 4);
-  const embedder = new LocalHashingEmbedder();
-  const requestFor = (mode: Mode, q: { query: string; hl_keywords: string[]; ll_keywords: string[] }) => ({
-    tenantId: file.large_tenant.tenant_id, graphId: Number(file.large_tenant.graph_id), mode, questionText: q.query,
-    highLevelKeywords: q.hl_keywords, embeddingModel: 'local:local-hash-v1',
-    ...(mode === 'naive' || mode === 'mix' ? { questionVector: embedder.embedText(q.query) } : {}),
-    ...(mode !== 'naive' && q.ll_keywords.length ? { lowLevelVector: embedder.embedText(q.ll_keywords.join(', ')) } : {}),
-    ...(mode !== 'naive' && q.hl_keywords.length ? { highLevelVector: embedder.embedText(q.hl_keywords.join(', ')) } : {}),
-  });
+  const requestFor = benchRequests(file);
   const ids = (c: RetrievedContext) => `e ${c.entities.map((e) => e.id)}\n r ${c.relations.map((x) => x.id)}\n c ${c.chunks.map((x) => x.chunkId)}`;
   const warm = new RetrievalService(database);
   // The memo learns the corpus first (a graph's stats are remembered from its first question).

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { PostgresDatabase } from '../../libs/db/src/postgres.database';
 import { SESSION_SETTINGS } from '../../libs/db/src/database';
-import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import { RetrievalService } from '../../libs/retrieval/src/retrieval.service';
+import { benchRequests } from './bench-question-requests';
 
 type Mode = 'naive' | 'local' | 'global' | 'hybrid' | 'mix';
 const [questionsPath, countArg, modesArg] = process.argv.slice(2);
@@ -18,14 +18,7 @@ async function main() {
   const modes = (modesArg ?? 'naive,local,global,hybrid,mix').split(',') as Mode[];
   const url = new URL(process.env.DATABASE_URL!);
   url.searchParams.set('options', Object.entries(SESSION_SETTINGS).map(([k, v]) => `-c ${k}=${v}`).join(' '));
-  const embedder = new LocalHashingEmbedder();
-  const requestFor = (mode: Mode, q: { query: string; hl_keywords: string[]; ll_keywords: string[] }) => ({
-    tenantId: file.large_tenant.tenant_id, graphId: Number(file.large_tenant.graph_id), mode, questionText: q.query,
-    highLevelKeywords: q.hl_keywords, embeddingModel: 'local:local-hash-v1',
-    ...(mode === 'naive' || mode === 'mix' ? { questionVector: embedder.embedText(q.query) } : {}),
-    ...(mode !== 'naive' && q.ll_keywords.length ? { lowLevelVector: embedder.embedText(q.ll_keywords.join(', ')) } : {}),
-    ...(mode !== 'naive' && q.hl_keywords.length ? { highLevelVector: embedder.embedText(q.hl_keywords.join(', ')) } : {}),
-  });
+  const requestFor = benchRequests(file);
   const run = async (named: boolean) => {
     // A session URL marks the pool as pooled: nothing is named there.
     const database = PostgresDatabase.connect(url.toString(), 4, 0, named ? undefined : url.toString());

@@ -13,10 +13,10 @@ import { readFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { PostgresDatabase } from '../../libs/db/src/postgres.database';
 import { SESSION_SETTINGS } from '../../libs/db/src/database';
-import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import { RetrievalService } from '../../libs/retrieval/src/retrieval.service';
 import { backendCpuMs } from './backend-cpu';
 import { labelOf } from './profile-retrieval-labels';
+import { benchRequests } from './bench-question-requests';
 
 type Mode = 'naive' | 'local' | 'global' | 'hybrid' | 'mix';
 const [questionsPath, countArg, roundsArg, modesArg] = process.argv.slice(2);
@@ -26,8 +26,6 @@ const modes = (modesArg ?? 'naive,mix').split(',') as Mode[];
 async function main() {
   const file = JSON.parse(readFileSync(questionsPath, 'utf8'));
   const questions = file.questions.slice(0, count);
-  const tenantId = file.large_tenant.tenant_id;
-  const graphId = Number(file.large_tenant.graph_id);
   const url = new URL(process.env.DATABASE_URL!);
   url.searchParams.set('options', Object.entries(SESSION_SETTINGS).map(([k, v]) => `-c ${k}=${v}`).join(' '));
   const database = PostgresDatabase.connect(url.toString(), 1);
@@ -35,18 +33,7 @@ async function main() {
   // LOCI_BM25_POSTINGS_PER_TERM as the API reads it (minSimilarity is the API's, unused here).
   const cut = process.env.LOCI_BM25_POSTINGS_PER_TERM;
   const service = new RetrievalService(database, cut ? { query: { minSimilarity: 0, bm25PostingsPerTerm: Number(cut), questionsAtOnce: 1, questionTurnLingerMs: 0, questionPauseMaxMs: 0, questionStatementsAtOnce: 0 } } : undefined);
-  const embedder = new LocalHashingEmbedder();
-  const requestFor = (mode: Mode, q: { query: string; hl_keywords: string[]; ll_keywords: string[] }) => ({
-    tenantId,
-    graphId,
-    mode,
-    questionText: q.query,
-    highLevelKeywords: q.hl_keywords,
-    embeddingModel: 'local:local-hash-v1',
-    ...(mode === 'naive' || mode === 'mix' ? { questionVector: embedder.embedText(q.query) } : {}),
-    ...(mode !== 'naive' && q.ll_keywords.length ? { lowLevelVector: embedder.embedText(q.ll_keywords.join(', ')) } : {}),
-    ...(mode !== 'naive' && q.hl_keywords.length ? { highLevelVector: embedder.embedText(q.hl_keywords.join(', ')) } : {}),
-  });
+  const requestFor = benchRequests(file);
   // Warm the backend's caches and the JIT once per mode before measuring.
   for (const mode of modes) for (const q of questions) await service.retrieve(requestFor(mode, q));
   const pid = Number((await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);

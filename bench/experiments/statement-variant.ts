@@ -8,17 +8,18 @@
 import { readFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { PostgresDatabase, withSessionSettings } from '../../libs/db/src/postgres.database';
-import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
+import type { RetrievalMode } from '../../libs/retrieval/src/retrieval.types';
 import { RetrievalService } from '../../libs/retrieval/src/retrieval.service';
 import { backendCpuMs } from './backend-cpu';
 import { labelOf } from './profile-retrieval-labels';
+import { benchRequests } from './bench-question-requests';
 
 const [questionsPath, label, from, to, countArg, roundsArg, modeArg] = process.argv.slice(2);
 async function main() {
   const file = JSON.parse(readFileSync(questionsPath, 'utf8'));
   const questions = file.questions.slice(0, Number(countArg ?? 40));
   const rounds = Number(roundsArg ?? 5);
-  const mode = (modeArg ?? 'mix') as 'mix';
+  const mode = (modeArg ?? 'mix') as RetrievalMode;
   const database = PostgresDatabase.connect(withSessionSettings(process.env.DATABASE_URL!), 1);
   const pool = (database as unknown as { pool: Pool }).pool;
   const recorded: Array<{ text: string; values: unknown[] }> = [];
@@ -29,17 +30,9 @@ async function main() {
     }
     return original(config, values, callback);
   };
-  const embedder = new LocalHashingEmbedder();
+  const requestFor = benchRequests(file);
   const service = new RetrievalService(database);
-  for (const q of questions) {
-    await service.retrieve({
-      tenantId: file.large_tenant.tenant_id, graphId: Number(file.large_tenant.graph_id), mode, questionText: q.query,
-      highLevelKeywords: q.hl_keywords, embeddingModel: 'local:local-hash-v1',
-      questionVector: embedder.embedText(q.query),
-      ...(q.ll_keywords.length ? { lowLevelVector: embedder.embedText(q.ll_keywords.join(', ')) } : {}),
-      ...(q.hl_keywords.length ? { highLevelVector: embedder.embedText(q.hl_keywords.join(', ')) } : {}),
-    });
-  }
+  for (const q of questions) await service.retrieve(requestFor(mode, q));
   if (recorded.length === 0) throw new Error(`no statement labelled ${label}`);
   const pattern = new RegExp(from, 'g');
   const variants = recorded.map((s) => ({ text: s.text.replace(pattern, to), values: s.values }));

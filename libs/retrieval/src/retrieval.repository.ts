@@ -19,8 +19,7 @@ import {
   chunkLexicalSearchSql,
   DEFAULT_BM25_POSTINGS_PER_TERM,
   edgeLexicalSearchSql, entitiesNamedSql, passageSearchSql, seedEntitiesSql } from './lexical.queries';
-import { CorpusStatsMemo } from './corpus-stats.memo';
-import { KnownFrequencies, LearnedFrequencies, LexemeFrequencyMemo, NOTHING_KNOWN } from './lexeme-frequencies.memo';
+import { Bm25StatisticsMemo } from './bm25-statistics.memo';
 import { historyAroundSql } from './gb/gb-query.queries';
 import { chunksByIdsSql, WalkNeighbourhoodInput, walkNeighbourhoodSql } from './graph-walk.queries';
 import type { Mention } from './graph-walk';
@@ -42,11 +41,8 @@ export interface WalkNeighbourhood {
  */
 @Injectable()
 export class RetrievalRepository {
-  /** BM25's N and avgdl of large graphs, remembered between questions. */
-  private readonly corpus = new CorpusStatsMemo();
-
-  /** BM25's document frequencies of large graphs' lexemes, remembered between questions. */
-  private readonly frequencies = new LexemeFrequencyMemo();
+  /** BM25's N, avgdl and document frequencies of large graphs, remembered between questions. */
+  private readonly bm25 = new Bm25StatisticsMemo();
 
   private readonly bm25PostingsPerTerm: number;
 
@@ -87,8 +83,8 @@ export class RetrievalRepository {
 
   /** Chunks best matching `text` by BM25 (lexicalScore set, cosine score 0). */
   async searchChunksLexically(scope: Scope, text: string, k: number): Promise<ChunkHit[]> {
-    const corpus = this.corpus.get(scope);
-    const statement = chunkLexicalSearchSql(scope, text, k, corpus, this.bm25PostingsPerTerm, this.knownFrequencies(scope, text, corpus !== undefined));
+    const { corpus, known } = this.bm25.inputs(scope, text);
+    const statement = chunkLexicalSearchSql(scope, text, k, corpus, this.bm25PostingsPerTerm, known);
     return this.lexicalHits(scope, await this.reads.preparedRows<Raw>('bm25', statement, scope));
   }
 
@@ -98,8 +94,7 @@ export class RetrievalRepository {
    */
   async searchPassages(scope: Scope, text: string, k: number, names: string[]): Promise<{ lexical: ChunkHit[]; named: ChunkHit[] }> {
     if (names.length === 0) return { lexical: await this.searchChunksLexically(scope, text, k), named: [] };
-    const corpus = this.corpus.get(scope);
-    const known = this.knownFrequencies(scope, text, corpus !== undefined);
+    const { corpus, known } = this.bm25.inputs(scope, text);
     const rows = await this.reads.preparedRows<Raw>('passages', passageSearchSql(scope, text, k, names, corpus, this.bm25PostingsPerTerm, known), scope);
     return {
       lexical: this.lexicalHits(scope, rows.filter((r) => num(r.part) === 0)),
@@ -108,22 +103,8 @@ export class RetrievalRepository {
   }
 
   private lexicalHits(scope: Scope, rows: Raw[]): ChunkHit[] {
-    if (rows.length > 0) {
-      this.corpus.remember(scope, { chunks: num(rows[0].corpus_chunks), meanLength: num(rows[0].corpus_mean_length) });
-      this.learnFrequencies(scope, rows[0]);
-    }
+    if (rows.length > 0) this.bm25.learn(scope, rows[0]);
     return rows.map((r) => ({ ...chunkBase(r), score: 0, lexicalScore: num(r.score) }));
-  }
-
-  /** The frequencies to give a BM25 statement: only for a graph whose corpus stats are remembered (a large one). */
-  private knownFrequencies(scope: Scope, text: string, large: boolean): KnownFrequencies {
-    return large ? this.frequencies.known(scope, text) : NOTHING_KNOWN;
-  }
-
-  /** What a BM25 statement counted and analysed (its `learned` and corpus columns, on every row). */
-  private learnFrequencies(scope: Scope, row: Raw): void {
-    if (row.learned === null || row.learned === undefined) return;
-    this.frequencies.learn(scope, num(row.corpus_chunks), jsonValue<LearnedFrequencies>(row.learned));
   }
 
   /**
@@ -143,10 +124,10 @@ export class RetrievalRepository {
   /** Live facts stated in `chunkIds`, best matching `text` by BM25 (score = BM25). */
   async searchEdgesLexically(scope: Scope, text: string, chunkIds: number[], k: number): Promise<EdgeHit[]> {
     if (chunkIds.length === 0) return [];
-    const corpus = this.corpus.get(scope);
-    const statement = edgeLexicalSearchSql(scope, text, chunkIds, k, corpus, this.knownFrequencies(scope, text, corpus !== undefined));
+    const { corpus, known } = this.bm25.inputs(scope, text);
+    const statement = edgeLexicalSearchSql(scope, text, chunkIds, k, corpus, known);
     const rows = await this.reads.preparedRows<Raw>('fact_words', statement, scope);
-    if (rows.length > 0) this.learnFrequencies(scope, rows[0]);
+    if (rows.length > 0) this.bm25.learn(scope, rows[0]);
     return rows.map(toEdgeHit);
   }
 

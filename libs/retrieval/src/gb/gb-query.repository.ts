@@ -1,6 +1,5 @@
 import { Database, ReadRouter } from '@loci/db';
-import { CorpusStatsMemo } from '../corpus-stats.memo';
-import { LearnedFrequencies, LexemeFrequencyMemo, NOTHING_KNOWN } from '../lexeme-frequencies.memo';
+import { Bm25StatisticsMemo } from '../bm25-statistics.memo';
 import { chunkLexicalSearchSql, DEFAULT_BM25_POSTINGS_PER_TERM } from '../lexical.queries';
 import { Scope } from '../retrieval.queries';
 import {
@@ -94,11 +93,8 @@ const toChunk = (r: Raw): GbChunk => ({
 
 /** Runs the statements of `gb-query.queries.ts`; one statement a method. */
 export class GbQueryRepository {
-  /** BM25's N and avgdl of large datasets, as /v1/query keeps them (counting them scans the graph's chunks). */
-  private readonly corpus = new CorpusStatsMemo();
-
-  /** BM25's document frequencies of large datasets, as /v1/query keeps them (record 0081). */
-  private readonly frequencies = new LexemeFrequencyMemo();
+  /** BM25's N, avgdl and document frequencies of large datasets, as /v1/query keeps them (record 0081). */
+  private readonly bm25 = new Bm25StatisticsMemo();
 
   private readonly bm25PostingsPerTerm: number;
 
@@ -153,15 +149,10 @@ export class GbQueryRepository {
   async lexicalChunks(scope: Scope, question: string, k: number): Promise<VectorMatch[]> {
     if (k <= 0 || question.trim() === '') return [];
     // Prepared by name (record 0080) and given the frequencies remembered (record 0081), as /v1/query's BM25 is.
-    const corpus = this.corpus.get(scope);
-    const known = corpus ? this.frequencies.known(scope, question) : NOTHING_KNOWN;
+    const { corpus, known } = this.bm25.inputs(scope, question);
     const statement = chunkLexicalSearchSql(scope, question, k, corpus, this.bm25PostingsPerTerm, known);
     const rows = await this.reads.preparedRows<Raw>('gb_bm25', statement, scope);
-    if (rows.length > 0) {
-      const chunks = Number(rows[0].corpus_chunks);
-      this.corpus.remember(scope, { chunks, meanLength: Number(rows[0].corpus_mean_length) });
-      if (rows[0].learned) this.frequencies.learn(scope, chunks, (typeof rows[0].learned === 'string' ? JSON.parse(rows[0].learned) : rows[0].learned) as LearnedFrequencies);
-    }
+    if (rows.length > 0) this.bm25.learn(scope, rows[0]);
     return rows.map((r) => ({ id: Number(r.chunk_id), score: Number(r.score) }));
   }
 
