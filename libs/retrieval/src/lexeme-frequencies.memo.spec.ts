@@ -1,5 +1,5 @@
 import { CORPUS_STATS_TTL_MS, REMEMBER_CORPUS_FROM_CHUNKS } from './corpus-stats.memo';
-import { LexemeFrequencyMemo, wordsOf } from './lexeme-frequencies.memo';
+import { LexemeFrequencyMemo, MAX_FREQUENCIES, MAX_WORDS, wordsOf } from './lexeme-frequencies.memo';
 
 describe('LexemeFrequencyMemo', () => {
   const scope = { tenantId: 't', graphId: 1 };
@@ -27,6 +27,21 @@ describe('LexemeFrequencyMemo', () => {
     const memo = new LexemeFrequencyMemo();
     memo.learn(scope, large - 1, learnedOfWorkers);
     expect(memo.known(scope, 'workers working')).toEqual({ frequencies: {}, unmappedWords: [] });
+  });
+
+  it("holds at most its bounds however many words one tenant sends; another's frequencies are then counted again, not wrong", () => {
+    const memo = new LexemeFrequencyMemo();
+    const other = { tenantId: 'other', graphId: 1 };
+    memo.learn(other, large, learnedOfWorkers);
+    const flood = MAX_FREQUENCIES + MAX_WORDS / 2;
+    const frequencies = Object.fromEntries(Array.from({ length: flood }, (_, i) => [`lexeme${i}`, i + 1]));
+    const words = Object.fromEntries(Array.from({ length: flood }, (_, i) => [`word${i}`, [`lexeme${i}`]]));
+    memo.learn(scope, large, { frequencies, words });
+    expect(memo.size.frequencies).toBeLessThanOrEqual(MAX_FREQUENCIES);
+    expect(memo.size.words).toBeLessThanOrEqual(MAX_WORDS);
+    // The other tenant's entries may be gone: its words are analysed and its frequencies counted again.
+    const known = memo.known(other, 'workers');
+    expect(known.frequencies.worker === undefined || known.frequencies.worker === 40).toBe(true);
   });
 
   it('splits words as runs of letters and digits, once each', () => {

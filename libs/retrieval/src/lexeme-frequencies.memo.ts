@@ -20,9 +20,9 @@ export interface LearnedFrequencies {
 export const NOTHING_KNOWN: KnownFrequencies = Object.freeze({ frequencies: Object.freeze({}), unmappedWords: Object.freeze([]) as unknown as string[] });
 
 /** Remembered document frequencies in all, over every graph; past this the memo starts over. */
-const MAX_FREQUENCIES = 50_000;
+export const MAX_FREQUENCIES = 50_000;
 /** Words whose lexemes are remembered; past this the map starts over. */
-const MAX_WORDS = 50_000;
+export const MAX_WORDS = 50_000;
 
 /**
  * BM25's document frequencies per large graph and lexeme, remembered for a minute (record 0081).
@@ -80,6 +80,11 @@ export class LexemeFrequencyMemo {
       if (this.frequencies.size >= MAX_FREQUENCIES) this.frequencies.clear();
       this.frequencies.set(key(scope, lexeme), { df, at });
     }
+  }
+
+  /** How many frequencies and words are held now, over every graph (for tests and diagnostics). */
+  get size(): { frequencies: number; words: number } {
+    return { frequencies: this.frequencies.size, words: this.lexemesOfWord.size };
   }
 }
 
