@@ -32,6 +32,21 @@ const pair = (kind: 'change' | 'control', category: string, [state, change, abou
 });
 
 const CHANGES: Record<string, Case[]> = {
+  // The fourth round's rules: a given name read as a verb, the work one does for an employer,
+  // changing sides, an office named by its verb, a passive replacement with the role first,
+  // adjectives before a name, an instrument before the band, a name with a number, a new school.
+  fourthRound: [
+    ['Will works at Lidl.', 'Will now works at Aldi.', 'Will | works_at | Lidl'],
+    ['Olu drives for Uber.', 'Olu drives for Bolt these days.', 'Olu | works_at | Uber'],
+    ['Ines works at Vodafone.', 'Ines went over to Orange in March.', 'Ines | works_at | Vodafone'],
+    ['Dr. Okafor directs the Wellcome Centre.', 'Dr. Okafor stepped down as director of the Wellcome Centre.', 'Okafor | director_of | Wellcome Centre'],
+    ['Nora is the editor of the Herald.', 'Nora was replaced as editor of the Herald by Tom.', 'Nora | editor_of | Herald'],
+    ['Hugo owns a blue Vespa.', 'Hugo sold his Vespa last year.', 'Hugo | owns | Vespa'],
+    ['Ali plays bass in The Crows.', 'Ali was kicked out of The Crows.', 'Ali | member_of | Crows'],
+    ['Jo sings in the Leeds Choir.', 'Jo dropped out of the Leeds Choir.', 'Jo | member_of | Leeds Choir'],
+    ['The Vega lab is in Block 7.', 'The Vega lab moved to Block 12.', 'Vega | located_in | Block 7'],
+    ['Tia attends Elmwood Primary.', 'Tia started at Northgate High in September.', 'Tia | studies_at | Elmwood Primary'],
+  ],
   employment: [
     ['Hannah works at Pfizer.', "Hannah's job at Pfizer ended in May.", 'Hannah | works_at | Pfizer'],
     ['Omar is a consultant at Deloitte.', "Omar's contract with Deloitte expired last month.", 'Omar | works_at | Deloitte'],
@@ -296,6 +311,13 @@ const CHANGES: Record<string, Case[]> = {
 };
 
 const CONTROLS: Record<string, Case[]> = {
+  fourthRound: [
+    ['Olu drives for Uber.', 'Olu drove for Bolt for a week.', 'Olu | works_at | Uber'],
+    ['Hugo owns a blue Vespa.', 'Hugo washed his blue Vespa.', 'Hugo | owns | Vespa'],
+    ['Acme owns the Rex Hotel.', 'Acme now sells holidays.', 'Acme | owns | Rex Hotel'],
+    ['Jo sings in the Leeds Choir.', 'Jo dropped out of the Leeds marathon.', 'Jo | member_of | Leeds Choir'],
+    ['The Vega lab is in Block 7.', 'The Vega lab ordered 12 microscopes.', 'Vega | located_in | Block 7'],
+  ],
   employment: [
     // An event in progress or arranged is not done yet.
     ['Ravi works at Infosys.', 'Ravi is leaving Infosys.', 'Ravi | works_at | Infosys'],

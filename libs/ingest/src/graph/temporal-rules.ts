@@ -79,7 +79,8 @@ const ENDINGS: Record<string, readonly string[]> = {
   switched_from: ['employment'],
   expelled_from: ['membership', 'education', 'team'],
   graduated_from: ['education', 'training'],
-  dropped_out_of: ['education'],
+  // "dropped out of Yale", "of the choir", "of the band".
+  dropped_out_of: ['education', 'membership', 'team', 'training'],
   moved_out_of: ['residence', 'location'],
   moved_from: ['residence', 'location'],
   moved_away_from: ['residence', 'location'],

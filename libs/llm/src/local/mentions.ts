@@ -161,7 +161,23 @@ export function findMentions(
   }
   // "The Mona Lisa", "the Bush administration": a person's name takes no article; with one it names a thing.
   for (const m of accepted) if (m.type === 'person' && parsed.tokens[m.start - 1]?.normal === 'the') m.type = 'concept';
+  for (const m of accepted) withNumber(m, parsed, isDateToken);
   return mergeAdjacent(accepted.sort((a, b) => a.start - b.start), parsed);
+}
+
+/**
+ * "Building 4", "Terminal 2", "Apollo 11": a short number right after a name is part of it
+ * (not a year, not a count of what follows: "gave Acme 3 chairs").
+ */
+function withNumber(mention: Mention, parsed: ParsedText, isDateToken: (index: number) => boolean): void {
+  const last = parsed.tokens[mention.end - 1];
+  const number = parsed.tokens[mention.end];
+  if (!last || !number || number.sentence !== last.sentence || last.post.trim() !== '' || isDateToken(number.index) || number.tags.has('Date')) return;
+  if (!/^\d{1,3}[A-Za-z]?$/.test(number.text)) return;
+  const after = parsed.tokens[mention.end + 1];
+  if (after && after.sentence === number.sentence && number.post.trim() === '' && (after.tags.has('Noun') || after.tags.has('Adjective'))) return;
+  mention.end += 1;
+  mention.name = nameOf(parsed.tokens.slice(mention.start, mention.end));
 }
 
 const INITIAL_ADVERBS = new Set(['now', 'also', 'still', 'recently', 'currently', 'later', 'then', 'finally', 'eventually', 'since', 'once']);

@@ -94,6 +94,8 @@ export function parseText(text: string, sentenceOffset = 0): ParsedText {
     retagCoordinatedPastVerbs(sentenceTokens);
     retagSaintPossessives(sentenceTokens);
     retagInitialNamesInIng(sentenceTokens);
+    retagInitialNamesReadAsVerbs(sentenceTokens);
+    retagObjectsReadAsVerbs(sentenceTokens);
     retagPossessiveContractions(sentenceTokens);
     retagEndingVerbs(sentenceTokens);
     retagInfinitives(sentenceTokens);
@@ -205,6 +207,60 @@ function retagInitialNamesInIng(tokens: Token[]): void {
   const tags = first.tags as Set<string>;
   tags.clear();
   for (const tag of ['Noun', 'Singular', 'ProperNoun']) tags.add(tag);
+}
+
+/** Adverbs that stand between a clause's subject and its verb ("Jack now lives in York"). */
+const SUBJECT_ADVERBS = new Set([...ADVERBS_BETWEEN, 'still', 'currently', 'later', 'then', 'eventually', 'once', 'never', 'no', 'longer']);
+
+/**
+ * "Jack now lives in York", "Mark also works at Acme", "Will recently moved to Leeds": a given
+ * name that is also a verb, starting a sentence, is read as an imperative. An imperative is not
+ * followed by a finite verb ("lives", "moved"), so a capitalized verb before adverbs and a verb
+ * in the present's third person or the past is the clause's subject, a name.
+ */
+function retagInitialNamesReadAsVerbs(tokens: Token[]): void {
+  const first = tokens[0];
+  if (!first || !/^\p{Lu}\p{Ll}+$/u.test(first.text) || !(first.tags.has('Verb') || first.tags.has('Modal')) || /[,;:]/.test(first.post)) return;
+  let j = 1;
+  while (j < tokens.length && (tokens[j].tags.has('Adverb') || SUBJECT_ADVERBS.has(tokens[j].normal)) && !/[,;:]/.test(tokens[j].post)) j++;
+  const verb = tokens[j];
+  if (!verb || verb.tags.has('Infinitive') || verb.tags.has('Gerund')) return;
+  const thirdPerson = verb.tags.has('PresentTense') && /[^s]s$/.test(verb.normal);
+  const givenName = GIVEN_NAME_TAGS.has(lexiconTag(first.normal) ?? '') || first.tags.has('Modal');
+  // ("Will works at Lidl": no adverb between; a modal or a given name before a finite verb.)
+  if (j === 1 && !(givenName && (thirdPerson || verb.tags.has('PastTense')))) return;
+  const finite = verb.tags.has('Verb') && (verb.tags.has('PastTense') || thirdPerson);
+  // "Mark also works at Acme": after the misread name the verb is read as a plural noun; the
+  // lexicon knows the word as a given name.
+  const misreadVerb = !verb.tags.has('Verb') && verb.tags.has('Plural') && /s$/.test(verb.normal) && givenName;
+  if (!finite && !misreadVerb) return;
+  const tags = first.tags as Set<string>;
+  tags.clear();
+  for (const tag of ['Noun', 'Singular', 'ProperNoun']) tags.add(tag);
+  if (misreadVerb) {
+    const verbTags = verb.tags as Set<string>;
+    verbTags.clear();
+    for (const tag of ['Verb', 'PresentTense']) verbTags.add(tag);
+  }
+}
+
+const GIVEN_NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName']);
+
+/**
+ * "Dan plays drums in The Foxes", "Mia teaches yoga at …": compromise reads a plural noun right
+ * after a verb in the present's third person as a second verb. Two finite verbs do not follow
+ * each other in a clause: the second is the first one's object.
+ */
+function retagObjectsReadAsVerbs(tokens: Token[]): void {
+  for (let k = 1; k < tokens.length; k++) {
+    const verb = tokens[k - 1];
+    const word = tokens[k];
+    const thirdPerson = (t: Token) => t.tags.has('Verb') && t.tags.has('PresentTense') && !t.tags.has('Auxiliary') && !t.tags.has('Copula') && !t.tags.has('Modal') && /[^s]s$/.test(t.normal);
+    if (!thirdPerson(verb) || !thirdPerson(word) || /[,;:]/.test(verb.post) || !/^\p{Ll}/u.test(word.text)) continue;
+    const tags = word.tags as Set<string>;
+    tags.clear();
+    for (const tag of ['Noun', 'Plural']) tags.add(tag);
+  }
 }
 
 /** Verbs that end a state, which compromise reads as adjectives after a noun ("membership lapsed"). */

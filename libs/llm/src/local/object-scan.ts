@@ -182,6 +182,11 @@ export function scanObjects(
       let r = k;
       while (r < end && !covered[r] && isNounPhraseWord(toks[r]) && (r === k || !/[,;:]/.test(toks[r - 1].post))) r++;
       const phrase = toks.slice(k, r);
+      // "owns a red Mazda", "drives an old Ford": adjectives alone describe the name after them.
+      if (mentionAt.has(r) && !/[,;:]/.test(toks[r - 1].post) && phrase.every((p) => p.tags.has('Adjective') && !p.tags.has('Noun') && !FORMER_WORDS.has(p.normal) && p.normal !== 'new')) {
+        k = r;
+        continue;
+      }
       const head = [...phrase].reverse().find((p) => p.tags.has('Noun')) ?? phrase[phrase.length - 1];
       const determined = k > 0 && (toks[k - 1].tags.has('Determiner') || toks[k - 1].tags.has('Possessive') || PRONOUNS.has(toks[k - 1].normal));
       if (group.copula && !blocked) {

@@ -72,6 +72,9 @@ export function openEnding(toks: Token[], group: VerbGroup, objects: ObjectHit[]
 
 function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copulaWord: string | null): string | null {
   if (group.modal || (group.negative && !group.ended)) return null;
+  // "Acme now sells cars", "Priya retires next month": a habit or a plan has ended nothing yet
+  // (the present's third person; "they quit" may be either tense).
+  if (!group.past && !group.copula && !group.ended && group.start === group.end - 1 && group.main.tags.has('PresentTense') && /[^s]s$/.test(group.main.normal)) return null;
   // ("quit Leah's job": a possessive name qualifies the noun after it.)
   const base = toks[0]?.index ?? 0;
   const possessive = (hit: ObjectHit) => /['’]s?$/.test(toks[hit.mention.end - 1 - base]?.text ?? '') || toks[hit.mention.end - 1 - base]?.tags.has('Possessive') === true;
@@ -139,7 +142,8 @@ function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copul
     case 'graduate':
       return kind === null || kind === 'school' ? 'graduated' : null;
     case 'drop out':
-      return 'dropped_out';
+      // "dropped out of the choir": a group; otherwise a course of study.
+      return kind === 'group' ? 'left_group' : 'dropped_out';
     case 'divorce':
       return kind === null || kind === 'spouse' ? 'divorced' : null;
     case 'get':
@@ -187,11 +191,17 @@ function nounAt(toks: Token[], start: number): string | null {
     if (/[,;:.]/.test(toks[k].post)) return null;
     k++;
   }
-  // "sold her Honda", "left her job at the bank": the first noun of the phrase.
-  for (let j = k; j < Math.min(toks.length, k + 3); j++) {
+  // "sold her Honda", "left her job at the bank": the first noun of the phrase ("the St.
+  // Paul's choir": past the name that owns it).
+  let owner = 0;
+  for (let j = k; j < Math.min(toks.length, k + 3 + owner); j++) {
     const word = singularNoun(toks[j].normal);
     if (KINDS[word]) return word;
     if (KINDS[toks[j].normal]) return toks[j].normal;
+    if (toks[j].tags.has('Elided') || (/^\p{Lu}/u.test(toks[j].text) && (toks[j].tags.has('Possessive') || toks[j].tags.has('Abbreviation') || /['’]s$/.test(toks[j].text)) && owner < 3)) {
+      owner++;
+      continue;
+    }
     if (!toks[j].tags.has('Adjective') && !toks[j].tags.has('Noun')) break;
     if (/[,;:.]/.test(toks[j].post)) break;
   }

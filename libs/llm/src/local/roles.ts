@@ -181,13 +181,19 @@ function transferred(
   return facts;
 }
 
-/** "X was replaced by Y as CEO of Acme": Y took the role X gave up. */
+/** "X was replaced by Y as CEO of Acme", "X was replaced as CEO of Acme by Y": Y took the role X gave up. */
 function replacement(toks: Token[], k: number, mentionAt: Map<number, Mention>, base: number): RoleFact[] {
-  if (toks[k]?.normal !== 'by') return [];
-  const successor = mentionAt.get(k + 1);
-  if (!successor) return [];
-  const role = rolePhrase(toks, successor.end - base, mentionAt);
-  if (!role) return [];
+  let successor: Mention | undefined;
+  let role: RolePhrase | null;
+  if (toks[k]?.normal === 'as') {
+    role = rolePhrase(toks, k + 1, mentionAt);
+    successor = role && toks[role.end]?.normal === 'by' ? mentionAt.get(role.end + 1) : undefined;
+  } else {
+    if (toks[k]?.normal !== 'by') return [];
+    successor = mentionAt.get(k + 1);
+    role = successor ? rolePhrase(toks, successor.end - base, mentionAt) : null;
+  }
+  if (!successor || !role) return [];
   return [
     { holder: null, organization: role.organization, relation: role.relation, ended: true, concept: role.concept },
     { holder: successor, organization: role.organization, relation: role.relation, ended: false, concept: role.concept },

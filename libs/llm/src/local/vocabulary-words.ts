@@ -87,7 +87,7 @@ export const HEADQUARTERS_NOUNS: ReadonlySet<string> = new Set(['headquarters', 
 export const GROUP_HEADS = new Set(
   'club society party union band choir orchestra philharmonic ensemble committee association league guild council federation circle lodge group'.split(' '),
 );
-export const SCHOOL_HEADS = new Set('school college university academy elementary kindergarten institute polytechnic seminary'.split(' '));
+export const SCHOOL_HEADS = new Set('school college university academy elementary primary secondary high kindergarten institute polytechnic seminary'.split(' '));
 export const POSITION_VERBS = new Set(
   'hang sit stand lie dock moor berth anchor park house keep store display exhibit station locate situate show'.split(' '),
 );

@@ -94,6 +94,8 @@ const INSTITUTION_HEADS = new Set('museum gallery library hotel bank church thea
 const isWorkplace = (m: Mention) => isSchool(m) || INSTITUTION_HEADS.has(lastWord(m.name));
 /** A place no one works at as at an employer ("a nurse in Leeds"). */
 const isPlainPlace = (m: Mention) => isPlace(m) && !isWorkplace(m);
+/** The office named by the verb of holding it ("directs" → director). */
+const ROLE_OF_VERB: Readonly<Record<string, string>> = { direct: 'director', manage: 'manager', edit: 'editor', govern: 'governor' };
 const STAKE_NOUNS = new Set(['stake', 'share', 'shareholding', 'holding', 'interest']);
 const HOME_NOUNS = new Set(['flat', 'apartment', 'house', 'room', 'home', 'studio']);
 /** "is in hospital at St. George's", "is in prison at Belmarsh". */
@@ -278,6 +280,14 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'attend':
       if (!p.prep && isSchool(p.target)) return { relation: 'studies_at' };
       return same;
+    // "Marek drives for DHL", "Ana flies for Lufthansa": the work one does for an employer (not
+    // "consults for Meta on the side", "writes for" or "designs for": work for several at once).
+    case 'drive':
+    case 'report':
+    case 'cook':
+    case 'fly':
+      if (p.prep === 'for' && !p.past && !isPerson(p.target) && !isPlace(p.target) && !p.target.common) return { relation: 'works_at' };
+      return same;
     case 'study':
       if (p.prep === 'at' || (p.prep === 'in' && !isPlace(p.target))) return { relation: 'studies_at' };
       return same;
@@ -307,6 +317,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       // "Anna goes to Westlake School": she is a pupil there.
       if (p.prep === 'to' && !p.past && isSchool(p.target)) return { relation: 'studies_at' };
       if (p.particle === 'out' && p.prep === 'with' && isPerson(p.target)) return { relation: 'dates' };
+      // "Aisha went over to Bain": she changed sides, to another employer.
+      if (p.particle === 'over' && p.prep === 'to' && !isPerson(p.target) && !isPlace(p.target) && !p.target.common && !p.sourceArticle) return { relation: 'joined' };
       return same;
     case 'sign':
       if (p.prep === 'for' || p.prep === 'with') return { relation: `signed_${p.prep}` };
@@ -316,8 +328,18 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'coach':
       if (!p.prep && !isPerson(p.target)) return { relation: `${p.lemma}_of` };
       return same;
+    // "Dr. Ray directs the Salk lab", "Ana manages the Leeds branch": the office its holder is
+    // named by (the present only: "directed Titanic", "edited the book" were pieces of work).
+    case 'direct':
+    case 'manage':
+    case 'edit':
+    case 'govern':
+      if (!p.prep && !p.past && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: `${ROLE_OF_VERB[p.lemma]}_of` };
+      return same;
     case 'start':
     case 'begin':
+      // "Lily started at Oakwood Secondary": a new school.
+      if (p.prep === 'at' && !p.noun && isSchool(p.target) && !isPlace(p.source) && p.source.type !== 'organization' && !p.sourceArticle) return { relation: 'transferred_to' };
       // "Priya has started at Meta": her first day there.
       if (p.prep === 'at' && !p.noun && !isPerson(p.target) && !isPlace(p.target) && !isPlace(p.source) && p.source.type !== 'organization') return { relation: 'joined' };
       return same;
