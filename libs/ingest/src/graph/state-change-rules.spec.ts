@@ -34,7 +34,8 @@ const pair = (kind: 'change' | 'control', category: string, [state, change, abou
 const CHANGES: Record<string, Case[]> = {
   // The fourth round's rules: a given name read as a verb, the work one does for an employer,
   // changing sides, an office named by its verb, a passive replacement with the role first,
-  // adjectives before a name, an instrument before the band, a name with a number, a new school.
+  // adjectives before a name, an instrument before the band, a name with a number, a new school,
+  // "stepped aside", a thing one has and names.
   fourthRound: [
     ['Will works at Lidl.', 'Will now works at Aldi.', 'Will | works_at | Lidl'],
     ['Olu drives for Uber.', 'Olu drives for Bolt these days.', 'Olu | works_at | Uber'],
@@ -46,6 +47,11 @@ const CHANGES: Record<string, Case[]> = {
     ['Jo sings in the Leeds Choir.', 'Jo dropped out of the Leeds Choir.', 'Jo | member_of | Leeds Choir'],
     ['The Vega lab is in Block 7.', 'The Vega lab moved to Block 12.', 'Vega | located_in | Block 7'],
     ['Tia attends Elmwood Primary.', 'Tia started at Northgate High in September.', 'Tia | studies_at | Elmwood Primary'],
+    // A body named by common nouns ("the parish council"), one named after its noun ("her boat Nomad").
+    ['Femi serves on the parish council.', 'Femi resigned from the parish council in May.', 'Femi | member_of | parish council'],
+    ['Oona is the secretary of the chess club.', 'Oona stepped aside as secretary of the chess club.', 'Oona | secretary_of | chess club'],
+    ['Kit volunteers at the blood bank.', 'Kit stopped volunteering at the blood bank.', 'Kit | volunteers_at | blood bank'],
+    ['Reza has a boat called Nomad.', 'Reza sold his boat Nomad.', 'Reza | owns | Nomad'],
   ],
   employment: [
     ['Hannah works at Pfizer.', "Hannah's job at Pfizer ended in May.", 'Hannah | works_at | Pfizer'],
@@ -317,6 +323,8 @@ const CONTROLS: Record<string, Case[]> = {
     ['Acme owns the Rex Hotel.', 'Acme now sells holidays.', 'Acme | owns | Rex Hotel'],
     ['Jo sings in the Leeds Choir.', 'Jo dropped out of the Leeds marathon.', 'Jo | member_of | Leeds Choir'],
     ['The Vega lab is in Block 7.', 'The Vega lab ordered 12 microscopes.', 'Vega | located_in | Block 7'],
+    ['Femi serves on the parish council.', 'Femi spoke to the planning committee.', 'Femi | member_of | parish council'],
+    ['Reza has a boat called Nomad.', 'Reza had a car called Bessie.', 'Reza | owns | Nomad'],
   ],
   employment: [
     // An event in progress or arranged is not done yet.

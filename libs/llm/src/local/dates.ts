@@ -94,8 +94,9 @@ export function findDates(parsed: ParsedText, referenceDate?: Date): DateSpan[] 
     const leading = LEADING_PREPOSITION.exec(written)?.[0].trim().toLowerCase();
     const lead = leading ?? (before && before.sentence === first.sentence ? before.normal : '');
     const bare = written.replace(LEADING_PREPOSITION, '');
-    const resolved = resolveDate(bare, referenceDate);
-    if (!resolved) continue;
+    const found = resolveDate(bare, referenceDate);
+    if (!found) continue;
+    const resolved = explicitYear || !referenceDate || !saysPast(parsed, first.sentence) ? found : beforeReference(found, bare, referenceDate);
     let role: DateRole = 'point';
     if (resolved.endsAt) role = 'range';
     else if (lead === 'since' || lead === 'from' || lead === 'between') role = 'since';
@@ -113,6 +114,31 @@ export function findDates(parsed: ParsedText, referenceDate?: Date): DateSpan[] 
     });
   }
   return mergeBetween(parsed, spans);
+}
+
+const WEEKDAY = /\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b/i;
+const FUTURE_WORDS = new Set(['will', "'ll", 'shall', 'next', 'tomorrow', 'going', 'plans', 'planning', 'intends']);
+
+/** The sentence tells of the past ("left in May", "retired on Friday") and says nothing of a future. */
+function saysPast(parsed: ParsedText, sentence: number): boolean {
+  const tokens = parsed.tokens.filter((t) => t && t.sentence === sentence);
+  return tokens.some((t) => t.tags.has('PastTense')) && !tokens.some((t) => FUTURE_WORDS.has(t.normal));
+}
+
+/**
+ * "left in May" said in June is the May before, but the library picks the next one: a date of a
+ * past event that resolved after the text's own time is moved back a week ("on Monday") or a
+ * year ("in March"), so that the fact's time and its description's date are one day.
+ */
+function beforeReference(date: { startsAt: string; endsAt: string | null }, text: string, referenceDate: Date): { startsAt: string; endsAt: string | null } {
+  if (new Date(date.startsAt).getTime() <= referenceDate.getTime()) return date;
+  const back = (iso: string) => {
+    const moved = new Date(iso);
+    if (WEEKDAY.test(text)) moved.setUTCDate(moved.getUTCDate() - 7);
+    else moved.setUTCFullYear(moved.getUTCFullYear() - 1);
+    return moved.toISOString();
+  };
+  return { startsAt: back(date.startsAt), endsAt: date.endsAt ? back(date.endsAt) : null };
 }
 
 const MONTHS: Record<string, number> = {

@@ -165,6 +165,18 @@ describe('extractLocally', () => {
     expect(extractLocally('Nimbus announced that Helen Park will step down as CEO.', ref).relations).toEqual([]);
   });
 
+  it('dates a past event to the month before the text, in the fact and its description alike', () => {
+    const referenceDate = new Date('2025-06-15T00:00:00Z');
+    const moved = extractLocally('Bob moved to Lisbon in September.', { referenceDate });
+    expect(relation(moved, 'Bob', 'moved_to', 'Lisbon')).toMatchObject({
+      valid_at: '2024-09-01T00:00:00.000Z',
+      description: 'Bob moved to Lisbon in September (2024-09-01).',
+    });
+    // A plan keeps the coming month.
+    const planned = extractLocally('Bob will move to Lisbon in September.', { referenceDate });
+    expect(planned.entities.find((e) => e.name === 'Bob')?.description).toBe('Bob will move to Lisbon in September (2025-09-01).');
+  });
+
   it('is deterministic', () => {
     const text =
       'Tesla, the electric car maker led by Elon Musk, opened a new factory in Berlin in March 2022. ' +

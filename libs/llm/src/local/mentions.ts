@@ -161,8 +161,43 @@ export function findMentions(
   }
   // "The Mona Lisa", "the Bush administration": a person's name takes no article; with one it names a thing.
   for (const m of accepted) if (m.type === 'person' && parsed.tokens[m.start - 1]?.normal === 'the') m.type = 'concept';
+  for (const sentence of parsed.sentences) namedBodies(sentence.tokens).forEach(accept);
   for (const m of accepted) withNumber(m, parsed, isDateToken);
   return mergeAdjacent(accepted.sort((a, b) => a.start - b.start), parsed);
+}
+
+/** The head nouns of a body or an institution one belongs to, works or volunteers at. */
+const BODY_HEADS = new Set('committee union club board council society association charity bank museum choir band orchestra team league library hospital school'.split(' '));
+const DECIDING_BODIES = new Set(['committee', 'board', 'council', 'association', 'society', 'union']);
+
+/**
+ * "the food bank", "the housing committee", "the student union": "the", then one or two nouns
+ * that say which, then the noun of a body, is one body, the same in a later text that names it
+ * the same way. Adjectives ("the local club") and a lone noun ("the club") say too little.
+ */
+function namedBodies(tokens: Token[]): Mention[] {
+  const bodies: Mention[] = [];
+  for (let k = 1; k < tokens.length; k++) {
+    if (tokens[k - 1].normal !== 'the') continue;
+    for (const length of [2, 3]) {
+      const phrase = tokens.slice(k, k + length);
+      const head = phrase[phrase.length - 1];
+      if (phrase.length < length || !BODY_HEADS.has(head.normal) || !head.tags.has('Noun')) continue;
+      if (!phrase.every((t) => /^\p{Ll}/u.test(t.text)) || phrase.slice(0, -1).some((t) => /[,;:]/.test(t.post))) continue;
+      const modifiers = phrase.slice(0, -1);
+      // ("the housing committee", "the planning board": a word in -ing names what a body of
+      // people deciding things is for; "the winning team" is no name.)
+      const purpose = (t: Token) => /ing$/.test(t.normal) && DECIDING_BODIES.has(head.normal);
+      const modifier = (t: Token) => (purpose(t) || (t.tags.has('Noun') && !t.tags.has('Adjective'))) && !t.tags.has('Plural') && !t.tags.has('Possessive') && !t.tags.has('Pronoun');
+      if (!modifiers.every(modifier)) continue;
+      // ("the school board meeting": the body is the meeting's, not the object.)
+      const after = tokens[k + length];
+      if (after && after.tags.has('Noun') && !/[,;:]/.test(head.post)) continue;
+      bodies.push({ start: phrase[0].index, end: head.index + 1, name: phrase.map((t) => t.text).join(' '), type: 'organization', sentence: phrase[0].sentence });
+      break;
+    }
+  }
+  return bodies;
 }
 
 /**

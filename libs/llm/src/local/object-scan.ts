@@ -187,6 +187,14 @@ export function scanObjects(
         k = r;
         continue;
       }
+      // "gave her yacht Seabird away", "left the band Oasis": the noun, then the name it goes by.
+      const namedHead = [...phrase].reverse().find((p) => p.tags.has('Noun'));
+      const possessor = k > 0 && (toks[k - 1].tags.has('Possessive') || ['her', 'his', 'their', 'my', 'our', 'its', 'the'].includes(toks[k - 1].normal));
+      if (!group.copula && possessor && namedHead && phrase.length <= 2 && mentionAt.has(r) && !/[,;:]/.test(toks[r - 1].post) && !mentionAt.get(r)!.common) {
+        lastNoun = singularNoun(namedHead.normal);
+        k = r;
+        continue;
+      }
       const head = [...phrase].reverse().find((p) => p.tags.has('Noun')) ?? phrase[phrase.length - 1];
       const determined = k > 0 && (toks[k - 1].tags.has('Determiner') || toks[k - 1].tags.has('Possessive') || PRONOUNS.has(toks[k - 1].normal));
       if (group.copula && !blocked) {

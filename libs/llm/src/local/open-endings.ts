@@ -108,7 +108,7 @@ function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copul
     return null;
   }
   // "Priya stepped down last month" (the tagger leaves "down" outside the verb).
-  if ((group.lemma === 'step' || group.lemma === 'stand') && (group.particle === 'down' || toks[group.end]?.normal === 'down')) return 'stepped_down';
+  if ((group.lemma === 'step' || group.lemma === 'stand') && ['down', 'aside'].includes(group.particle ?? toks[group.end]?.normal ?? '')) return 'stepped_down';
   // "handed in his notice", "gave notice", "tendered her resignation".
   if (kind === 'notice' && ['hand', 'give', 'submit', 'tender', 'hand in'].includes(phrasal)) return 'resigned';
   // "took early retirement", "went into retirement".

@@ -19,7 +19,7 @@ import { bereaved, openEnding } from './open-endings';
 import { roleFacts } from './roles';
 import { nounFacts } from './state-nouns';
 import { validityOf, nearestDateBefore } from './validity';
-import { canonicalPredicate, dismissal, HEADQUARTERS_NOUNS, hiring, JOB_NOUNS, PERSONAL_NOUNS, reciprocalRelation, STUDY_NOUNS } from './vocabulary';
+import { canonicalPredicate, dismissal, HEADQUARTERS_NOUNS, hiring, JOB_NOUNS, OWNABLE_NOUNS, PERSONAL_NOUNS, reciprocalRelation, STUDY_NOUNS } from './vocabulary';
 
 /**
  * Subject–verb–object relations inside one sentence, from the tags of the NLP library:
@@ -83,7 +83,7 @@ export interface SentenceRelations {
 const SUBJECT_KEEPING_PASSIVES = new Set(['hire', 'employ']);
 /** "left the BBC to join Channel 4", "went to work for Disney": the infinitive's subject is the sentence's. */
 const PURPOSE_VERBS = new Set(['leave', 'quit', 'go', 'move', 'resign', 'retire', 'return', 'come', 'relocate']);
-const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS, ...STUDY_NOUNS, ...Object.keys(PERSONAL_NOUNS)]);
+const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS, ...STUDY_NOUNS, ...Object.keys(PERSONAL_NOUNS), ...OWNABLE_NOUNS]);
 const NOW_WORDS = /\b(?:now|nowadays|these days)\b/i;
 const COORDINATORS = new Set(['and', 'then', 'but', 'later', 'also', 'or']);
 

@@ -36,7 +36,7 @@ const LEAVING_PHRASALS = new Set(['stand down', 'give up', 'bow out', 'hand over
 const APPOINTING_VERBS = new Set(['appoint', 'name', 'elect', 'hire', 'promote', 'make', 'choose', 'select', 'pick']);
 /** Verbs whose object loses the role: "The board removed Ken Adams as CEO". */
 const REMOVING_VERBS = new Set(['remove', 'fire', 'dismiss', 'oust', 'sack', 'depose', 'replace', 'succeed', 'strip', 'axe', 'drop']);
-const FILLERS = new Set(['down', 'over', 'up', 'as', 'the', 'a', 'an', 'its', 'their', 'his', 'her', 'our', 'my', 'new', 'interim', 'acting', 'from', 'to']);
+const FILLERS = new Set(['down', 'aside', 'over', 'up', 'as', 'the', 'a', 'an', 'its', 'their', 'his', 'her', 'our', 'my', 'new', 'interim', 'acting', 'from', 'to']);
 /** "lost the captaincy of the Tigers": the office named as a noun of its own. */
 const OFFICES: Readonly<Record<string, string>> = {
   captaincy: 'captain',

@@ -61,6 +61,11 @@ export const COPULA_NOUNS: Readonly<Record<string, string>> = {
 /** "WidgetCo is a subsidiary of Acme": Acme owns it. */
 export const OWNED_NOUNS = new Set(['subsidiary', 'division', 'imprint', 'affiliate', 'brand']);
 
+/** Things one has and names ("has a yacht called Seabird", "has a dog named Rex"): having one is owning it. */
+export const OWNABLE_NOUNS: ReadonlySet<string> = new Set(
+  'car boat bike motorbike motorcycle scooter van truck yacht horse pony dog cat cottage villa shop business restaurant pub bakery cafe café farm painting'.split(' '),
+);
+
 /** Nouns of a job: "took a job at", "quit her job at", "started a new position with". */
 export const JOB_NOUNS: ReadonlySet<string> = new Set('job position post role internship apprenticeship placement career membership'.split(' '));
 export const JOB_TAKING = new Set(['take', 'get', 'start', 'accept', 'land', 'find', 'begin', 'secure', 'have', 'hold']);

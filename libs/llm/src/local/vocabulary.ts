@@ -16,6 +16,7 @@ import {
   NOTICE_NOUNS,
   NOT_JOBS,
   OFFICE_ROLES,
+  OWNABLE_NOUNS,
   OWNED_NOUNS,
   PARTING_VERBS,
   PERSONAL_NOUNS,
@@ -30,7 +31,7 @@ import {
   SWITCHING_VERBS,
 } from './vocabulary-words';
 
-export { OFFICE_ROLES, PERSONAL_NOUNS, JOB_NOUNS, STUDY_NOUNS, BODY_NOUNS, HEADQUARTERS_NOUNS, PARTING_VERBS } from './vocabulary-words';
+export { OFFICE_ROLES, PERSONAL_NOUNS, JOB_NOUNS, STUDY_NOUNS, BODY_NOUNS, HEADQUARTERS_NOUNS, OWNABLE_NOUNS, PARTING_VERBS } from './vocabulary-words';
 
 /**
  * One relation vocabulary for the many ways English says the same fact, so that a later text's
@@ -219,6 +220,10 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     if (['sit', 'serve', 'join'].includes(p.lemma)) return { relation: 'member_of' };
     if (['leave', 'quit', 'resign', 'step', 'retire'].includes(p.lemma)) return { relation: 'left' };
   }
+  // "Ana has a yacht called Seabird": a named thing of hers ("had" says it once was).
+  if (noun && OWNABLE_NOUNS.has(noun) && p.lemma === 'have' && !p.prep && !p.past && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'owns' };
+  // "serves on the school board", "sits on the housing committee".
+  if ((p.lemma === 'serve' || p.lemma === 'sit') && p.prep === 'on' && BODY_NOUNS.has(lastWord(p.target.name)) && !isPerson(p.target)) return { relation: 'member_of' };
   // "has a boyfriend named Ben".
   if (noun && PERSONAL_NOUNS[noun] && (p.lemma === 'have' || p.lemma === 'marry') && !p.prep && isPerson(p.target)) return { relation: PERSONAL_NOUNS[noun] };
   // "The Hale Museum houses the Veldt Collection": the collection is there.
