@@ -53,6 +53,23 @@ const CHANGES: Record<string, Case[]> = {
     ['Kit volunteers at the blood bank.', 'Kit stopped volunteering at the blood bank.', 'Kit | volunteers_at | blood bank'],
     ['Reza has a boat called Nomad.', 'Reza sold his boat Nomad.', 'Reza | owns | Nomad'],
   ],
+  // The fifth round's: ending up at an employer, returning to a city, ending things with someone,
+  // finishing at a school, getting out of a prison, a club parting ways with its coach, giving up
+  // a group, a ship sailing for a port, going home from hospital, a place's new office holder, "we"
+  // in a speaker's turn.
+  fifthRound: [
+    ['Nils works at Ericsson.', 'Nils ended up at Nokia after the layoffs.', 'Nils | works_at | Ericsson'],
+    ['Mira lives in Porto.', 'Mira returned to Lisbon in the spring.', 'Mira | lives_in | Porto'],
+    ['Kai is dating Lena.', 'Kai ended things with Lena in May.', 'Kai | dates | Lena'],
+    ['Eve is a student at Bath University.', 'Eve finished at Bath University last summer.', 'Eve | studies_at | Bath University'],
+    ['Dom is in prison at Strangeways.', 'Dom got out of Strangeways in March.', 'Dom | held_at | Strangeways'],
+    ['Lisa coaches the Lions.', 'The Lions parted ways with Lisa in June.', 'Lisa | coach_of | Lions'],
+    ['Ian sings in the Bach Choir.', 'Ian gave up the Bach Choir last year.', 'Ian | member_of | Bach Choir'],
+    ['The Aurora is docked in Hull.', 'The Aurora sailed for Bergen in May.', 'Aurora | located_in | Hull'],
+    ['Vic is a patient at Kings Hospital.', 'Vic went home from Kings Hospital on Monday.', 'Vic | patient_at | Kings Hospital'],
+    ['Ana Diaz is the mayor of Hove.', 'Hove has a new mayor, Raj Patel.', 'Ana Diaz | mayor_of | Hove'],
+    ['Tess: I live in Leeds.', 'Tess: We moved to Hull last spring.', 'Tess | lives_in | Leeds'],
+  ],
   employment: [
     ['Hannah works at Pfizer.', "Hannah's job at Pfizer ended in May.", 'Hannah | works_at | Pfizer'],
     ['Omar is a consultant at Deloitte.', "Omar's contract with Deloitte expired last month.", 'Omar | works_at | Deloitte'],
@@ -317,6 +334,14 @@ const CHANGES: Record<string, Case[]> = {
 };
 
 const CONTROLS: Record<string, Case[]> = {
+  fifthRound: [
+    ['Mira lives in Porto.', 'Mira returned to Porto after a week in Lisbon.', 'Mira | lives_in | Porto'],
+    ['Kai is dating Lena.', 'Kai ended the meeting with Lena early.', 'Kai | dates | Lena'],
+    ['Dom is in prison at Strangeways.', 'Dom got out of the van at Strangeways.', 'Dom | held_at | Strangeways'],
+    ['Lisa coaches the Lions.', 'The Lions parted with their old stadium.', 'Lisa | coach_of | Lions'],
+    ['Ian sings in the Bach Choir.', 'Ian gave up chocolate for Lent.', 'Ian | member_of | Bach Choir'],
+    ['Tess: I live in Leeds.', 'Tess: We visited Hull last spring.', 'Tess | lives_in | Leeds'],
+  ],
   fourthRound: [
     ['Olu drives for Uber.', 'Olu drove for Bolt for a week.', 'Olu | works_at | Uber'],
     ['Hugo owns a blue Vespa.', 'Hugo washed his blue Vespa.', 'Hugo | owns | Vespa'],

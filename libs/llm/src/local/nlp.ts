@@ -96,6 +96,7 @@ export function parseText(text: string, sentenceOffset = 0): ParsedText {
     retagInitialNamesInIng(sentenceTokens);
     retagInitialNamesReadAsVerbs(sentenceTokens);
     retagObjectsReadAsVerbs(sentenceTokens);
+    retagPhrasalGet(sentenceTokens);
     retagPossessiveContractions(sentenceTokens);
     retagEndingVerbs(sentenceTokens);
     retagInfinitives(sentenceTokens);
@@ -245,6 +246,20 @@ function retagInitialNamesReadAsVerbs(tokens: Token[]): void {
 }
 
 const GIVEN_NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName']);
+
+const GET_FORMS = new Set(['get', 'gets', 'got', 'gotten', 'getting']);
+
+/** "Lou got out of Belmarsh", "got away from": "get" before its particle is the verb, not a passive's auxiliary. */
+function retagPhrasalGet(tokens: Token[]): void {
+  for (let k = 0; k + 2 < tokens.length; k++) {
+    const get = tokens[k];
+    if (!GET_FORMS.has(get.normal) || !get.tags.has('Auxiliary') || !tokens[k + 1].tags.has('Particle') || !['of', 'from'].includes(tokens[k + 2].normal)) continue;
+    const tags = get.tags as Set<string>;
+    tags.delete('Auxiliary');
+    tags.add('Verb');
+    if (get.normal === 'got' || get.normal === 'gotten') tags.add('PastTense');
+  }
+}
 
 /**
  * "Dan plays drums in The Foxes", "Mia teaches yoga at …": compromise reads a plural noun right

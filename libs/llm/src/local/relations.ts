@@ -236,7 +236,8 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     }
     if (roles.length > 0) continue;
     // "got a new job at the Savoy", "has its headquarters in Zurich": the noun carries the fact.
-    if (LIGHT_VERBS.has(group.lemma) && !group.copula) scan.objects = scan.objects.filter((hit) => hit.noun !== null && LIGHT_VERB_NOUNS.has(hit.noun));
+    // ("got out of Belmarsh": with its particle the verb says what happened.)
+    if (LIGHT_VERBS.has(group.lemma) && !group.copula && group.particle !== 'out') scan.objects = scan.objects.filter((hit) => hit.noun !== null && LIGHT_VERB_NOUNS.has(hit.noun));
 
     const now = NOW_WORDS.test(input.sentence.text);
     const sentenceFacts: RelationCandidate[] = [];

@@ -67,6 +67,10 @@ interface RolePhrase {
 export function roleFacts(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>, base: number, subjects: Mention[] = []): RoleFact[] {
   if (group.copula) return [...invertedRole(toks, group, mentionAt, base), ...speakersRole(toks, group, mentionAt)];
   if (group.lemma === 'replace' && group.passive) return replacement(toks, group.end, mentionAt, base);
+  if (group.lemma === 'have' && !group.passive && !group.negative) {
+    const holder = newHolder(toks, group, mentionAt, subjects);
+    if (holder.length > 0) return holder;
+  }
   const object = !group.passive ? mentionAt.get(group.end) : undefined;
   const organizationSubject = subjects.find((s) => s.type !== 'person') ?? possessiveOrganization(toks, group.start, mentionAt, base);
   if (object && (object.type === 'person' || (object.type === 'concept' && !object.common)) && (REMOVING_VERBS.has(group.lemma) || APPOINTING_VERBS.has(group.lemma))) {
@@ -236,6 +240,24 @@ function speakersRole(toks: Token[], group: VerbGroup, mentionAt: Map<number, Me
 }
 
 const FORMER = new Set(['former', 'previous', 'old', 'ex', 'erstwhile']);
+
+/** "Leeds has a new mayor, Ben Cole", "Oak School has a new principal: Mr. Diaz": the subject's new holder of an office. */
+function newHolder(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>, subjects: Mention[]): RoleFact[] {
+  const organization = subjects.find((s) => s.type !== 'person');
+  let k = group.end;
+  if (!organization || !['a', 'an'].includes(toks[k]?.normal ?? '') || toks[k + 1]?.normal !== 'new') return [];
+  k += 2;
+  const token = toks[k];
+  if (!token || mentionAt.has(k) || !/[,:]/.test(token.post)) return [];
+  const role = singularNoun(token.normal);
+  if (!OFFICE_ROLES.has(role)) return [];
+  let at = k + 1;
+  while (at < toks.length && (toks[at].tags.has('Honorific') || HONORIFICS.has(toks[at].normal.replace(/\.$/, '')))) at++;
+  const holder = mentionAt.get(at);
+  if (!holder || holder.type === 'organization' || holder.type === 'location') return [];
+  if (organization.type === 'concept' && !organization.common) organization.type = 'organization';
+  return [{ holder, organization, relation: `${role.replace(/-/g, '_')}_of`, ended: false }];
+}
 
 /**
  * "Our CTO is Priya.", "Acme's CEO is Jane Doe.", "Dunder Mifflin's new CEO is Robert.": the

@@ -37,6 +37,14 @@ const FIRST_PERSON: Array<[RegExp, (name: string) => Replacement]> = [
   // "I work at Acme" → "Caroline works at Acme": a present verb after "I" takes the third person.
   [/\bI\s+((?:also|still|now|really)\s+)?([a-z]+)\b/g, (n) => (_match: string, adverb?: string, verb?: string) => `${n} ${adverb ?? ''}${thirdPerson(verb ?? '')}`],
   [/\bI\b/g, (n) => n],
+  // "We moved to Denver": "we" holds the speaker, so what it says of the speaker's household is
+  // said of them ("our" is left: "our CTO" is the speaker's group's, record 0027).
+  [/\b[Ww]e\s+are\b|\b[Ww]e['’]re\b/g, (n) => `${n} is`],
+  [/\b[Ww]e\s+were\b/g, (n) => `${n} was`],
+  [/\b[Ww]e\s+have\b|\b[Ww]e['’]ve\b/g, (n) => `${n} has`],
+  [/\b[Ww]e['’]ll\b/g, (n) => `${n} will`],
+  [/\b[Ww]e['’]d\b/g, (n) => `${n} would`],
+  [/\b[Ww]e\s+((?:also|still|now|really)\s+)?([a-z]+)\b/g, (n) => (_match: string, adverb?: string, verb?: string) => `${n} ${adverb ?? ''}${thirdPerson(verb ?? '')}`],
   [/\b[Mm]yself\b/g, (n) => n],
   [/\b[Mm]ine\b/g, (n) => `${n}'s`],
   [/\b[Mm]y\b/g, (n) => `${n}'s`],
@@ -62,7 +70,7 @@ function thirdPerson(verb: string): string {
   return `${verb}s`;
 }
 
-const FIRST_PERSON_WORD = /\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b|\bI['’](?:m|ve|d|ll)\b/;
+const FIRST_PERSON_WORD = /\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself|[Ww]e)\b|\bI['’](?:m|ve|d|ll)\b/;
 
 export interface SpeakerTurn {
   speaker: string;

@@ -87,6 +87,8 @@ export interface Predicate {
 const lastWord = (name: string) => name.toLowerCase().split(/\s+/).pop() ?? '';
 const isPerson = (m: Mention) => m.type === 'person';
 const isPlace = (m: Mention) => m.type === 'location';
+/** A person, or a name no tagger typed ("Leo", "Holly"): someone, where the verb takes people. */
+const isSomeone = (m: Mention) => isPerson(m) || (m.type === 'concept' && !m.common);
 const isGroup = (m: Mention) => GROUP_HEADS.has(lastWord(m.name));
 const isSchool = (m: Mention) => SCHOOL_HEADS.has(lastWord(m.name));
 const isPositionParticiple = (word: string) => [word.slice(0, -2), word.slice(0, -1)].some((stem) => POSITION_VERBS.has(stem));
@@ -95,6 +97,8 @@ const INSTITUTION_HEADS = new Set('museum gallery library hotel bank church thea
 const isWorkplace = (m: Mention) => isSchool(m) || INSTITUTION_HEADS.has(lastWord(m.name));
 /** A place no one works at as at an employer ("a nurse in Leeds"). */
 const isPlainPlace = (m: Mention) => isPlace(m) && !isWorkplace(m);
+/** What one ends with a partner ("ended things with Leo"). */
+const ENDED_BONDS = new Set(['thing', 'relationship', 'romance', 'affair', 'engagement', 'marriage']);
 /** The office named by the verb of holding it ("directs" → director). */
 const ROLE_OF_VERB: Readonly<Record<string, string>> = { direct: 'director', manage: 'manager', edit: 'editor', govern: 'governor' };
 const STAKE_NOUNS = new Set(['stake', 'share', 'shareholding', 'holding', 'interest']);
@@ -322,11 +326,40 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       // "Anna goes to Westlake School": she is a pupil there.
       if (p.prep === 'to' && !p.past && isSchool(p.target)) return { relation: 'studies_at' };
       if (p.particle === 'out' && p.prep === 'with' && isPerson(p.target)) return { relation: 'dates' };
+      // "Ezra went home from Guy's Hospital": his stay there ended.
+      if (p.prep === 'from' && isHospital(p.target)) return { relation: 'discharged_from' };
       // "Aisha went over to Bain": she changed sides, to another employer.
       if (p.particle === 'over' && p.prep === 'to' && !isPerson(p.target) && !isPlace(p.target) && !p.target.common && !p.sourceArticle) return { relation: 'joined' };
       return same;
     case 'sign':
       if (p.prep === 'for' || p.prep === 'with') return { relation: `signed_${p.prep}` };
+      return same;
+    case 'end':
+      // "Tomasz ended up at Munich Re": his next employer.
+      if (p.particle === 'up' && p.prep === 'at' && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'joined' };
+      // "Pia ended things with Leo", "ended it with him" (not "ended the meeting with him").
+      if (p.prep === 'with' && (p.noun === null || ENDED_BONDS.has(p.noun)) && isSomeone(p.source) && isSomeone(p.target)) return { relation: 'broke_up_with' };
+      return same;
+    case 'return':
+      // "Ivy returned to Paris": where she lives again (a thing returned is moved, above).
+      if (p.prep === 'to' && isPlainPlace(p.target) && !p.sourceArticle && p.source.type !== 'organization') return { relation: 'moved_to' };
+      return same;
+    case 'finish':
+      // "Ana finished at Leeds University": her studies there are over.
+      if (p.prep === 'at' && isSchool(p.target)) return { relation: 'graduated_from' };
+      return same;
+    case 'get':
+      // "Lou got out of Belmarsh": free of a prison (or a hospital).
+      if (p.particle === 'out' && p.prep === 'of' && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: isHospital(p.target) ? 'discharged_from' : 'released_from' };
+      return same;
+    case 'part':
+      // "The Hawks parted ways with Jess": a club or an employer let her go.
+      if (p.prep === 'with' && isPerson(p.target) && !isPerson(p.source) && !isPlace(p.source)) return { relation: 'fired_from', reversed: true };
+      return same;
+    case 'sail':
+    case 'steam':
+      // "The Sea Queen sailed for Calais": a ship is where it sailed to.
+      if ((p.prep === 'for' || p.prep === 'to') && !isPerson(p.source) && !p.source.common) return { relation: 'moved_to' };
       return same;
     case 'chair':
     case 'captain':
@@ -412,6 +445,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return same;
     case 'give':
     case 'hand':
+      // "Jade gave up the Hallé Choir": she left the group (not a thing given away).
+      if (p.lemma === 'give' && p.particle === 'up' && !p.prep && isGroup(p.target)) return { relation: 'left' };
       // "gave the Sea Swift to her son", "handed the café over to Omar": no longer hers.
       if (p.particle === 'away' || (!p.prep && p.past && !isPerson(p.target) && (p.lemma === 'give' || !p.target.common))) return { relation: 'gave_away' };
       return same;
