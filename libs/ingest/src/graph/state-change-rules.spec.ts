@@ -341,6 +341,7 @@ const CONTROLS: Record<string, Case[]> = {
     ['Lisa coaches the Lions.', 'The Lions parted with their old stadium.', 'Lisa | coach_of | Lions'],
     ['Ian sings in the Bach Choir.', 'Ian gave up chocolate for Lent.', 'Ian | member_of | Bach Choir'],
     ['Tess: I live in Leeds.', 'Tess: We visited Hull last spring.', 'Tess | lives_in | Leeds'],
+    ['Nordia owns the Gala Cinema.', 'Nordia gave the Gala Cinema a new screen.', 'Nordia | owns | Gala Cinema'],
   ],
   fourthRound: [
     ['Olu drives for Uber.', 'Olu drove for Bolt for a week.', 'Olu | works_at | Uber'],

@@ -448,7 +448,9 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       // "Jade gave up the Hallé Choir": she left the group (not a thing given away).
       if (p.lemma === 'give' && p.particle === 'up' && !p.prep && isGroup(p.target)) return { relation: 'left' };
       // "gave the Sea Swift to her son", "handed the café over to Omar": no longer hers.
-      if (p.particle === 'away' || (!p.prep && p.past && !isPerson(p.target) && (p.lemma === 'give' || !p.target.common))) return { relation: 'gave_away' };
+      // ("gave Globex three chairs": a name before another object is who received it.)
+      const recipient = /^(?:a|an|the|some|his|her|their|its|our|my|\d+|one|two|three|four|five)\b/.test(p.next ?? '');
+      if (p.particle === 'away' || (!p.prep && p.past && !recipient && !isPerson(p.target) && (p.lemma === 'give' || !p.target.common))) return { relation: 'gave_away' };
       return same;
     case 'rid':
       // "got rid of her Vespa".
