@@ -70,6 +70,15 @@ const CHANGES: Record<string, Case[]> = {
     ['Ana Diaz is the mayor of Hove.', 'Hove has a new mayor, Raj Patel.', 'Ana Diaz | mayor_of | Hove'],
     ['Tess: I live in Leeds.', 'Tess: We moved to Hull last spring.', 'Tess | lives_in | Leeds'],
   ],
+  // States read since the fifth round: "St" without its full stop, a unit one runs at an employer,
+  // a chorus is a group, volunteering with a charity, a business named after its place.
+  statesRead: [
+    ["Grace is a doctor at St Thomas' Hospital.", "Grace moved to Guy's Hospital in May.", "Grace | works_at | St. Thomas' Hospital"],
+    ['Ahmed runs the IT department at Barclays.', 'Ahmed left Barclays in June.', 'Ahmed | works_at | Barclays'],
+    ['Yuki sings with the Tokyo Chorus.', 'Yuki quit the Tokyo Chorus.', 'Yuki | member_of | Tokyo Chorus'],
+    ['Lena volunteers with the Red Cross.', 'Lena stopped volunteering with the Red Cross.', 'Lena | volunteers_at | Red Cross'],
+    ['Ola owns a bakery in Oslo called Brod.', 'Ola sold Brod last year.', 'Ola | owns | Brod'],
+  ],
   employment: [
     ['Hannah works at Pfizer.', "Hannah's job at Pfizer ended in May.", 'Hannah | works_at | Pfizer'],
     ['Omar is a consultant at Deloitte.', "Omar's contract with Deloitte expired last month.", 'Omar | works_at | Deloitte'],
@@ -334,6 +343,10 @@ const CHANGES: Record<string, Case[]> = {
 };
 
 const CONTROLS: Record<string, Case[]> = {
+  statesRead: [
+    ['Ahmed runs the IT department at Barclays.', 'Ahmed ran a workshop at Lloyds.', 'Ahmed | works_at | Barclays'],
+    ['Lena volunteers with the Red Cross.', 'Lena had lunch with the Red Cross director.', 'Lena | volunteers_at | Red Cross'],
+  ],
   fifthRound: [
     ['Mira lives in Porto.', 'Mira returned to Porto after a week in Lisbon.', 'Mira | lives_in | Porto'],
     ['Kai is dating Lena.', 'Kai ended the meeting with Lena early.', 'Kai | dates | Lena'],

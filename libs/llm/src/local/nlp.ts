@@ -349,7 +349,8 @@ function retagProgressives(tokens: Token[]): void {
 
 /** "St." before a name: Saint, not Street ("St. Mary's", "St. Thomas' Hospital"). */
 export function isSaint(token: Token | undefined): boolean {
-  return token !== undefined && token.text === 'St' && /^\.\s*$/.test(token.post);
+  // "St. Mary's", and "St Mary's" as British English writes it (callers check a name follows).
+  return token !== undefined && token.text === 'St' && /^\.?\s*$/.test(token.post);
 }
 
 /** Term index ranges `[start, end)` of each match of a view. */

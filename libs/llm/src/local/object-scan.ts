@@ -172,6 +172,9 @@ export function scanObjects(
     if (isVerbish(t)) {
       if (TRANSPARENT_VERBS.has(t.normal)) {
         // "works at a bakery called Crumbs": the name is the bakery's, after the same preposition.
+        // ("owns a bakery in Oslo called Brod": the bakery's, not the place's: the object again.)
+        const afterPlace = prep !== null && ['in', 'on', 'near'].includes(prep) && objects.length > 0 && objects[objects.length - 1].mention.type === 'location' && nounSinceVerb;
+        if (afterPlace) prep = null;
         directTaken = prep !== null ? directTaken : false;
         k++;
         continue;

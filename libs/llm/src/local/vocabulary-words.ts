@@ -90,7 +90,7 @@ export const HEADQUARTERS_NOUNS: ReadonlySet<string> = new Set(['headquarters', 
 
 /** The last word of a group's name: "the Hillside Chess Club", "the Labour Party". */
 export const GROUP_HEADS = new Set(
-  'club society party union band choir orchestra philharmonic ensemble committee association league guild council federation circle lodge group'.split(' '),
+  'club society party union band choir chorus orchestra philharmonic ensemble quartet troupe committee association league guild council federation circle lodge group'.split(' '),
 );
 export const SCHOOL_HEADS = new Set('school college university academy elementary primary secondary high kindergarten institute polytechnic seminary'.split(' '));
 export const POSITION_VERBS = new Set(

@@ -97,6 +97,8 @@ const INSTITUTION_HEADS = new Set('museum gallery library hotel bank church thea
 const isWorkplace = (m: Mention) => isSchool(m) || INSTITUTION_HEADS.has(lastWord(m.name));
 /** A place no one works at as at an employer ("a nurse in Leeds"). */
 const isPlainPlace = (m: Mention) => isPlace(m) && !isWorkplace(m);
+/** A part of an organization one runs as a job ("runs the IT department at Barclays"; not "ran a workshop at Lloyds"). */
+const UNIT_NOUNS = new Set(['department', 'team', 'division', 'unit', 'office', 'branch', 'lab', 'laboratory', 'desk', 'group', 'operation', 'store', 'shop', 'kitchen', 'ward', 'clinic', 'section', 'practice']);
 /** What one ends with a partner ("ended things with Leo"). */
 const ENDED_BONDS = new Set(['thing', 'relationship', 'romance', 'affair', 'engagement', 'marriage']);
 /** The office named by the verb of holding it ("directs" → director). */
@@ -274,6 +276,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'run':
       // "Victor runs Orion Capital": he leads it (not "runs the marathon").
       if (!p.prep && p.target.type === 'organization') return { relation: 'leads' };
+      // "runs the IT department at Barclays": a job there.
+      if (p.prep === 'at' && p.noun !== null && UNIT_NOUNS.has(p.noun) && !p.past && isPerson(p.source) && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'works_at' };
       return same;
     case 'work':
       if (p.prep && ['at', 'for', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
@@ -285,6 +289,15 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return same;
     case 'stay':
       if (p.prep === 'at' && !isPerson(p.target)) return { relation: 'stays_at' };
+      return same;
+    case 'volunteer':
+      // "volunteers with the Red Cross", "for Oxfam": where one volunteers.
+      if ((p.prep === 'with' || p.prep === 'for') && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'volunteers_at' };
+      return same;
+    case 'head':
+    case 'lead':
+      // "heads the sales team at Atlas": a job there.
+      if (p.prep === 'at' && p.noun !== null && UNIT_NOUNS.has(p.noun) && !p.past && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'works_at' };
       return same;
     case 'attend':
       if (!p.prep && isSchool(p.target)) return { relation: 'studies_at' };
@@ -373,6 +386,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'edit':
     case 'govern':
       if (!p.prep && !p.past && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: `${ROLE_OF_VERB[p.lemma]}_of` };
+      // "manages the IT team at Barclays": a job there.
+      if (p.prep === 'at' && p.noun !== null && UNIT_NOUNS.has(p.noun) && !p.past && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'works_at' };
       return same;
     case 'start':
     case 'begin':
