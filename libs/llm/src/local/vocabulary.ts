@@ -99,6 +99,8 @@ const isWorkplace = (m: Mention) => isSchool(m) || INSTITUTION_HEADS.has(lastWor
 const isPlainPlace = (m: Mention) => isPlace(m) && !isWorkplace(m);
 /** A part of an organization one runs as a job ("runs the IT department at Barclays"; not "ran a workshop at Lloyds"). */
 const UNIT_NOUNS = new Set(['department', 'team', 'division', 'unit', 'office', 'branch', 'lab', 'laboratory', 'desk', 'group', 'operation', 'store', 'shop', 'kitchen', 'ward', 'clinic', 'section', 'practice']);
+/** The words that open a second object after a name ("gave the Gala Cinema a new screen"). */
+const RECIPIENT_NEXT = /^(?:a|an|the|some|his|her|their|its|our|my|\d+|one|two|three|four|five)\b/;
 /** What one ends with a partner ("ended things with Leo"). */
 const ENDED_BONDS = new Set(['thing', 'relationship', 'romance', 'affair', 'engagement', 'marriage']);
 /** The office named by the verb of holding it ("directs" → director). */
@@ -464,8 +466,7 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.lemma === 'give' && p.particle === 'up' && !p.prep && isGroup(p.target)) return { relation: 'left' };
       // "gave the Sea Swift to her son", "handed the café over to Omar": no longer hers.
       // ("gave Globex three chairs": a name before another object is who received it.)
-      const recipient = /^(?:a|an|the|some|his|her|their|its|our|my|\d+|one|two|three|four|five)\b/.test(p.next ?? '');
-      if (p.particle === 'away' || (!p.prep && p.past && !recipient && !isPerson(p.target) && (p.lemma === 'give' || !p.target.common))) return { relation: 'gave_away' };
+      if (p.particle === 'away' || (!p.prep && p.past && !RECIPIENT_NEXT.test(p.next ?? '') && !isPerson(p.target) && (p.lemma === 'give' || !p.target.common))) return { relation: 'gave_away' };
       return same;
     case 'rid':
       // "got rid of her Vespa".
