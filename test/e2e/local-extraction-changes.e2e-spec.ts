@@ -175,6 +175,12 @@ const CASES: Case[] = [
     text: 'Acme Corporation is now based in Berlin.',
     edges: ['Acme Corporation based_in Berlin [2025-09-01..-]', 'Acme Corporation based_in Paris [2020-01-01..2025-09-01] superseded'],
   },
+  // A shorter name of the same body resolves to it (shorter-names.ts).
+  {
+    before: 'Alice Martin is a member of the Labour Party.',
+    text: 'Alice Martin left Labour in 2024.',
+    edges: ['member_of Labour Party [2020-01-01..2024-01-01]', 'left Labour Party [2024-01-01..-]'],
+  },
 ];
 
 describe('local extraction of change, on the graph (gb remember, offline)', () => {

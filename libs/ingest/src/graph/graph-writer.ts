@@ -7,6 +7,7 @@ import { EdgeNode, planEdges, relationsConsulted, relationsConsultedAtTarget, re
 import { EntityNode, planEntities } from './entity-plan';
 import { dropStatementsOfStaleFacts } from './live-descriptions';
 import { normalizeEntityName, normalizeRelation } from './names';
+import { fullerNames, shorterNameMatches } from './shorter-names';
 import { similarEarlierNames, type SimilarName } from './similar-names';
 import { emptyChanges, EntityToWrite, ExtractionWrite, GraphChanges, pushOnce } from './write-types';
 
@@ -48,8 +49,12 @@ export class GraphWriter {
     // Entities: lock the names, find them, lock the existing rows, then write.
     const keys = named.map((n) => n.key);
     await this.writes.lockEntityNames(db, tenantId, graphId, keys);
-    const exact = await this.writes.entityIdsByNormalizedName(db, tenantId, graphId, keys);
-    const unmatched = named.filter((n) => !exact.has(n.key));
+    // The text's names and the fuller names of its short ones ("McGill" → "mcgill university"), in one statement.
+    const fuller = fullerNames(named);
+    const foundByName = await this.writes.entityIdsByNormalizedName(db, tenantId, graphId, [...keys, ...fuller.keys()]);
+    const exact = new Map(keys.filter((key) => foundByName.has(key)).map((key) => [key, foundByName.get(key)!]));
+    const shorter = shorterNameMatches(fuller, foundByName, exact);
+    const unmatched = named.filter((n) => !exact.has(n.key) && !shorter.has(n.key));
     // Only names the same embedder made are comparable: a graph being re-embedded holds both.
     const found = await this.writes.nearestEntitiesByName(db, tenantId, graphId, unmatched.map((n) => n.entity.nameVector), {
       embeddingModel: input.embeddingModel,
@@ -60,6 +65,8 @@ export class GraphWriter {
       // Below the threshold a stored entity can never be the one a name resolves to.
       if (hit && hit.similarity >= input.resolutionThreshold) nearest.set(n.key, hit);
     });
+    // A short name is its fuller name's entity, as surely as a name that differs in nothing.
+    for (const [key, id] of shorter) nearest.set(key, { id, similarity: 1 });
     const candidateIds = [...new Set([...exact.values(), ...[...nearest.values()].map((hit) => hit.id)])];
     const rows = await this.writes.lockEntities(db, tenantId, candidateIds);
     const entities = planEntities({

@@ -9,6 +9,7 @@ import { planEdges, relationsConsulted, relationsConsultedAtTarget, relationsEnd
 import { entityNameText } from './embedding-texts';
 import { planEntities } from './entity-plan';
 import { normalizeRelation } from './names';
+import { fullerNames, shorterNameMatches } from './shorter-names';
 import { supersededBy } from './temporal-rules';
 
 /**
@@ -129,12 +130,15 @@ class MemoryGraph {
 
     const exact = new Map<string, number>();
     const nearest = new Map<string, { id: number; similarity: number }>();
+    // GraphWriter's look-up of short names' fuller names ("McGill" → "mcgill university").
+    const fuller = fullerNames(list);
+    const found = new Map<string, number>();
+    for (const row of this.entities) if (!found.has(row.normalizedName) && (fuller.has(row.normalizedName) || named.has(row.normalizedName))) found.set(row.normalizedName, row.id);
+    for (const { key } of list) if (found.has(key)) exact.set(key, found.get(key)!);
+    const shorter = shorterNameMatches(fuller, found, exact);
+    for (const [key, id] of shorter) nearest.set(key, { id, similarity: 1 });
     for (const { key, entity } of list) {
-      const same = this.entities.find((row) => row.normalizedName === key);
-      if (same) {
-        exact.set(key, same.id);
-        continue;
-      }
+      if (exact.has(key) || shorter.has(key)) continue;
       let best: { id: number; similarity: number } | undefined;
       for (const row of this.entities) {
         const similarity = cosine(entity.nameVector, row.nameVector);

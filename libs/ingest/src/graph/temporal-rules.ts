@@ -93,7 +93,8 @@ const ENDINGS: Record<string, readonly string[]> = {
   sold: ['ownership'],
   gave_away: ['ownership'],
   discharged_from: ['patient', 'custody'],
-  released_from: ['custody', 'team', 'patient'],
+  // ("was released by the Leeds Rhinos": a squad member's place in it.)
+  released_from: ['custody', 'team', 'membership', 'patient'],
   escaped_from: ['custody'],
   checked_out_of: ['stay'],
   lost: ['ownership'],

@@ -1,6 +1,6 @@
 import { BE_FORMS, EVENT_VERBS, RELATION_PREPOSITIONS, RELATIVE_PRONOUNS, STATE_VERBS } from './lexicon';
 import type { Mention } from './mentions';
-import { looksCapitalized, verbLemma, type Token } from './nlp';
+import { lexiconTag, looksCapitalized, verbLemma, type Token } from './nlp';
 
 /**
  * The clause structure the relation step needs, from the library's part-of-speech tags: verb
@@ -91,11 +91,13 @@ function describeGroup(toks: Token[], start: number, end: number): VerbGroup | n
   // leaves the particle outside the verb when a preposition, a date or the clause's end follows.
   const trailing = toks[end];
   const afterTrailing = toks[end + 1];
+  // ("signed on with Globex", "moved on from Acme": "on" before "with" or "from".)
+  const looseOn = trailing?.normal === 'on' && ['with', 'from'].includes(afterTrailing?.normal ?? '');
   if (
     particles.length === 0 &&
     mainIndex >= 0 &&
     trailing !== undefined &&
-    LOOSE_PARTICLES.has(trailing.normal) &&
+    (LOOSE_PARTICLES.has(trailing.normal) || looseOn) &&
     !/[,;:]/.test(span[span.length - 1].post) &&
     (afterTrailing === undefined || /[.,;:!?]/.test(trailing.post) || afterTrailing.tags.has('Preposition') || afterTrailing.tags.has('Date') || ['last', 'this', 'in', 'on', 'with', 'of', 'from', 'at', 'after', 'before', 'when'].includes(afterTrailing.normal))
   ) {
@@ -154,11 +156,14 @@ const APPOSITION_ADVERBS = new Set(['formerly', 'previously', 'once', 'former', 
 const GIVING = new Set(['gave', 'give', 'gives', 'given']);
 const STOPPING_VERBS = new Set(['stopped', 'stop', 'stops', 'quit', 'quits', 'ceased', 'cease', 'ceases']);
 
-/** "working" → "work", "living" → "live" (the lexicon's verbs decide between the two). */
+/** "working" → "work", "living" → "live", "driving" → "drive" (the lexicons decide between the two). */
 function gerundLemma(gerund: string): string {
   const stem = gerund.replace(/ing$/, '');
   if (STATE_VERBS.has(stem) || EVENT_VERBS.has(stem)) return stem;
   if (STATE_VERBS.has(`${stem}e`) || EVENT_VERBS.has(`${stem}e`)) return `${stem}e`;
+  if (lexiconTag(`${stem}e`) === 'Infinitive' && lexiconTag(stem) !== 'Infinitive') return `${stem}e`;
+  // "running", "shopping": the doubled consonant of a short verb.
+  if (/([^aeiou])\1$/.test(stem) && lexiconTag(stem.slice(0, -1)) === 'Infinitive') return stem.slice(0, -1);
   return stem;
 }
 

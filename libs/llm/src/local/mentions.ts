@@ -116,6 +116,7 @@ export function findMentions(
   };
   // "St. Mary's", "St. Thomas' Hospital": the library reads a person called Mary.
   for (const sentence of parsed.sentences) saintNames(sentence.tokens).forEach(accept);
+  for (const sentence of parsed.sentences) titledPossessiveNames(sentence.tokens).forEach(accept);
   candidates.forEach(accept);
 
   // Proper nouns the library did not type ("Acme", "DeepMind").
@@ -135,8 +136,20 @@ export function findMentions(
         run.push(token);
         return;
       }
-      const initialName = token === first && token.tags.has('Noun') && (knownNames.has(token.normal) || unknownInitialName(sentence.tokens, k));
+      const initialName =
+        token === first && ((token.tags.has('Noun') && (knownNames.has(token.normal) || unknownInitialName(sentence.tokens, k))) || firstWordOfName(sentence.tokens, k));
       const next = sentence.tokens[k + 1];
+      const previous = sentence.tokens[k - 1];
+      // "Northgate High has …": a capitalized word inside a sentence, right after a name, goes on with it.
+      const afterName =
+        previous !== undefined &&
+        token !== first &&
+        isNameWord(previous) &&
+        (taken.has(previous.index) || run.includes(previous)) &&
+        !/[^\s]/.test(previous.post) &&
+        !previous.tags.has('Possessive') &&
+        !/['’]s$/.test(previous.text) &&
+        !isVerbOrFunctionWord(token);
       // "Nordic Foods", "Royal Free Hospital": a capitalized adjective before a name is part of it.
       const adjectiveOfName =
         (token.tags.has('Adjective') || token.tags.has('Demonym')) &&
@@ -145,12 +158,12 @@ export function findMentions(
         isNameWord(next) &&
         !/[,;:()]/.test(token.post);
       const proper =
-        (token.tags.has('ProperNoun') || token.tags.has('Acronym') || initialName || adjectiveOfName) &&
+        (token.tags.has('ProperNoun') || token.tags.has('Acronym') || initialName || adjectiveOfName || afterName) &&
         !taken.has(token.index) &&
         !isDateToken(token.index) &&
         !token.tags.has('Date') &&
         !token.tags.has('Value') &&
-        ((!token.tags.has('Adjective') && !token.tags.has('Demonym')) || adjectiveOfName) &&
+        ((!token.tags.has('Adjective') && !token.tags.has('Demonym')) || adjectiveOfName || afterName) &&
         isNameWord(token);
       if (proper) run.push(token);
       else flush();
@@ -252,8 +265,29 @@ function unknownInitialName(tokens: Token[], k: number): boolean {
   if (next?.normal === 'and' && partner !== undefined && isNameWord(partner) && (partner.tags.has('Person') || partner.tags.has('FirstName') || partner.tags.has('ProperNoun'))) return true;
   // "Aleks is a student", "Aleks completed his degree": the tagger reads a plural, but a plural
   // takes "are" and "their"; a singular verb or "his"/"her" right after the verb say it is one name.
-  if (token.tags.has('Plural')) return verb && (SINGULAR_VERBS.test(next.normal) || SINGULAR_POSSESSIVES.has(tokens[j + 1]?.normal ?? ''));
+  // ("Rhys works at": a verb in the third person singular.)
+  const thirdPerson = verb && next.tags.has('PresentTense') && /[^s]s$/.test(next.normal);
+  if (token.tags.has('Plural')) return verb && (SINGULAR_VERBS.test(next.normal) || thirdPerson || SINGULAR_POSSESSIVES.has(tokens[j + 1]?.normal ?? ''));
   return verb;
+}
+
+const FUNCTION_TAGS = ['Verb', 'Auxiliary', 'Copula', 'Modal', 'Pronoun', 'Determiner', 'Preposition', 'Conjunction', 'Date', 'Value'];
+const isVerbOrFunctionWord = (token: Token) => FUNCTION_TAGS.some((tag) => token.tags.has(tag));
+
+/**
+ * "Harbour Books belongs to Nina", "Golden Gate Capital owns it": a capitalized common word that
+ * starts a sentence, written right before a name that is no person's, begins that name when the
+ * name is the subject of a verb ("Visit Paris today" has none; "Call Tom" names a person).
+ */
+function firstWordOfName(tokens: Token[], k: number): boolean {
+  const token = tokens[k];
+  if (!isNameWord(token) || /[^\s]/.test(token.post) || ['Pronoun', 'Determiner', 'Preposition', 'Conjunction', 'Date', 'Value', 'Adverb', 'Auxiliary', 'Copula', 'Modal'].some((tag) => token.tags.has(tag))) return false;
+  const next = tokens[k + 1];
+  if (!next || !isNameWord(next) || !next.tags.has('ProperNoun') || next.tags.has('Person') || next.tags.has('FirstName')) return false;
+  let j = k + 1;
+  while (j < tokens.length && isNameWord(tokens[j]) && !/[^\s]/.test(tokens[j - 1].post)) j++;
+  const verb = tokens[j];
+  return verb !== undefined && (verb.tags.has('Verb') || verb.tags.has('Copula') || verb.tags.has('Auxiliary')) && !/[,;:]/.test(tokens[j - 1].post);
 }
 
 const SINGULAR_VERBS = /^(?:is|was|has|does)$/;
@@ -282,6 +316,26 @@ function saintNames(tokens: Token[]): Mention[] {
       .filter((t) => t.text !== '')
       .map((t) => t.text + (/^['’]/.test(t.post) && !/['’]s$/.test(t.text) ? "'" : ''));
     out.push({ start: tokens[k].index, end: tokens[end - 1].index + 1, name: `St. ${words.join(' ')}`, type: place ? 'location' : 'organization', sentence: tokens[k].sentence });
+    k = end - 1;
+  }
+  return out;
+}
+
+/** Titles that name places in the possessive ("King's Cross", "Queen's Park", "Earl's Court"). */
+const TITLED_POSSESSIVES = new Set(['king', 'queen', 'prince', 'princess', 'bishop', 'earl', 'duke', 'lord', 'lady']);
+
+/** "King's Cross", "King's College London": the possessive title and the names after it are one place or institution. */
+function titledPossessiveNames(tokens: Token[]): Mention[] {
+  const out: Mention[] = [];
+  for (let k = 0; k + 1 < tokens.length; k++) {
+    const title = tokens[k];
+    if (!isNameWord(title) || !/['’]s$/.test(title.text) || !TITLED_POSSESSIVES.has(title.normal.replace(/['’]s$/, ''))) continue;
+    let end = k + 1;
+    while (end < tokens.length && isNameWord(tokens[end]) && !tokens[end].tags.has('Date') && !/[,;:()]/.test(tokens[end - 1].post)) end++;
+    if (end === k + 1) continue;
+    const words = tokens.slice(k, end).filter((t) => t.text !== '');
+    const institution = BODY_HEADS.has(words[words.length - 1].normal) || ['college', 'university', 'academy'].includes(words[words.length - 1].normal);
+    out.push({ start: title.index, end: tokens[end - 1].index + 1, name: words.map((t) => t.text).join(' '), type: institution ? 'organization' : 'location', sentence: title.sentence });
     k = end - 1;
   }
   return out;
@@ -316,13 +370,28 @@ function mergeAdjacent(mentions: Mention[], parsed: ParsedText): Mention[] {
       previous.type === 'concept' &&
       !previous.common &&
       !mention.common &&
-      mention.type !== 'person' &&
+      // ("the Isle of Skye": after "the", the second name is no person's either.)
+      (mention.type !== 'person' || parsed.tokens[previous.start - 1]?.normal === 'the') &&
       previous.sentence === mention.sentence &&
       between.length === 1 &&
       between[0].normal === 'of' &&
       !/[,;:]/.test(parsed.tokens[previous.end - 1]?.post ?? '') &&
       (mention.type === 'concept' || parsed.tokens[previous.start - 1]?.normal === 'the');
-    if (ofJoinable) {
+    // "The Girl with a Pearl Earring", "The Man with the Golden Gun": a title, one name.
+    const withJoinable =
+      previous &&
+      !joinable &&
+      !ofJoinable &&
+      previous.type === 'concept' &&
+      !previous.common &&
+      !mention.common &&
+      previous.sentence === mention.sentence &&
+      parsed.tokens[previous.start - 1]?.normal === 'the' &&
+      between.length === 2 &&
+      between[0].normal === 'with' &&
+      ['a', 'an', 'the'].includes(between[1].normal) &&
+      !/[,;:]/.test(parsed.tokens[previous.end - 1]?.post ?? '');
+    if (ofJoinable || withJoinable) {
       const tokens = parsed.tokens.slice(previous.start, mention.end).filter((t) => t && t.text !== '');
       out[out.length - 1] = { ...previous, end: mention.end, name: nameOf(tokens), type: 'concept' };
       continue;

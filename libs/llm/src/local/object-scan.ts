@@ -12,7 +12,7 @@ import {
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
 import { withoutEx } from './state-nouns';
-import { BODY_NOUNS } from './vocabulary';
+import { BODY_NOUNS, JOB_NOUNS } from './vocabulary';
 
 /**
  * What follows a verb group, up to the end of its clause: the names it reaches (each with the
@@ -43,6 +43,10 @@ export interface ObjectHit {
 }
 
 /** Verbs of sitting on a body, joining or leaving it ("sits on the board of Oxfam"). */
+/** Parts of an organization one works at ("the Leeds branch of HSBC"). */
+const BRANCH_NOUNS = new Set(['branch', 'office', 'division', 'department', 'subsidiary', 'plant', 'factory', 'store', 'site']);
+/** Nouns of a business whose name follows ("a startup called Nimbus"). */
+const COMPANY_NOUNS = new Set(['company', 'firm', 'startup', 'start-up', 'business', 'agency', 'consultancy', 'bank', 'charity', 'publisher', 'studio', 'brand', 'chain']);
 const BOARD_VERBS = new Set(['sit', 'serve', 'join', 'leave', 'quit', 'resign', 'step', 'retire', 'chair']);
 /** compromise sometimes tags "the" before a place as a noun ("lives in the Bronx"). */
 const ARTICLES = new Set(['the', 'a', 'an']);
@@ -101,9 +105,15 @@ export function scanObjects(
     }
     const mention = mentionAt.get(k);
     if (mention) {
+      // "a startup called Nimbus": the noun before "called" says what the name is.
+      if (!mention.common && k > 1 && TRANSPARENT_VERBS.has(toks[k - 1].normal) && COMPANY_NOUNS.has(singularNoun(toks[k - 2].normal))) {
+        mention.type = 'organization';
+      }
       let next = mention.end - base;
       while (next < toks.length && (isAdverb(toks[next]) || isNegative(toks[next]))) next++;
-      const verbFollows = next < toks.length && !covered[next] && isVerbish(toks[next]) && !TRANSPARENT_VERBS.has(toks[next].normal);
+      // ("Babcock let Tariq go": the "go" completes the verb before the name.)
+      const letGo = group.main.normal === 'let' && toks[next]?.normal === 'go';
+      const verbFollows = next < toks.length && !covered[next] && isVerbish(toks[next]) && !TRANSPARENT_VERBS.has(toks[next].normal) && !letGo;
       const commaAfter = /,/.test(toks[mention.end - 1 - base].post);
       // "... and Bob works at ...": the name is the subject of the next clause.
       if (verbFollows && !commaAfter) break;
@@ -160,12 +170,23 @@ export function scanObjects(
       k++;
       continue;
     }
+    // "got a job as a cashier at Lidl": the role says what the job is; the job noun stays the object's.
+    if (t.normal === 'as' && lastNoun !== null && JOB_NOUNS.has(lastNoun) && !blocked) {
+      k++;
+      while (k < end && !covered[k] && !mentionAt.has(k) && (ARTICLES.has(toks[k].normal) || (isNounPhraseWord(toks[k]) && !RELATION_PREPOSITIONS.has(toks[k].normal)))) k++;
+      continue;
+    }
     if (RELATION_PREPOSITIONS.has(t.normal) || BLOCKING_PREPOSITIONS.has(t.normal)) {
       prep = t.normal;
       // "of" after a noun names what the noun is of ("the museum of X"), except a body one sits on ("the board of Oxfam").
       blocked =
         BLOCKING_PREPOSITIONS.has(t.normal) ||
-        (prep === 'of' && nounSinceVerb && !group.copula && !(lastNoun !== null && BODY_NOUNS.has(lastNoun) && BOARD_VERBS.has(group.lemma)));
+        (prep === 'of' &&
+          nounSinceVerb &&
+          !group.copula &&
+          !(lastNoun !== null && BODY_NOUNS.has(lastNoun) && BOARD_VERBS.has(group.lemma)) &&
+          // ("works at the Leeds branch of HSBC": the branch is the organization's.)
+          !(lastNoun !== null && BRANCH_NOUNS.has(lastNoun) && group.lemma === 'work'));
       k++;
       continue;
     }
@@ -200,7 +221,9 @@ export function scanObjects(
       }
       const head = [...phrase].reverse().find((p) => p.tags.has('Noun')) ?? phrase[phrase.length - 1];
       const determined = k > 0 && (toks[k - 1].tags.has('Determiner') || toks[k - 1].tags.has('Possessive') || PRONOUNS.has(toks[k - 1].normal));
-      if (group.copula && !blocked) {
+      // ("is a developer at a startup called Nimbus": the noun before the name is not the copula's.)
+      const namedNext = prep !== null && toks[r] !== undefined && TRANSPARENT_VERBS.has(toks[r].normal);
+      if (group.copula && !blocked && !namedNext) {
         // "is the CEO of X and the founder of Y": each noun names the predicate after it; "the ex-CEO" held it.
         const { noun, former: ex } = withoutEx(singularNoun(head.normal));
         copulaWord = noun;

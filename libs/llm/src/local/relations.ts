@@ -133,7 +133,13 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     const coordinated = subjects.length === 0 && before >= 0 && COORDINATORS.has(toks[before].normal);
     const purpose =
       subjects.length === 0 && before >= 0 && toks[before].normal === 'to' && g > 0 && PURPOSE_VERBS.has(groups[g - 1].lemma);
-    if (coordinated || purpose) subjects = previousSubjects;
+    // "went freelance after leaving Acme": a gerund after "after" or "since" is the subject's own doing.
+    const afterDoing = subjects.length === 0 && before >= 0 && ['after', 'since'].includes(toks[before].normal) && group.main.tags.has('Gerund') && g > 0;
+    // "Paula is an engineer working for Google", "a nurse living in Leeds": a participle after the
+    // copula's noun says more of the copula's subject.
+    const describing =
+      subjects.length === 0 && g > 0 && groups[g - 1].copula && group.main.tags.has('Gerund') && group.start === groups[g - 1].end + scanLength(toks, groups[g - 1].end, group.start);
+    if (coordinated || purpose || afterDoing || describing) subjects = previousSubjects;
     const scan = scanObjects(toks, group, n, mentionAt, dateAt, covered, base);
     previousSubjects = subjects;
     if (group.modal) continue;
@@ -236,8 +242,11 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     }
     if (roles.length > 0) continue;
     // "got a new job at the Savoy", "has its headquarters in Zurich": the noun carries the fact.
-    // ("got out of Belmarsh": with its particle the verb says what happened.)
-    if (LIGHT_VERBS.has(group.lemma) && !group.copula && group.particle !== 'out') scan.objects = scan.objects.filter((hit) => hit.noun !== null && LIGHT_VERB_NOUNS.has(hit.noun));
+    // ("got out of Belmarsh", "let Tariq go": with its particle the verb says what happened.)
+    if (LIGHT_VERBS.has(group.lemma) && !group.copula && group.particle !== 'out') {
+      const employer = subjects.length > 0 && subjects.every((s) => s.type !== 'person');
+      scan.objects = scan.objects.filter((hit) => (hit.noun !== null && LIGHT_VERB_NOUNS.has(hit.noun)) || (employer && lettingGo(group, hit)));
+    }
 
     const now = NOW_WORDS.test(input.sentence.text);
     const sentenceFacts: RelationCandidate[] = [];
@@ -250,11 +259,11 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
       for (const subject of subjects) {
         let [source, target] = built.agent ? [hit.mention, subject] : [subject, hit.mention];
         if (source === target || source.name.toLowerCase() === target.name.toLowerCase()) continue;
-        retype(source, target, group.lemma, hit);
+        retype(source, target, group, hit);
         let relation = built.relation;
         // "The Tigers fired Sundar": the fact is Sundar's.
         // "Meta hired Priya": the fact is Priya's too.
-        const dismissed = !group.passive && !group.copula ? dismissal(group.lemma, group.particle) ?? hiring(group.lemma, group.particle) : null;
+        const dismissed = !group.passive && !group.copula ? (lettingGo(group, hit) ? 'laid_off_from' : dismissal(group.lemma, group.particle) ?? hiring(group.lemma, group.particle)) : null;
         // "Acme signed the deal", "employed a new method": only a name the tagger knows as a person is signed or employed.
         const strict = group.lemma === 'sign' || group.lemma === 'employ';
         const employee = target.type === 'person' || (!strict && target.type === 'concept' && !target.common);
@@ -324,10 +333,33 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
   return { relations, concepts, endings };
 }
 
+/** Whether the words from `from` to `to` are only a noun phrase ("a senior engineer"): their count, else -1. */
+function scanLength(toks: Token[], from: number, to: number): number {
+  const words = toks.slice(from, to);
+  const nounPhrase = words.length > 0 && words.length <= 5 && words.every((t) => ['a', 'an', 'the'].includes(t.normal) || t.tags.has('Adjective') || (t.tags.has('Noun') && !t.tags.has('ProperNoun')));
+  return nounPhrase && !/[,;:]/.test(words[words.length - 1].post) ? words.length : -1;
+}
+
+/** "Babcock let Tariq go", "Acme made Jana redundant": an employer's verb around its object. */
+function lettingGo(group: VerbGroup, hit: ObjectHit): boolean {
+  if (group.particle || hit.prep !== null) return false;
+  // (not "let Tom go to the party", "let her go home")
+  if (group.lemma === 'let') return /^go\b/.test(hit.next ?? '') && !/^go (?:to|home|out|with|and|on|back)\b/.test(hit.next ?? '');
+  return group.lemma === 'make' && /^redundant\b/.test(hit.next ?? '');
+}
+
 /** The possessor in "Acme's headquarters" / "Acme's head office" right before a verb. */
 function headquartersOwner(toks: Token[], groupStart: number, mentionEndingAt: Map<number, Mention>): Mention | null {
+  // "The headquarters of Acme are in Paris".
+  const named = mentionEndingAt.get(groupStart - 1);
+  if (named && named.type !== 'person') {
+    let at = named.start - toks[0].index - 1;
+    if (toks[at]?.normal === 'the') at--;
+    if (toks[at]?.normal === 'of' && ['headquarters', 'hq'].includes(toks[at - 1]?.normal ?? '')) return named;
+  }
   let k = groupStart - 1;
-  if (k >= 0 && !HEADQUARTERS_NOUNS.has(toks[k].normal)) return null;
+  // ("Brightwave's offices are in Shoreditch": the plural too.)
+  if (k >= 0 && !HEADQUARTERS_NOUNS.has(toks[k].normal) && !(toks[k].normal === 'offices')) return null;
   if (k >= 1 && toks[k].normal === 'office' && toks[k - 1].normal === 'head') k--;
   // "Acme's new headquarters"
   while (k >= 2 && ['new', 'current', 'present', 'former', 'old'].includes(toks[k - 1].normal)) k--;
@@ -377,11 +409,14 @@ function activeName(group: VerbGroup): string {
 }
 
 /** Names the library could not type get a type from the verb that links them. */
-function retype(source: Mention, target: Mention, lemma: string, hit: ObjectHit): void {
+function retype(source: Mention, target: Mention, group: VerbGroup, hit: ObjectHit): void {
   const { prep, copulaWord } = hit;
+  const lemma = group.lemma;
+  // ("moved on from Acme", "moved across to Globex": a change of employer, not of place.)
+  const sides = group.particle !== null && ['on', 'across', 'over'].includes(group.particle);
   if (target.type === 'concept' && !target.common) {
     if (copulaWord && ROLE_NOUNS.has(copulaWord) && prep && ['of', 'at', 'for'].includes(prep)) target.type = 'organization';
-    else if (LOCATION_OBJECT_VERBS.has(lemma) && prep && ['in', 'to', 'from', 'at', 'near'].includes(prep)) target.type = 'location';
+    else if (LOCATION_OBJECT_VERBS.has(lemma) && !sides && prep && ['in', 'to', 'from', 'at', 'near'].includes(prep)) target.type = 'location';
     else if (ORGANIZATION_OBJECT_VERBS.has(lemma)) target.type = 'organization';
   }
   if (source.type === 'concept' && !source.common && ORGANIZATION_SUBJECT_VERBS.has(lemma)) source.type = 'organization';

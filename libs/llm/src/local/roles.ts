@@ -78,9 +78,15 @@ export function roleFacts(toks: Token[], group: VerbGroup, mentionAt: Map<number
   }
   if (group.lemma === 'promote' && group.passive && toks[group.end]?.normal === 'from') return promotion(toks, group.end, mentionAt);
   // "Priya was ousted as CTO of Nimbus", "Ben was sacked as coach": the subject lost the role.
-  if (group.passive && REMOVING_VERBS.has(group.lemma) && toks[group.end]?.normal === 'as') {
-    const role = rolePhrase(toks, group.end, mentionAt, organizationSubject);
+  // ("was stripped of the captaincy": of the office.)
+  if (group.passive && REMOVING_VERBS.has(group.lemma) && (toks[group.end]?.normal === 'as' || (group.lemma === 'strip' && toks[group.end]?.normal === 'of'))) {
+    const role = rolePhrase(toks, group.end + (toks[group.end].normal === 'of' ? 1 : 0), mentionAt, organizationSubject);
     return role ? [{ holder: null, organization: role.organization, relation: role.relation, ended: true, concept: role.concept }] : [];
+  }
+  if (group.lemma === 'take' && group.particle === 'over' && toks[group.end]?.normal === 'from') return takingOver(toks, group, mentionAt, base, organizationSubject);
+  if (HANDING_VERBS.has(group.lemma) && !group.passive) {
+    const handed = handover(toks, group, mentionAt);
+    if (handed.length > 0) return handed;
   }
   const leaving = LEAVING_VERBS.has(group.lemma) || LEAVING_PHRASALS.has(`${group.lemma} ${group.particle ?? ''}`.trim());
   if (!leaving && !TAKING_VERBS.has(group.lemma)) return [];
@@ -95,10 +101,11 @@ function rolePhrase(toks: Token[], k: number, mentionAt: Map<number, Mention>, o
     while (i < toks.length && !mentionAt.has(i) && (FILLERS.has(toks[i].normal) || (POST_NOUNS.has(toks[i].normal) && toks[i + 1]?.normal === 'as'))) i++;
   };
   skip();
-  // "retired as Tullow's chairman": the organization before its role.
+  // "retired as Tullow's chairman", "lost the Lions captaincy": the organization before its role.
   const owner = mentionAt.get(i);
-  if (owner && owner.type !== 'person' && /['’]s$|['’]$/.test(toks[owner.end - toks[0].index - 1]?.text ?? '')) {
-    organization ??= owner;
+  const officeAfter = (at: number) => toks[at] !== undefined && OFFICES[toks[at].normal] !== undefined;
+  if (owner && owner.type !== 'person' && (/['’]s$|['’]$/.test(toks[owner.end - toks[0].index - 1]?.text ?? '') || officeAfter(owner.end - toks[0].index))) {
+    organization = owner;
     i = owner.end - toks[0].index;
     skip();
   }
@@ -108,7 +115,7 @@ function rolePhrase(toks: Token[], k: number, mentionAt: Map<number, Mention>, o
   for (let at = j; at >= i; at--) {
     const token = toks[at];
     if (!token || mentionAt.has(at)) continue;
-    const role = OFFICES[token.normal] ?? withoutEx(singularNoun(token.normal)).noun;
+    const role = OFFICES[token.normal] ?? chiefOffice(toks, at) ?? withoutEx(singularNoun(token.normal)).noun;
     if (!ROLE_NOUNS.has(role) && !OFFICE_ROLES.has(role)) continue;
     const relation = `${role.replace(/-/g, '_')}_of`;
     const prep = toks[at + 1];
@@ -133,6 +140,15 @@ function rolePhrase(toks: Token[], k: number, mentionAt: Map<number, Mention>, o
   }
   return null;
 }
+
+/** "chief executive", "chief financial officer": the office its initials name (ceo, cfo). */
+function chiefOffice(toks: Token[], at: number): string | null {
+  const words = [toks[at - 2]?.normal, toks[at - 1]?.normal, toks[at]?.normal];
+  if (words[1] === 'chief' && words[2] === 'executive') return 'ceo';
+  if (words[0] !== 'chief' || words[2] !== 'officer') return null;
+  return CHIEF_OFFICERS[words[1] ?? ''] ?? null;
+}
+const CHIEF_OFFICERS: Readonly<Record<string, string>> = { executive: 'ceo', technology: 'cto', financial: 'cfo', operating: 'coo', information: 'cio' };
 
 /** "Soylent's board removed …": the organization whose board acted. */
 function possessiveOrganization(toks: Token[], groupStart: number, mentionAt: Map<number, Mention>, base: number): Mention | undefined {
@@ -183,6 +199,35 @@ function transferred(
     if (taker) add(taker, false);
   }
   return facts;
+}
+
+const HANDING_VERBS = new Set(['hand', 'pass']);
+
+/** "Nadia handed the chair of the Finance Committee to Ben": her role is now his. */
+function handover(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>): RoleFact[] {
+  if (!['the', 'her', 'his', 'their'].includes(toks[group.end]?.normal ?? '')) return [];
+  const role = rolePhrase(toks, group.end, mentionAt);
+  if (!role || role.relation === 'has_role' || toks[role.end]?.normal !== 'to') return [];
+  const successor = mentionAt.get(role.end + 1);
+  if (!successor || !(successor.type === 'person' || (successor.type === 'concept' && !successor.common))) return [];
+  return [
+    { holder: null, organization: role.organization, relation: role.relation, ended: true },
+    { holder: successor, organization: role.organization, relation: role.relation, ended: false },
+  ];
+}
+
+/** "Pia took over from Otto as treasurer of the club": the subject took the role Otto gave up. */
+function takingOver(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>, base: number, organization: Mention | undefined): RoleFact[] {
+  const predecessor = mentionAt.get(group.end + 1);
+  if (!predecessor || !(predecessor.type === 'person' || (predecessor.type === 'concept' && !predecessor.common))) return [];
+  const k = predecessor.end - base;
+  if (toks[k]?.normal !== 'as') return [];
+  const role = rolePhrase(toks, k + 1, mentionAt, organization);
+  if (!role) return [];
+  return [
+    { holder: predecessor, organization: role.organization, relation: role.relation, ended: true, concept: role.concept },
+    { holder: null, organization: role.organization, relation: role.relation, ended: false, concept: role.concept },
+  ];
 }
 
 /** "X was replaced by Y as CEO of Acme", "X was replaced as CEO of Acme by Y": Y took the role X gave up. */
@@ -250,13 +295,14 @@ function newHolder(toks: Token[], group: VerbGroup, mentionAt: Map<number, Menti
   const token = toks[k];
   if (!token || mentionAt.has(k) || !/[,:]/.test(token.post)) return [];
   const role = singularNoun(token.normal);
-  if (!OFFICE_ROLES.has(role)) return [];
+  // ("The Red Lion has a new owner, Maya Ruiz": she acquired it.)
+  if (!OFFICE_ROLES.has(role) && role !== 'owner') return [];
   let at = k + 1;
   while (at < toks.length && (toks[at].tags.has('Honorific') || HONORIFICS.has(toks[at].normal.replace(/\.$/, '')))) at++;
   const holder = mentionAt.get(at);
   if (!holder || holder.type === 'organization' || holder.type === 'location') return [];
   if (organization.type === 'concept' && !organization.common) organization.type = 'organization';
-  return [{ holder, organization, relation: `${role.replace(/-/g, '_')}_of`, ended: false }];
+  return [{ holder, organization, relation: role === 'owner' ? 'acquired' : `${role.replace(/-/g, '_')}_of`, ended: false }];
 }
 
 /**

@@ -4,6 +4,7 @@ import { HONORIFICS, singularNoun } from './lexicon';
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
 import { OFFICE_ROLES, PERSONAL_NOUNS } from './vocabulary';
+import { GROUP_HEADS } from './vocabulary-words';
 
 /**
  * States named by a noun rather than a verb. English says a state is over by ending its noun
@@ -41,6 +42,8 @@ const STATE_NOUNS: Readonly<Record<string, string>> = {
   membership: 'member_of',
   marriage: 'married_to',
   engagement: 'engaged_to',
+  // "called off their wedding": the engagement is over.
+  wedding: 'engaged_to',
   relationship: 'dates',
   romance: 'dates',
   friendship: 'friends_with',
@@ -62,6 +65,7 @@ const ENDING_VERBS = new Set([
 ]);
 /** Verbs whose object is a state noun they end: "Siemens terminated Greta's contract", "called off her engagement". */
 const ENDING_TRANSITIVES = new Set(['end', 'terminate', 'cancel', 'dissolve', 'annul', 'revoke', 'call off', 'break off', 'give up', 'quit', 'leave', 'resign', 'surrender', 'relinquish']);
+const LAPSING = new Set(['lapse', 'expire', 'run']);
 const ADJECTIVES_OF_NEW = new Set(['new', 'current', 'latest', 'present']);
 const ADJECTIVES_OF_FORMER = new Set(['former', 'old', 'previous', 'ex', 'erstwhile', 'one-time', 'late']);
 
@@ -253,7 +257,9 @@ function findNounFacts(
   // "Siemens terminated Greta's contract", "Mia called off her engagement to Noah".
   // "did not renew his membership of": not renewed, it ended.
   const unrenewed = group.lemma === 'renew' && group.negative;
-  if (((ENDING_TRANSITIVES.has(phrasal(group)) && !group.negative) || unrenewed) && !group.passive) {
+  // "let his membership lapse": the verb after the noun ends it.
+  const letLapse = group.lemma === 'let' && !group.negative && toks.slice(group.end, group.end + 8).some((t) => LAPSING.has(t.normal));
+  if (((ENDING_TRANSITIVES.has(phrasal(group)) && !group.negative) || unrenewed || letLapse) && !group.passive) {
     const found = objectPhrase(toks, group.end, mentionAt, mentionEndingAt, base, subjects);
     if (found) {
       const organization = subjects.find((s) => s.type !== 'person');
@@ -306,14 +312,23 @@ function objectPhrase(
     [holder, partner] = subjects;
     k++;
   } else return null;
+  // "cancelled his Mensa membership", "their Ajax contract": the name before the noun is its object.
+  const qualifier = mentionAt.get(k);
+  // ("his Sierra Club membership": a club, whatever the tagger took it for.)
+  const group = qualifier !== undefined && GROUP_HEADS.has(qualifier.name.toLowerCase().split(/\s+/).pop() ?? '');
+  if (qualifier && (qualifier.type !== 'person' || group) && toks[qualifier.end - base] && isStateNoun(singularNoun(toks[qualifier.end - base].normal))) {
+    if (group) qualifier.type = 'organization';
+    k = qualifier.end - base;
+  }
   let head = k;
   while (head + 1 < toks.length && !mentionAt.has(head + 1) && (toks[head].tags.has('Adjective') || ADJECTIVES_OF_FORMER.has(toks[head].normal)) && toks[head + 1].tags.has('Noun')) head++;
   let last = head;
   if (toks[head + 1]?.normal === 'as' && toks[head + 2] && OFFICE_ROLES.has(singularNoun(toks[head + 2].normal))) last = head + 2;
   const prep = toks[last + 1];
   const determiner = toks[last + 2]?.tags.has('Determiner') ? 1 : 0;
-  const target = prep && STATE_PREPOSITIONS.has(prep.normal) ? mentionAt.get(last + 2 + determiner) ?? null : null;
-  const phrase = phraseFromHead(toks, last, target, target ? prep.normal : null, mentionAt, mentionEndingAt, base);
+  const after = prep && STATE_PREPOSITIONS.has(prep.normal) ? mentionAt.get(last + 2 + determiner) ?? null : null;
+  const target = after ?? (qualifier && k === qualifier.end - base ? qualifier : null);
+  const phrase = phraseFromHead(toks, last, target, after ? prep.normal : target ? 'of' : null, mentionAt, mentionEndingAt, base);
   return phrase ? { ...phrase, holder, partner } : null;
 }
 

@@ -67,7 +67,9 @@ export const OWNABLE_NOUNS: ReadonlySet<string> = new Set(
 );
 
 /** Nouns of a job: "took a job at", "quit her job at", "started a new position with". */
-export const JOB_NOUNS: ReadonlySet<string> = new Set('job position post role internship apprenticeship placement career membership'.split(' '));
+export const JOB_NOUNS: ReadonlySet<string> = new Set(
+  'job position post role internship apprenticeship placement career membership lectureship professorship fellowship residency traineeship clerkship'.split(' '),
+);
 export const JOB_TAKING = new Set(['take', 'get', 'start', 'accept', 'land', 'find', 'begin', 'secure', 'have', 'hold']);
 export const JOB_LEAVING = new Set(['quit', 'leave', 'lose', 'resign', 'end', 'give', 'cancel', 'terminate', 'complete', 'finish']);
 /** "completed her training at", "finished her PhD at": the studies are over. */
@@ -83,7 +85,9 @@ export const HOSPITAL_VERBS = new Set(['treat', 'hospitalise', 'hospitalize', 'h
 export const SPORT_VERBS = new Set(['row', 'swim', 'ride', 'race', 'cycle', 'skate', 'bowl', 'ski', 'sprint']);
 /** Nouns of someone at an organization who does not work there. */
 export const NOT_JOBS = new Set(
-  'regular customer client visitor speaker fan spectator participant delegate attendee winner finalist competitor contestant investor shareholder supplier'.split(' '),
+  'regular customer client visitor speaker fan spectator participant delegate attendee winner finalist competitor contestant investor shareholder supplier holder subscriber patron supporter donor passenger'.split(
+    ' ',
+  ),
 );
 /** "Acme's headquarters", "has its head office in". */
 export const HEADQUARTERS_NOUNS: ReadonlySet<string> = new Set(['headquarters', 'headquarter', 'hq', 'office', 'base']);
@@ -94,7 +98,7 @@ export const GROUP_HEADS = new Set(
 );
 export const SCHOOL_HEADS = new Set('school college university academy elementary primary secondary high kindergarten institute polytechnic seminary'.split(' '));
 export const POSITION_VERBS = new Set(
-  'hang sit stand lie dock moor berth anchor park house keep store display exhibit station locate situate show'.split(' '),
+  'hang sit stand lie dock moor berth anchor park house keep store display exhibit station locate situate show host'.split(' '),
 );
 /** Verbs of where a thing is, said actively of the thing ("The Night Watch hangs in the Rijksmuseum"). */
 export const STANDING_VERBS = new Set(['hang', 'sit', 'stand', 'lie', 'rest', 'dock', 'moor', 'berth']);
@@ -103,7 +107,7 @@ export const SWITCHING_VERBS = new Set(['switch', 'change', 'move', 'transfer', 
 /** Titles of a physician before a name. */
 export const PHYSICIAN_TITLES = new Set(['dr', 'doctor']);
 /** Verbs that move a thing (or a company) from one place to another. */
-export const MOVING_VERBS = new Set(['move', 'relocate', 'transfer', 'take', 'bring', 'send', 'ship', 'sail', 'tow']);
+export const MOVING_VERBS = new Set(['move', 'relocate', 'transfer', 'take', 'bring', 'send', 'ship', 'sail', 'tow', 'migrate']);
 /** Verbs of an employer ending a job (or a club a player's contract, a hospital a stay). */
 export const DISMISSING_VERBS: Readonly<Record<string, string>> = {
   fire: 'fired_from',
@@ -122,6 +126,7 @@ export const HIRING_VERBS: Readonly<Record<string, string>> = {
   hire: 'hired_by',
   recruit: 'hired_by',
   poach: 'hired_by',
+  headhunt: 'hired_by',
   employ: 'hired_by',
   sign: 'signed_for',
 };

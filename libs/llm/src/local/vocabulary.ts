@@ -93,12 +93,14 @@ const isGroup = (m: Mention) => GROUP_HEADS.has(lastWord(m.name));
 const isSchool = (m: Mention) => SCHOOL_HEADS.has(lastWord(m.name));
 const isPositionParticiple = (word: string) => [word.slice(0, -2), word.slice(0, -1)].some((stem) => POSITION_VERBS.has(stem));
 /** "Greenfield School", "the Hale Museum": a place the tagger found that is an institution people work at. */
-const INSTITUTION_HEADS = new Set('museum gallery library hotel bank church theatre theater zoo airport station restaurant cafe bakery shop store factory studio clinic hospital'.split(' '));
+const INSTITUTION_HEADS = new Set(
+  'museum gallery library hotel bank church theatre theater zoo airport station restaurant cafe bakery shop store factory studio clinic hospital infirmary hospice surgery centre center'.split(' '),
+);
 const isWorkplace = (m: Mention) => isSchool(m) || INSTITUTION_HEADS.has(lastWord(m.name));
 /** A place no one works at as at an employer ("a nurse in Leeds"). */
 const isPlainPlace = (m: Mention) => isPlace(m) && !isWorkplace(m);
 /** A part of an organization one runs as a job ("runs the IT department at Barclays"; not "ran a workshop at Lloyds"). */
-const UNIT_NOUNS = new Set(['department', 'team', 'division', 'unit', 'office', 'branch', 'lab', 'laboratory', 'desk', 'group', 'operation', 'store', 'shop', 'kitchen', 'ward', 'clinic', 'section', 'practice']);
+const UNIT_NOUNS = new Set(['department', 'team', 'division', 'unit', 'office', 'branch', 'plant', 'factory', 'site', 'subsidiary', 'lab', 'laboratory', 'desk', 'group', 'operation', 'store', 'shop', 'kitchen', 'ward', 'clinic', 'section', 'practice']);
 /** The words that open a second object after a name ("gave the Gala Cinema a new screen"). */
 const RECIPIENT_NEXT = /^(?:a|an|the|some|his|her|their|its|our|my|\d+|one|two|three|four|five)\b/;
 /** What one ends with a partner ("ended things with Leo"). */
@@ -150,7 +152,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
         return { relation: p.target.type === 'organization' && !isGroup(p.target) ? 'works_at' : 'member_of' };
       }
       // "is on the board of Oxfam", "is part of the Chess Club", "is on the staff of the Guardian".
-      if (BODY_NOUNS.has(noun) && (p.prep === 'of' || p.prep === 'at') && !isPerson(p.target) && !isPlace(p.target) && (noun !== 'part' || isPerson(p.source))) {
+      // ("is on the Leeds United squad": the name before the noun, typed a place for its first word.)
+      if (BODY_NOUNS.has(noun) && (p.prep === 'of' || p.prep === 'at') && !isPerson(p.target) && (!isPlace(p.target) || p.prep === 'at') && (noun !== 'part' || isPerson(p.source))) {
         return { relation: 'member_of' };
       }
       // "WidgetCo is now part of Globex": Globex came to own it.
@@ -161,15 +164,21 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
         return { relation: 'works_at' };
       }
       // "a nurse at St. Mary's", "an accountant with KPMG", "a pilot for Lufthansa": a job (not "a regular at the Crown").
-      if (p.prep !== 'of' && p.prep !== 'in' && !NOT_JOBS.has(noun) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
+      // ("a solicitor at Clifford Chance": a firm named after people, after "at".)
+      const firm = p.prep === 'at' && isPerson(p.target) && /\s/.test(p.target.name);
+      if (p.prep !== 'of' && p.prep !== 'in' && !NOT_JOBS.has(noun) && (!isPerson(p.target) || firm) && !isPlainPlace(p.target)) return { relation: 'works_at' };
     }
     // "Ethan is now at Stripe": a person at an organization (or a name that is no place) works there.
     // ("Raj has been at Meta since March": a name no tagger typed, not a thing's, is one too.)
     const someone = isPerson(p.source) || (p.source.type === 'concept' && !p.source.common && !p.sourceArticle);
     // ("Raj was at Heathrow on Monday": a visit; "has been at", "is now at" say where one works.)
     if (p.relation === 'located_in' && p.prep === 'at' && someone && !p.visit && !isPerson(p.target) && !isPlainPlace(p.target) && (p.target.type !== 'concept' || !p.target.common)) return { relation: 'works_at' };
-    // "Kai is in the Chess Club": a person in a group is a member of it.
-    if (p.relation === 'located_in' && p.prep === 'in' && !isPlace(p.source) && p.source.type !== 'organization' && isGroup(p.target)) return { relation: 'member_of' };
+    // "Kai is in the Chess Club": a person in a group is a member of it ("in the Harriers running
+    // club", "in the Leeds Rhinos squad": the group's noun after its name).
+    const groupAfter = (p.next ?? '').split(' ').some((w) => GROUP_HEADS.has(w) || (BODY_NOUNS.has(w) && w !== 'part'));
+    // ("is in a book club called Page Turners": the group's noun before the name.)
+    const groupBefore = p.noun !== null && GROUP_HEADS.has(p.noun);
+    if (p.relation === 'located_in' && p.prep === 'in' && !isPlace(p.source) && p.source.type !== 'organization' && !p.sourceArticle && (isGroup(p.target) || groupAfter || groupBefore)) return { relation: 'member_of' };
     if (p.relation === 'located_in' && p.now) return { relation: 'moved_to' };
     return same;
   }
@@ -182,6 +191,10 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return { relation: p.now ? 'moved_to' : 'located_in' };
     }
     if (p.lemma === 'employ' && p.prep !== 'by') return { relation: 'works_at' };
+    // "Paula is based at Google": where she works (a thing based somewhere is kept there, below).
+    if (p.lemma === 'base' && p.prep === 'at' && isSomeone(p.source) && !p.sourceArticle && p.target.type === 'organization') return { relation: 'works_at' };
+    // "The Flying Scotsman is based at the Railway Museum": a thing is kept there.
+    if (p.lemma === 'base' && p.prep === 'at' && p.sourceArticle && !isPerson(p.source)) return { relation: p.now ? 'moved_to' : 'located_in' };
     // "The Codex is held at the British Library": a thing is kept there (a person held is in custody).
     if (p.lemma === 'hold' && p.prep && ['in', 'at'].includes(p.prep) && !isPerson(p.source) && !p.source.common) return { relation: p.now ? 'moved_to' : 'located_in' };
     if (p.lemma === 'free' && p.prep === 'from') return { relation: 'released_from' };
@@ -194,7 +207,7 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     // "was admitted to St. Luke's Hospital" / "to Harvard University".
     if (p.lemma === 'admit' && p.prep === 'to' && isHospital(p.target)) return { relation: 'patient_at' };
     if (p.lemma === 'admit' && p.prep === 'to' && isSchool(p.target)) return { relation: 'studies_at' };
-    if (p.lemma === 'enrol' || p.lemma === 'enroll') return { relation: 'studies_at' };
+    if (p.lemma === 'enrol' || p.lemma === 'enroll') return { relation: isGroup(p.target) ? 'member_of' : 'studies_at' };
     if (MOVING_VERBS.has(p.lemma) && (p.prep === 'to' || p.prep === 'in') && !isPerson(p.source)) return { relation: 'moved_to' };
     if (p.lemma === 'trade' && p.prep === 'to') return { relation: 'traded_to' };
     // "Bella Pizza was sold to a new owner, Tony Marino": Tony Marino bought it.
@@ -231,7 +244,9 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   // "Ana has a yacht called Seabird": a named thing of hers ("had" says it once was).
   if (noun && OWNABLE_NOUNS.has(noun) && p.lemma === 'have' && !p.prep && !p.past && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'owns' };
   // "serves on the school board", "sits on the housing committee".
-  if ((p.lemma === 'serve' || p.lemma === 'sit') && p.prep === 'on' && BODY_NOUNS.has(lastWord(p.target.name)) && !isPerson(p.target)) return { relation: 'member_of' };
+  // ("sits on the Oxfam board": the body's noun after the name.)
+  const bodyNext = BODY_NOUNS.has((p.next ?? '').split(' ')[0]);
+  if ((p.lemma === 'serve' || p.lemma === 'sit') && p.prep === 'on' && (BODY_NOUNS.has(lastWord(p.target.name)) || bodyNext) && !isPerson(p.target)) return { relation: 'member_of' };
   // "has a boyfriend named Ben".
   if (noun && PERSONAL_NOUNS[noun] && (p.lemma === 'have' || p.lemma === 'marry') && !p.prep && isPerson(p.target)) return { relation: PERSONAL_NOUNS[noun] };
   // "The Hale Museum houses the Veldt Collection": the collection is there.
@@ -239,12 +254,18 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   // "Mercury Labs operates from Cambridge".
   if (p.lemma === 'operate' && p.prep === 'from' && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'based_in' };
   if (SPORT_VERBS.has(p.lemma) && p.prep === 'for' && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'plays_for' };
+  // "swims with the Otters", "trains with the Leeds Harriers", "dances with the Royal Ballet": one of a club.
+  if ((SPORT_VERBS.has(p.lemma) || ['train', 'dance', 'run'].includes(p.lemma)) && p.prep === 'with' && !p.past && !isPerson(p.target) && !p.target.common && (isGroup(p.target) || p.target.type !== 'location' || /\s/.test(p.target.name))) {
+    return { relation: 'member_of' };
+  }
   // "The Rosetta Stone lives in the British Museum": a thing is kept there.
   if ((p.lemma === 'live' || p.lemma === 'reside') && p.sourceArticle && !isPerson(p.source) && p.prep && ['in', 'at'].includes(p.prep)) return { relation: p.now ? 'moved_to' : 'located_in' };
   // "Ana is recovering at St. Mary's Hospital".
   if (p.lemma === 'recover' && p.prep && ['at', 'in'].includes(p.prep) && isHospital(p.target)) return { relation: 'patient_at' };
   // "took early retirement from Infosys", "filed for divorce from Jo".
   if (noun === 'retirement' && p.prep === 'from' && !isPerson(p.target)) return { relation: 'retired_from' };
+  // "took voluntary redundancy from Acme".
+  if (noun === 'redundancy' && p.prep === 'from' && !isPerson(p.target)) return { relation: 'laid_off_from' };
   if (noun === 'divorce' && (p.prep === 'from' || p.prep === 'with') && isPerson(p.target)) return { relation: 'divorced' };
   if (noun && NOTICE_NOUNS.has(noun) && GIVING_NOTICE.has(p.lemma) && p.prep && ['at', 'to', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlace(p.target)) {
     return { relation: 'resigned_from' };
@@ -273,7 +294,7 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   // "is serving a sentence at Wandsworth Prison", "is serving time in Belmarsh".
   if (p.lemma === 'serve' && (noun === 'sentence' || noun === 'time') && p.prep && ['at', 'in'].includes(p.prep) && !isPerson(p.target)) return { relation: 'held_at' };
   // "rents a flat in Edinburgh": where one lives (not "a holiday flat", "a second home").
-  if ((p.lemma === 'rent' || p.lemma === 'share') && noun && HOME_NOUNS.has(noun) && p.prep && ['in', 'on', 'at'].includes(p.prep) && isPlace(p.target)) return { relation: 'lives_in' };
+  if ((p.lemma === 'rent' || p.lemma === 'share') && noun && HOME_NOUNS.has(noun) && p.prep && ['in', 'on', 'at'].includes(p.prep) && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common))) return { relation: 'lives_in' };
   switch (p.lemma) {
     case 'run':
       // "Victor runs Orion Capital": he leads it (not "runs the marathon").
@@ -283,6 +304,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return same;
     case 'work':
       if (p.prep && ['at', 'for', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
+      // "works at the Leeds branch of HSBC".
+      if (p.prep === 'of' && p.noun !== null && UNIT_NOUNS.has(p.noun) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
       if (p.prep === 'in' && p.target.type === 'organization') return { relation: 'works_at' };
       return same;
     case 'live':
@@ -312,6 +335,20 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'fly':
       if (p.prep === 'for' && !p.past && !isPerson(p.target) && !isPlace(p.target) && !p.target.common) return { relation: 'works_at' };
       return same;
+    // "Gemma now writes for the FT": "now" says it is where she works (without it, one of several).
+    case 'write':
+    case 'design':
+    case 'consult':
+      if (p.prep === 'for' && p.now && !p.past && !isPerson(p.target) && !isPlace(p.target) && !p.target.common) return { relation: 'works_at' };
+      return same;
+    // "Arjun is interning at Spotify".
+    case 'intern':
+      if (p.prep && ['at', 'for', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
+      return same;
+    // "Ade now rents in Brixton": where one lives (a thing rented is an object: "rents a car in").
+    case 'rent':
+      if (p.prep === 'in' && !p.noun && !isPerson(p.target) && p.target.type !== 'organization' && !p.target.common) return { relation: 'lives_in' };
+      return same;
     case 'study':
       if (p.prep === 'at' || (p.prep === 'in' && !isPlace(p.target))) return { relation: 'studies_at' };
       return same;
@@ -338,8 +375,9 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'go':
       // "The Star of Asia has gone to the Prado": a thing that went somewhere is there.
       if (p.prep === 'to' && p.sourceArticle && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'moved_to' };
-      // "Anna goes to Westlake School": she is a pupil there.
+      // "Anna goes to Westlake School": she is a pupil there ("goes to the Tennis Club": a member).
       if (p.prep === 'to' && !p.past && isSchool(p.target)) return { relation: 'studies_at' };
+      if (p.prep === 'to' && !p.past && isGroup(p.target) && isSomeone(p.source)) return { relation: 'member_of' };
       if (p.particle === 'out' && p.prep === 'with' && isPerson(p.target)) return { relation: 'dates' };
       // "Ezra went home from Guy's Hospital": his stay there ended.
       if (p.prep === 'from' && isHospital(p.target)) return { relation: 'discharged_from' };
@@ -347,6 +385,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.particle === 'over' && p.prep === 'to' && !isPerson(p.target) && !isPlace(p.target) && !p.target.common && !p.sourceArticle) return { relation: 'joined' };
       return same;
     case 'sign':
+      // "Jana signed on with Globex": a new employer.
+      if (p.particle === 'on' && (p.prep === 'with' || p.prep === 'at') && isSomeone(p.source) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'joined' };
       if (p.prep === 'for' || p.prep === 'with') return { relation: `signed_${p.prep}` };
       return same;
     case 'end':
@@ -417,12 +457,17 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.prep === 'at' && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'teaches_at' };
       return same;
     case 'join':
-      if (!p.prep && isGroup(p.target)) return { relation: 'member_of' };
+      // ("joined a running club called Striders": the group's noun before the name.)
+      if (!p.prep && (isGroup(p.target) || (p.noun !== null && GROUP_HEADS.has(p.noun)))) return { relation: 'member_of' };
       return same;
     case 'move':
       if (p.particle === 'away' && p.prep === 'from') return { relation: 'moved_away_from' };
+      // "Jana has moved on from Acme": she left it.
+      if (p.particle === 'on' && p.prep === 'from' && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'left' };
+      // "moved across to Globex", "moved over to Aldi": changed sides, to another employer.
+      if ((p.particle === 'across' || p.particle === 'over') && p.prep === 'to' && isSomeone(p.source) && !p.sourceArticle && !isPerson(p.target) && !isPlace(p.target) && !p.target.common) return { relation: 'joined' };
       // "Acme moved to a new head office in York": the move is to the place.
-      if (p.prep === 'in' && p.noun && (HEADQUARTERS_NOUNS.has(p.noun) || ['home', 'house', 'flat', 'apartment', 'premises', 'building', 'site'].includes(p.noun)) && isPlace(p.target)) {
+      if (p.prep === 'in' && p.noun && (HEADQUARTERS_NOUNS.has(p.noun) || ['offices', 'home', 'house', 'flat', 'apartment', 'premises', 'building', 'site'].includes(p.noun)) && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common))) {
         return { relation: 'moved_to' };
       }
       // "Ravi moved from Infosys to TCS": he left the company.
@@ -468,6 +513,14 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       // ("gave Globex three chairs": a name before another object is who received it.)
       if (p.particle === 'away' || (!p.prep && p.past && !RECIPIENT_NEXT.test(p.next ?? '') && !isPerson(p.target) && (p.lemma === 'give' || !p.target.common))) return { relation: 'gave_away' };
       return same;
+    // "Ken passed the Red Lion on to his son", "handed it down to": no longer his.
+    case 'pass':
+      if (!p.prep && /^(?:on|down) to\b/.test(p.next ?? '') && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'gave_away' };
+      return same;
+    // "Ken scrapped his Ford Fiesta".
+    case 'scrap':
+      if (!p.prep && p.past && !isPerson(p.target)) return { relation: 'gave_away' };
+      return same;
     case 'rid':
       // "got rid of her Vespa".
       if (p.prep === 'of' && !isPerson(p.target)) return { relation: 'gave_away' };
@@ -491,6 +544,15 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return same;
     case 'check':
       if (p.particle === 'out' && (p.prep === 'of' || p.prep === 'from')) return { relation: 'checked_out_of' };
+      return same;
+    case 'walk':
+      // "Jana walked out of Acme": she quit (walking out on someone is leaving them).
+      if (p.particle === 'out' && p.prep === 'of' && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'quit' };
+      if (p.particle === 'out' && p.prep === 'on' && isPerson(p.target)) return { relation: 'broke_up_with' };
+      return same;
+    case 'jump':
+      // "jumped ship to Globex".
+      if (p.prep === 'to' && p.noun === 'ship' && !isPerson(p.target)) return { relation: 'joined' };
       return same;
     case 'drop':
       if (p.particle === 'out' && p.prep === 'of') return { relation: 'dropped_out_of' };
