@@ -136,6 +136,11 @@ const CHANGES: Record<string, Case[]> = {
     ['Abe swims with the Seals.', 'Abe quit the Seals last year.', 'Abe | member_of | Seals'],
     ['Bea is in a book club called Page Turners.', 'Bea dropped out of Page Turners.', 'Bea | member_of | Page Turners'],
     ['Cy is enrolled in the Hove Chess Club.', 'Cy was expelled from the Hove Chess Club.', 'Cy | member_of | Hove Chess Club'],
+    // Things: taken down from a wall, setting sail, in dry dock; a business operating out of a town.
+    ['The Red Vase stands in the Ashmolean.', 'The Red Vase was taken down from the Ashmolean.', 'Red Vase | located_in | Ashmolean'],
+    ['The Kittiwake is moored at Whitby.', 'The Kittiwake set sail for Bergen.', 'Kittiwake | located_in | Whitby'],
+    ['The Grey Tern is in dry dock at Hull.', 'The Grey Tern was towed to Grimsby.', 'Grey Tern | located_in | Hull'],
+    ['Quill Labs operates out of Bath.', 'Quill Labs relocated to Bristol.', 'Quill Labs | based_in | Bath'],
   ],
   // States read since the fifth round: "St" without its full stop, a unit one runs at an employer,
   // a chorus is a group, volunteering with a charity, a business named after its place.

@@ -23,6 +23,7 @@ export function retagSentence(tokens: Token[]): void {
   retagEndingVerbs(tokens);
   retagInfinitives(tokens);
   retagProgressives(tokens);
+  retagSetOff(tokens);
   retagFieldGerunds(tokens);
 }
 
@@ -357,5 +358,16 @@ function retagProgressives(tokens: Token[]): void {
     tags.delete('Noun');
     tags.add('Verb');
     tags.add('Gerund');
+  }
+}
+
+/** "The Sea Swift set sail for Cherbourg", "Tom set off for Leeds": after a name, "set" is the verb, not a noun. */
+function retagSetOff(tokens: Token[]): void {
+  for (let k = 1; k + 1 < tokens.length; k++) {
+    const tags = tokens[k].tags as Set<string>;
+    if (tokens[k].normal !== 'set' || tags.has('Verb') || !['sail', 'off', 'out'].includes(tokens[k + 1].normal) || !looksCapitalized(tokens[k - 1].text)) continue;
+    tags.delete('Noun');
+    tags.delete('Singular');
+    for (const tag of ['Verb', 'PastTense']) tags.add(tag);
   }
 }

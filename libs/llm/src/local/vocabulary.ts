@@ -128,7 +128,7 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     const noun = p.noun;
     if (noun && p.possessed && PERSONAL_NOUNS[noun]) return { relation: PERSONAL_NOUNS[noun] };
     if (noun && p.prep === 'with' && PERSONAL_NOUNS[noun]) return { relation: PERSONAL_NOUNS[noun] };
-    if (noun && ['display', 'exhibit', 'show', 'view', 'storage'].includes(noun) && (p.prep === 'in' || p.prep === 'at')) {
+    if (noun && ['display', 'exhibit', 'show', 'view', 'storage', 'dock'].includes(noun) && (p.prep === 'in' || p.prep === 'at')) {
       return { relation: p.now ? 'moved_to' : 'located_in' };
     }
     // "is on loan to the Prado": it is there now.
@@ -187,7 +187,7 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   if (p.lemma === 'own' && (!p.prep || (p.passive && p.prep === 'by')) && p.now && (p.passive || !p.past)) return { relation: 'acquired' };
   // A passive: the participle names the fact.
   if (p.passive && !p.relation.endsWith('_by')) {
-    if (POSITION_VERBS.has(p.lemma) && p.prep && ['in', 'at', 'on', 'inside'].includes(p.prep)) {
+    if (POSITION_VERBS.has(p.lemma) && p.prep && ['in', 'at', 'on', 'inside', 'off', 'near'].includes(p.prep)) {
       return { relation: p.now ? 'moved_to' : 'located_in' };
     }
     if (p.lemma === 'employ' && p.prep !== 'by') return { relation: 'works_at' };
@@ -220,13 +220,15 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     // "Kai was sold to PSV", "was loaned to Chelsea": a player's transfer.
     const player = isPerson(p.source) || (p.lemma === 'loan' && p.source.type === 'concept' && !p.source.common && !p.sourceArticle);
     if ((p.lemma === 'sell' || p.lemma === 'loan') && p.prep === 'to' && player && !isPlace(p.target) && !isPerson(p.target)) return { relation: 'transferred_to' };
-    // "The Mona Lisa was removed from the Louvre", "was stolen from it": no longer there.
+    // "The Mona Lisa was removed from the Louvre", "was stolen from it", "was taken down from": no longer there.
     if ((p.lemma === 'remove' || p.lemma === 'steal') && p.prep === 'from' && !isPerson(p.target)) return { relation: `${p.lemma === 'remove' ? 'removed' : 'stolen'}_from` };
+    if (p.lemma === 'take' && (p.particle === 'down' || p.particle === 'away') && p.prep === 'from' && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'removed_from' };
     return same;
   }
 
   // "The Night Watch hangs in the Rijksmuseum", "The Aurora is docked in Southampton".
-  if (STANDING_VERBS.has(p.lemma) && p.prep && ['in', 'at', 'on', 'inside'].includes(p.prep) && !isPerson(p.source) && !p.source.common) {
+  // ("is anchored off Hobart", "stands near Gateshead": where it is, too.)
+  if (STANDING_VERBS.has(p.lemma) && p.prep && ['in', 'at', 'on', 'inside', 'off', 'near'].includes(p.prep) && !isPerson(p.source) && !p.source.common) {
     return { relation: p.now ? 'moved_to' : 'located_in' };
   }
   // "Luna switched to Dr. Kapoor", "Theo now sees Dr. Patel": a physician's patient.
@@ -252,7 +254,7 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   // "The Hale Museum houses the Veldt Collection": the collection is there.
   if (['house', 'exhibit', 'display'].includes(p.lemma) && !p.prep && !isPerson(p.source) && !isPerson(p.target) && !p.target.common) return { relation: 'located_in', reversed: true };
   // "Mercury Labs operates from Cambridge".
-  if (p.lemma === 'operate' && p.prep === 'from' && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'based_in' };
+  if (p.lemma === 'operate' && (p.prep === 'from' || (p.particle === 'out' && p.prep === 'of')) && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'based_in' };
   if (SPORT_VERBS.has(p.lemma) && p.prep === 'for' && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'plays_for' };
   // "swims with the Otters", "trains with the Leeds Harriers", "dances with the Royal Ballet": one of a club.
   if ((SPORT_VERBS.has(p.lemma) || ['train', 'dance', 'run'].includes(p.lemma)) && p.prep === 'with' && !p.past && !isPerson(p.target) && !p.target.common && (isGroup(p.target) || p.target.type !== 'location' || /\s/.test(p.target.name))) {
@@ -410,6 +412,10 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'part':
       // "The Hawks parted ways with Jess": a club or an employer let her go.
       if (p.prep === 'with' && isPerson(p.target) && !isPerson(p.source) && !isPlace(p.source)) return { relation: 'fired_from', reversed: true };
+      return same;
+    case 'set':
+      // "The Sea Swift set sail for Cherbourg".
+      if (p.noun === 'sail' && (p.prep === 'for' || p.prep === 'to') && !isPerson(p.source) && !p.source.common) return { relation: 'moved_to' };
       return same;
     case 'sail':
     case 'steam':
