@@ -142,6 +142,21 @@ const CHANGES: Record<string, Case[]> = {
     ['The Grey Tern is in dry dock at Hull.', 'The Grey Tern was towed to Grimsby.', 'Grey Tern | located_in | Hull'],
     ['Quill Labs operates out of Bath.', 'Quill Labs relocated to Bristol.', 'Quill Labs | based_in | Bath'],
   ],
+  // The seventh round's: finishing at an employer, standing down from a board, struck off, a
+  // thing of "the X family", in a prison named so, a headteacher, a contraction ("aren't") and "any
+  // more", appointed to run an office, a firm "and Partners", a given name and a surname the tagger
+  // typed a place.
+  seventhRound: [
+    ['Gil has a Saturday job at Argos.', 'Gil finished at Argos last week.', 'Gil | works_at | Argos'],
+    ['Hetty is on the board of the Barbican.', 'Hetty stood down from the board of the Barbican.', 'Hetty | member_of | Barbican'],
+    ['Ivo is a member of the Bar Council.', 'Ivo was struck off by the Bar Council.', 'Ivo | member_of | Bar Council'],
+    ['Moss Farm belongs to the Pryor family.', 'The Pryor family sold Moss Farm in May.', 'Pryor | owns | Moss Farm'],
+    ['Jed is in Wandsworth Prison.', 'Jed was released from Wandsworth Prison.', 'Jed | held_at | Wandsworth Prison'],
+    ['Kate Moon is the headteacher of Ash Grove School.', 'Ash Grove School has a new headteacher, Sam Hale.', 'Kate Moon | headteacher_of | Ash Grove School'],
+    ['Lyra is seeing Omar.', "Lyra and Omar aren't together any more.", 'Lyra | dates | Omar'],
+    ['Rob runs the Leeds office of Aviva.', 'Rob has been appointed to run the York office of Aegon.', 'Rob | works_at | Aviva'],
+    ['Ana is a surveyor at Knight and Partners.', 'Ana left Knight and Partners in March.', 'Ana | works_at | Knight and Partners'],
+  ],
   // States read since the fifth round: "St" without its full stop, a unit one runs at an employer,
   // a chorus is a group, volunteering with a charity, a business named after its place.
   statesRead: [
@@ -415,6 +430,11 @@ const CHANGES: Record<string, Case[]> = {
 };
 
 const CONTROLS: Record<string, Case[]> = {
+  seventhRound: [
+    ['Gil has a Saturday job at Argos.', 'Gil finished his shift at Argos.', 'Gil | works_at | Argos'],
+    ['The Petrel is moored at Looe.', 'The Petrel sailed to Fowey and back.', 'Petrel | located_in | Looe'],
+    ['Lyra is seeing Omar.', "Lyra and Omar aren't going to Rome any more.", 'Lyra | dates | Omar'],
+  ],
   changesRead: [
     ['Wes works at the Leeds branch of HSBC.', 'Wes opened an account at the York branch of Lloyds.', 'Wes | works_at | HSBC'],
     ['Ray works at Arup.', 'Ray is a season ticket holder at Arsenal.', 'Ray | works_at | Arup'],

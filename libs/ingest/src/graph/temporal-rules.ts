@@ -52,7 +52,7 @@ const IMPLIES_END_OF: Record<string, readonly string[]> = {
  */
 const ROLES = [
   'ceo', 'cto', 'cfo', 'coo', 'cio', 'president', 'vice_president', 'chairman', 'chairwoman', 'chair', 'director', 'head',
-  'manager', 'principal', 'mayor', 'captain', 'coach', 'editor', 'dean', 'governor', 'treasurer', 'secretary', 'chancellor',
+  'manager', 'principal', 'headteacher', 'headmaster', 'headmistress', 'mayor', 'captain', 'coach', 'editor', 'dean', 'governor', 'treasurer', 'secretary', 'chancellor',
 ].map((role) => `${role}_of`);
 const FAMILIES: Record<string, readonly string[]> = {
   ...SLOTS,
@@ -156,7 +156,7 @@ export function endedOpenlyBy(relation: string, noun?: string): { always: readon
  * has a new owner. A new fact of these supersedes the live ones of other sources with the same
  * target ("Ana Ruiz is the new mayor of Springfield" closes Tom Hayes's `mayor_of`).
  */
-const ONE_HOLDER_ROLES = ['ceo', 'cto', 'cfo', 'coo', 'cio', 'president', 'chairman', 'chairwoman', 'chair', 'mayor', 'principal', 'captain', 'coach', 'governor', 'chancellor', 'dean'].map(
+const ONE_HOLDER_ROLES = ['ceo', 'cto', 'cfo', 'coo', 'cio', 'president', 'chairman', 'chairwoman', 'chair', 'mayor', 'principal', 'headteacher', 'headmaster', 'headmistress', 'captain', 'coach', 'governor', 'chancellor', 'dean'].map(
   (role) => `${role}_of`,
 );
 const AT_TARGET: Record<string, readonly string[]> = {

@@ -26,7 +26,8 @@ export interface VerbGroup {
 const PARTICIPLES = new Set('born built made led held sold bought run set won known taught brought kept found given taken written'.split(' '));
 
 export const isVerbish = (t: Token) => t.tags.has('Verb') || t.tags.has('Auxiliary') || t.tags.has('Copula') || t.tags.has('Modal');
-export const isNegative = (t: Token) => t.tags.has('Negative') || t.normal === 'not' || t.normal === 'never';
+// ("aren't", "wasn't": a contraction the tagger leaves whole is negative too.)
+export const isNegative = (t: Token) => t.tags.has('Negative') || t.normal === 'not' || t.normal === 'never' || /n['’]t$/.test(t.normal);
 const TIME_ADVERBS = new Set(
   'later earlier then soon recently eventually finally also still now currently previously formerly once subsequently ultimately already first initially since'.split(' '),
 );
@@ -116,7 +117,7 @@ function describeGroup(toks: Token[], start: number, end: number): VerbGroup | n
     stoppedDoing ||
     /\b(?:no longer|not any longer)\b/.test(normals.join(' ')) ||
     /\bno longer\b|\bformerly\b|\bpreviously\b/.test(before) ||
-    /\b(?:anymore|any longer)\b/.test(after) ||
+    /\b(?:anymore|any more|any longer)\b/.test(after) ||
     // "is no longer the CEO": after a copula the phrase follows the verb.
     /^(?:no longer|not any longer)\b/.test(after);
   const negative = span.some(isNegative) || /\bnever\b/.test(before);

@@ -58,7 +58,7 @@ export const CLAUSE_BREAKERS: ReadonlySet<string> = new Set(
 
 export const RELATIVE_PRONOUNS: ReadonlySet<string> = new Set(['who', 'which', 'that', 'whom']);
 
-export const BE_FORMS: ReadonlySet<string> = new Set(['be', 'is', 'are', 'was', 'were', 'been', 'being', 'am']);
+export const BE_FORMS: ReadonlySet<string> = new Set(['be', 'is', 'are', 'was', 'were', 'been', 'being', 'am', "isn't", "aren't", "wasn't", "weren't"]);
 
 /** Titles dropped from person names, so "Dr. Emily Chen" and "Emily Chen" are one entity. */
 export const HONORIFICS: ReadonlySet<string> = new Set(

@@ -137,7 +137,10 @@ export function findMentions(
         return;
       }
       const initialName =
-        token === first && ((token.tags.has('Noun') && (knownNames.has(token.normal) || unknownInitialName(sentence.tokens, k))) || firstWordOfName(sentence.tokens, k));
+        token === first &&
+        // ("Hetty is …": a word the tagger guessed an adjective for its ending, which the lexicon does not list.)
+        (((token.tags.has('Noun') || (token.tags.has('Adjective') && lexiconTag(token.normal) === undefined)) && (knownNames.has(token.normal) || unknownInitialName(sentence.tokens, k))) ||
+          firstWordOfName(sentence.tokens, k));
       const next = sentence.tokens[k + 1];
       const previous = sentence.tokens[k - 1];
       // "Northgate High has …": a capitalized word inside a sentence, right after a name, goes on with it.
@@ -163,7 +166,7 @@ export function findMentions(
         !isDateToken(token.index) &&
         !token.tags.has('Date') &&
         !token.tags.has('Value') &&
-        ((!token.tags.has('Adjective') && !token.tags.has('Demonym')) || adjectiveOfName || afterName) &&
+        ((!token.tags.has('Adjective') && !token.tags.has('Demonym')) || adjectiveOfName || afterName || initialName) &&
         isNameWord(token);
       if (proper) run.push(token);
       else flush();
@@ -172,6 +175,8 @@ export function findMentions(
     });
     flush();
   }
+  // "Tom Ward", typed a place for its last word: a given name before a surname is a person.
+  for (const m of accepted) if (m.type === 'location' && givenNameFirst(m)) m.type = 'person';
   // "The Mona Lisa", "the Bush administration": a person's name takes no article; with one it names a thing.
   for (const m of accepted) if (m.type === 'person' && parsed.tokens[m.start - 1]?.normal === 'the') m.type = 'concept';
   for (const sentence of parsed.sentences) namedBodies(sentence.tokens).forEach(accept);
@@ -341,6 +346,21 @@ function titledPossessiveNames(tokens: Token[]): Mention[] {
   return out;
 }
 
+/** Last words of a place's name that a given name can start ("Victoria Street", "Mary Hill"). */
+const PLACE_HEADS = new Set(
+  'street road lane avenue square park hill hills station bridge river lake island bay city county town village valley heights gardens place court way close drive crescent terrace'.split(' '),
+);
+const GIVEN_NAME_TAGS = new Set(['MaleName', 'FemaleName', 'FirstName']);
+
+/** A two-word name whose first word is a given name in the lexicon and whose last is no place's noun. */
+function givenNameFirst(mention: Mention): boolean {
+  const words = mention.name.toLowerCase().split(/\s+/);
+  return words.length === 2 && GIVEN_NAME_TAGS.has(lexiconTag(words[0]) ?? '') && !PLACE_HEADS.has(words[1]) && lexiconTag(words[1]) !== 'Country' && lexiconTag(words[1]) !== 'City';
+}
+
+/** The last word of a firm's name after "and" ("Foster and Partners", "Dombey and Son"). */
+const FIRM_TAILS = new Set(['partners', 'sons', 'son', 'co', 'company', 'associates', 'daughters', 'brothers']);
+
 /**
  * Two names side by side with nothing between them are one name ("Honda" + "Civic", "Las" +
  * "Vegas", "TU" + "Munich"): the library typed their words apart. The head's type wins unless
@@ -391,6 +411,22 @@ function mergeAdjacent(mentions: Mention[], parsed: ParsedText): Mention[] {
       between[0].normal === 'with' &&
       ['a', 'an', 'the'].includes(between[1].normal) &&
       !/[,;:]/.test(parsed.tokens[previous.end - 1]?.post ?? '');
+    // "Foster and Partners", "Marks and Spencer's": a firm's name joined by "and" to its partners.
+    const firmJoinable =
+      previous &&
+      !joinable &&
+      !previous.common &&
+      !mention.common &&
+      previous.sentence === mention.sentence &&
+      between.length === 1 &&
+      (between[0].normal === 'and' || between[0].text === '&') &&
+      FIRM_TAILS.has(mention.name.toLowerCase().split(/\s+/).pop() ?? '') &&
+      !/[,;:]/.test(parsed.tokens[previous.end - 1]?.post ?? '');
+    if (firmJoinable) {
+      const tokens = parsed.tokens.slice(previous.start, mention.end).filter((t) => t && t.text !== '');
+      out[out.length - 1] = { ...previous, end: mention.end, name: nameOf(tokens), type: 'organization' };
+      continue;
+    }
     if (ofJoinable || withJoinable) {
       const tokens = parsed.tokens.slice(previous.start, mention.end).filter((t) => t && t.text !== '');
       out[out.length - 1] = { ...previous, end: mention.end, name: nameOf(tokens), type: 'concept' };

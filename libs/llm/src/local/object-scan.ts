@@ -45,9 +45,10 @@ export interface ObjectHit {
 /** Verbs of sitting on a body, joining or leaving it ("sits on the board of Oxfam"). */
 /** Parts of an organization one works at ("the Leeds branch of HSBC"). */
 const BRANCH_NOUNS = new Set(['branch', 'office', 'division', 'department', 'subsidiary', 'plant', 'factory', 'store', 'site']);
+const BRANCH_VERBS = new Set(['work', 'run', 'manage', 'head', 'lead']);
 /** Nouns of a business whose name follows ("a startup called Nimbus"). */
 const COMPANY_NOUNS = new Set(['company', 'firm', 'startup', 'start-up', 'business', 'agency', 'consultancy', 'bank', 'charity', 'publisher', 'studio', 'brand', 'chain']);
-const BOARD_VERBS = new Set(['sit', 'serve', 'join', 'leave', 'quit', 'resign', 'step', 'retire', 'chair']);
+const BOARD_VERBS = new Set(['sit', 'serve', 'join', 'leave', 'quit', 'resign', 'step', 'stand', 'retire', 'chair']);
 /** compromise sometimes tags "the" before a place as a noun ("lives in the Bronx"). */
 const ARTICLES = new Set(['the', 'a', 'an']);
 /** A degree is a noun ("finished her PhD at Oxford"), not the title before a name. */
@@ -155,6 +156,8 @@ export function scanObjects(
       k = mention.end - base;
       continue;
     }
+    // "sailed to Dartmouth and back": a round trip, no second object.
+    if (t.normal === 'and' && toks[k + 1]?.normal === 'back') break;
     if (continuesList && (t.normal === 'and' || t.normal === 'or')) {
       listOpen = true;
       k++;
@@ -186,7 +189,7 @@ export function scanObjects(
           !group.copula &&
           !(lastNoun !== null && BODY_NOUNS.has(lastNoun) && BOARD_VERBS.has(group.lemma)) &&
           // ("works at the Leeds branch of HSBC": the branch is the organization's.)
-          !(lastNoun !== null && BRANCH_NOUNS.has(lastNoun) && group.lemma === 'work'));
+          !(lastNoun !== null && BRANCH_NOUNS.has(lastNoun) && BRANCH_VERBS.has(group.lemma)));
       k++;
       continue;
     }

@@ -82,7 +82,7 @@ export interface SentenceRelations {
 /** Passives whose subject keeps the fact: "was hired by Globex" is Alice's employment. */
 const SUBJECT_KEEPING_PASSIVES = new Set(['hire', 'employ']);
 /** "left the BBC to join Channel 4", "went to work for Disney": the infinitive's subject is the sentence's. */
-const PURPOSE_VERBS = new Set(['leave', 'quit', 'go', 'move', 'resign', 'retire', 'return', 'come', 'relocate']);
+const PURPOSE_VERBS = new Set(['leave', 'quit', 'go', 'move', 'resign', 'retire', 'return', 'come', 'relocate', 'appoint', 'hire', 'name', 'promote', 'choose', 'pick', 'elect']);
 const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS, ...STUDY_NOUNS, ...Object.keys(PERSONAL_NOUNS), ...OWNABLE_NOUNS]);
 const NOW_WORDS = /\b(?:now|nowadays|these days)\b/i;
 const COORDINATORS = new Set(['and', 'then', 'but', 'later', 'also', 'or']);

@@ -24,6 +24,7 @@ export function retagSentence(tokens: Token[]): void {
   retagInfinitives(tokens);
   retagProgressives(tokens);
   retagSetOff(tokens);
+  retagAnyMore(tokens);
   retagFieldGerunds(tokens);
 }
 
@@ -369,5 +370,19 @@ function retagSetOff(tokens: Token[]): void {
     tags.delete('Noun');
     tags.delete('Singular');
     for (const tag of ['Verb', 'PastTense']) tags.add(tag);
+  }
+}
+
+/** "They aren't together any more": at the end of a clause, "any more" is the adverb "anymore", not an object. */
+function retagAnyMore(tokens: Token[]): void {
+  for (let k = 0; k + 1 < tokens.length; k++) {
+    if (tokens[k].normal !== 'any' || tokens[k + 1].normal !== 'more') continue;
+    const after = tokens[k + 2];
+    if (after !== undefined && !/[,;:.!?]/.test(tokens[k + 1].post) && !after.tags.has('Preposition') && !after.tags.has('Date')) continue;
+    for (const token of [tokens[k], tokens[k + 1]]) {
+      const tags = token.tags as Set<string>;
+      tags.clear();
+      tags.add('Adverb');
+    }
   }
 }

@@ -365,7 +365,9 @@ function newValue(phrase: NounPhrase, holder: Mention, value: Mention, prep: str
   }
   const relation = SLOT_NOUNS[phrase.noun];
   if (!relation || holder.type === 'location' || value === holder) return [];
-  if (PERSON_VALUED.has(relation) !== (value.type === 'person')) return [];
+  // ("Cleo's boyfriend is Ravi": a name no tagger typed is someone where the slot holds a person.)
+  const someone = value.type === 'person' || (value.type === 'concept' && !value.common);
+  if (PERSON_VALUED.has(relation) ? !someone : value.type === 'person') return [];
   if (PLACE_VALUED.has(relation) ? value.type === 'person' || value.type === 'organization' : value.type === 'location') return [];
   // "Sofia's job is in Madrid" says where the job is.
   if (relation === 'works_at' && prep !== null && prep !== 'at' && prep !== 'with') return [];

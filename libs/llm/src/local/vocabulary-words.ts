@@ -6,7 +6,7 @@
 /** Roles an organization gives one person at a time, or a few: "the CEO of Acme" → `ceo_of`. */
 export const OFFICE_ROLES: ReadonlySet<string> = new Set(
   (
-    'ceo cto cfo coo cio president vice-president chairman chairwoman chair director head manager principal mayor ' +
+    'ceo cto cfo coo cio president vice-president chairman chairwoman chair director head manager principal headteacher headmaster headmistress mayor ' +
     'captain coach editor dean governor treasurer secretary chancellor founder cofounder co-founder'
   ).split(/\s+/),
 );
@@ -119,6 +119,7 @@ export const DISMISSING_VERBS: Readonly<Record<string, string>> = {
   release: 'released_from',
   expel: 'expelled_from',
   'kick out': 'expelled_from',
+  'strike off': 'expelled_from',
   'throw out': 'expelled_from',
 };
 /** Verbs of an employer taking someone on: "Meta hired Priya" → Priya `hired_by` Meta. */

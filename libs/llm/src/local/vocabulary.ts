@@ -113,6 +113,9 @@ const HOME_NOUNS = new Set(['flat', 'apartment', 'house', 'room', 'home', 'studi
 const CONFINING_NOUNS: Readonly<Record<string, string>> = { hospital: 'patient_at', prison: 'held_at', jail: 'held_at', gaol: 'held_at' };
 const isHospital = (m: Mention) => ['hospital', 'clinic', 'infirmary', 'hospice', 'sanatorium'].includes(lastWord(m.name));
 
+/** "the Abbott family": a name before "family" is a household, people. */
+const isFamily = (p: PredicateInput) => /^family\b/.test(p.next ?? '') && !p.target.common;
+
 /** The relation in the common vocabulary, or null to keep none. */
 export function canonicalPredicate(p: PredicateInput): Predicate {
   const same = { relation: p.relation };
@@ -173,6 +176,9 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     const someone = isPerson(p.source) || (p.source.type === 'concept' && !p.source.common && !p.sourceArticle);
     // ("Raj was at Heathrow on Monday": a visit; "has been at", "is now at" say where one works.)
     if (p.relation === 'located_in' && p.prep === 'at' && someone && !p.visit && !isPerson(p.target) && !isPlainPlace(p.target) && (p.target.type !== 'concept' || !p.target.common)) return { relation: 'works_at' };
+    // "Corin is in Pentonville Prison", "is in St. Luke's Hospital": held there, a patient there.
+    const confinedIn = CONFINING_NOUNS[lastWord(p.target.name)] ?? (isHospital(p.target) ? 'patient_at' : undefined);
+    if (p.relation === 'located_in' && p.prep === 'in' && confinedIn && isSomeone(p.source) && !p.sourceArticle) return { relation: confinedIn };
     // "Kai is in the Chess Club": a person in a group is a member of it ("in the Harriers running
     // club", "in the Leeds Rhinos squad": the group's noun after its name).
     const groupAfter = (p.next ?? '').split(' ').some((w) => GROUP_HEADS.has(w) || (BODY_NOUNS.has(w) && w !== 'part'));
@@ -241,7 +247,7 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   if (noun && BODY_NOUNS.has(noun) && noun !== 'part' && p.prep === 'of' && !isPerson(p.target) && !isPlace(p.target)) {
     if (p.lemma === 'chair') return { relation: 'chair_of' };
     if (['sit', 'serve', 'join'].includes(p.lemma)) return { relation: 'member_of' };
-    if (['leave', 'quit', 'resign', 'step', 'retire'].includes(p.lemma)) return { relation: 'left' };
+    if (['leave', 'quit', 'resign', 'step', 'retire', 'stand'].includes(p.lemma)) return { relation: 'left' };
   }
   // "Ana has a yacht called Seabird": a named thing of hers ("had" says it once was).
   if (noun && OWNABLE_NOUNS.has(noun) && p.lemma === 'have' && !p.prep && !p.past && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'owns' };
@@ -301,8 +307,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'run':
       // "Victor runs Orion Capital": he leads it (not "runs the marathon").
       if (!p.prep && p.target.type === 'organization') return { relation: 'leads' };
-      // "runs the IT department at Barclays": a job there.
-      if (p.prep === 'at' && p.noun !== null && UNIT_NOUNS.has(p.noun) && !p.past && isPerson(p.source) && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'works_at' };
+      // "runs the IT department at Barclays", "runs the London office of Infosys": a job there.
+      if ((p.prep === 'at' || p.prep === 'of') && p.noun !== null && UNIT_NOUNS.has(p.noun) && !p.past && isPerson(p.source) && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'works_at' };
       return same;
     case 'work':
       if (p.prep && ['at', 'for', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
@@ -364,8 +370,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.prep !== 'to') return same;
       // "Kofi belongs to the Accra Choir": a member of a group, whoever the tagger took him for.
       if ((isPerson(p.source) || (isGroup(p.target) && !p.sourceArticle)) && !isPerson(p.target)) return { relation: 'member_of' };
-      // "The Silver Arrow now belongs to Grace": she came to own it.
-      if (!isPerson(p.source) && isPerson(p.target)) return { relation: p.now ? 'acquired' : 'owns', reversed: true };
+      // "The Silver Arrow now belongs to Grace": she came to own it ("to the Abbott family": theirs).
+      if (!isPerson(p.source) && (isPerson(p.target) || isFamily(p))) return { relation: p.now ? 'acquired' : 'owns', reversed: true };
       return same;
     case 'play':
     case 'sing':
@@ -402,8 +408,10 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.prep === 'to' && isPlainPlace(p.target) && !p.sourceArticle && p.source.type !== 'organization') return { relation: 'moved_to' };
       return same;
     case 'finish':
-      // "Ana finished at Leeds University": her studies there are over.
+      // "Ana finished at Leeds University": her studies there are over; "Fergus finished at
+      // Waterstones": his job there (not "finished his shift at").
       if (p.prep === 'at' && isSchool(p.target)) return { relation: 'graduated_from' };
+      if (p.prep === 'at' && !p.noun && isSomeone(p.source) && !p.sourceArticle && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'left' };
       return same;
     case 'get':
       // "Lou got out of Belmarsh": free of a prison (or a hospital).
@@ -419,7 +427,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return same;
     case 'sail':
     case 'steam':
-      // "The Sea Queen sailed for Calais": a ship is where it sailed to.
+      // "The Sea Queen sailed for Calais": a ship is where it sailed to (not "to Dartmouth and back").
+      if (/^and back\b/.test(p.next ?? '')) return same;
       if ((p.prep === 'for' || p.prep === 'to') && !isPerson(p.source) && !p.source.common) return { relation: 'moved_to' };
       return same;
     case 'chair':
