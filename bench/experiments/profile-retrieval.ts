@@ -9,8 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { PostgresDatabase } from '../../libs/db/src/postgres.database';
 import { SESSION_SETTINGS } from '../../libs/db/src/database';
-import { LocalHashingEmbedder } from '../../libs/llm/src/local/hashing.embedder';
 import { RetrievalService } from '../../libs/retrieval/src/retrieval.service';
+import { benchRequests } from './bench-question-requests';
 import { labelOf } from './profile-retrieval-labels';
 
 const [questionsPath, outPath, countArg, modesArg, explainArg] = process.argv.slice(2);
@@ -22,8 +22,6 @@ const printed = new Set<string>();
 async function main() {
   const file = JSON.parse(readFileSync(questionsPath, 'utf8'));
   const questions = file.questions.slice(0, count);
-  const tenantId = file.large_tenant.tenant_id;
-  const graphId = Number(file.large_tenant.graph_id);
   const url = new URL(process.env.DATABASE_URL!);
   url.searchParams.set('options', Object.entries(SESSION_SETTINGS).map(([k, v]) => `-c ${k}=${v}`).join(' '));
   const database = PostgresDatabase.connect(url.toString(), 4);
@@ -37,7 +35,7 @@ async function main() {
     return original(config, values, cb);
   };
   const service = new RetrievalService(database);
-  const embedder = new LocalHashingEmbedder();
+  const requestFor = benchRequests(file);
   const results: Record<string, unknown[]> = {};
   const counts: Record<string, number[]> = {};
   const perStatement: Record<string, Record<string, { exec: number[]; plan: number[]; buffers: number[] }>> = {};
@@ -47,18 +45,7 @@ async function main() {
     perStatement[mode] = {};
     for (const q of questions) {
       recorded.length = 0;
-      const request = {
-        tenantId,
-        graphId,
-        mode,
-        questionText: q.query,
-        highLevelKeywords: q.hl_keywords,
-        embeddingModel: 'local:local-hash-v1',
-        ...(mode === 'naive' || mode === 'mix' ? { questionVector: embedder.embedText(q.query) } : {}),
-        ...(mode !== 'naive' && q.ll_keywords.length ? { lowLevelVector: embedder.embedText(q.ll_keywords.join(', ')) } : {}),
-        ...(mode !== 'naive' && q.hl_keywords.length ? { highLevelVector: embedder.embedText(q.hl_keywords.join(', ')) } : {}),
-      };
-      const context = await service.retrieve(request);
+      const context = await service.retrieve(requestFor(mode, q));
       const { timings: _t, ...rest } = context as unknown as Record<string, unknown>;
       results[mode].push(rest);
       counts[mode].push(recorded.length);

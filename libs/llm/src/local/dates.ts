@@ -1,4 +1,4 @@
-import { matchRanges, parse, type ParsedText } from './nlp';
+import { matchRanges, parse, verbForms, verbLemma, type ParsedText, type Token } from './nlp';
 
 /**
  * Dates in the text, resolved to instants by compromise-dates (UTC). What a date means for a
@@ -121,8 +121,12 @@ const FUTURE_WORDS = new Set(['will', "'ll", 'shall', 'next', 'tomorrow', 'going
 
 /** The sentence tells of the past ("left in May", "retired on Friday") and says nothing of a future. */
 function saysPast(parsed: ParsedText, sentence: number): boolean {
-  const tokens = parsed.tokens.filter((t) => t && t.sentence === sentence);
-  return tokens.some((t) => t.tags.has('PastTense')) && !tokens.some((t) => FUTURE_WORDS.has(t.normal));
+  // The sentence's own tokens (sentence indexes run on from the first one's), not a scan of the text's.
+  const own = parsed.sentences[sentence - (parsed.sentences[0]?.index ?? 0)];
+  const tokens = own?.index === sentence ? own.tokens : parsed.tokens.filter((t) => t && t.sentence === sentence);
+  // ("Ben quit in August": a verb whose past is its bare form is the past, as validity.ts reads it.)
+  const bareFormPast = (t: Token) => t.tags.has('Verb') && !t.tags.has('Copula') && !t.tags.has('Auxiliary') && verbForms(verbLemma(t)).past === t.normal;
+  return tokens.some((t) => t.tags.has('PastTense') || bareFormPast(t)) && !tokens.some((t) => FUTURE_WORDS.has(t.normal));
 }
 
 /**

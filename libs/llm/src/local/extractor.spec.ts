@@ -172,6 +172,9 @@ describe('extractLocally', () => {
       valid_at: '2024-09-01T00:00:00.000Z',
       description: 'Bob moved to Lisbon in September (2024-09-01).',
     });
+    // A verb whose past is its bare form ("quit") is the past in the description too, as in the time.
+    const quit = extractLocally('Ben quit in August.', { referenceDate });
+    expect(quit.endings?.[0]).toMatchObject({ valid_at: '2024-08-01T00:00:00.000Z', description: 'Ben quit in August (2024-08-01).' });
     // A plan keeps the coming month.
     const planned = extractLocally('Bob will move to Lisbon in September.', { referenceDate });
     expect(planned.entities.find((e) => e.name === 'Bob')?.description).toBe('Bob will move to Lisbon in September (2025-09-01).');
