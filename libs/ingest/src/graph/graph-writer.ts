@@ -7,7 +7,7 @@ import { EdgeNode, planEdges, relationsConsulted, relationsConsultedAtTarget, re
 import { EntityNode, planEntities } from './entity-plan';
 import { dropStatementsOfStaleFacts } from './live-descriptions';
 import { normalizeEntityName, normalizeRelation } from './names';
-import { fullerNames, shorterNameMatches } from './shorter-names';
+import { fullerNames, namesFound } from './shorter-names';
 import { similarEarlierNames, type SimilarName } from './similar-names';
 import { emptyChanges, EntityToWrite, ExtractionWrite, GraphChanges, pushOnce } from './write-types';
 
@@ -51,9 +51,7 @@ export class GraphWriter {
     await this.writes.lockEntityNames(db, tenantId, graphId, keys);
     // The text's names and the fuller names of its short ones ("McGill" → "mcgill university"), in one statement.
     const fuller = fullerNames(named);
-    const foundByName = await this.writes.entityIdsByNormalizedName(db, tenantId, graphId, [...keys, ...fuller.keys()]);
-    const exact = new Map(keys.filter((key) => foundByName.has(key)).map((key) => [key, foundByName.get(key)!]));
-    const shorter = shorterNameMatches(fuller, foundByName, exact);
+    const { exact, shorter } = namesFound(keys, fuller, await this.writes.entityIdsByNormalizedName(db, tenantId, graphId, [...keys, ...fuller.keys()]));
     const unmatched = named.filter((n) => !exact.has(n.key) && !shorter.has(n.key));
     // Only names the same embedder made are comparable: a graph being re-embedded holds both.
     const found = await this.writes.nearestEntitiesByName(db, tenantId, graphId, unmatched.map((n) => n.entity.nameVector), {

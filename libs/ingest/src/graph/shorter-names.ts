@@ -44,3 +44,12 @@ export function shorterNameMatches(fuller: ReadonlyMap<string, string>, found: R
   for (const [short, ids] of candidates) if (ids.size === 1) matches.set(short, [...ids][0]);
   return matches;
 }
+
+/**
+ * What a look-up of the text's names and their fuller names found (`found`, normalised name → id),
+ * split into the text's names that exist as written and its short names that resolve to a fuller one.
+ */
+export function namesFound(keys: readonly string[], fuller: ReadonlyMap<string, string>, found: ReadonlyMap<string, number>): { exact: Map<string, number>; shorter: Map<string, number> } {
+  const exact = new Map(keys.filter((key) => found.has(key)).map((key) => [key, found.get(key)!]));
+  return { exact, shorter: shorterNameMatches(fuller, found, exact) };
+}

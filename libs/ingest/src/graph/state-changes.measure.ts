@@ -9,7 +9,7 @@ import { planEdges, relationsConsulted, relationsConsultedAtTarget, relationsEnd
 import { entityNameText } from './embedding-texts';
 import { planEntities } from './entity-plan';
 import { normalizeRelation } from './names';
-import { fullerNames, shorterNameMatches } from './shorter-names';
+import { fullerNames, namesFound } from './shorter-names';
 import { supersededBy } from './temporal-rules';
 
 /**
@@ -128,14 +128,12 @@ class MemoryGraph {
       entity: { ...e, nameVector: hashEmbed(entityNameText(e.name), DIMENSIONS), textVector: [] as number[] },
     }));
 
-    const exact = new Map<string, number>();
     const nearest = new Map<string, { id: number; similarity: number }>();
-    // GraphWriter's look-up of short names' fuller names ("McGill" → "mcgill university").
+    // GraphWriter's look-up of the names and of short names' fuller names ("McGill" → "mcgill university"): the first row of each.
     const fuller = fullerNames(list);
     const found = new Map<string, number>();
     for (const row of this.entities) if (!found.has(row.normalizedName) && (fuller.has(row.normalizedName) || named.has(row.normalizedName))) found.set(row.normalizedName, row.id);
-    for (const { key } of list) if (found.has(key)) exact.set(key, found.get(key)!);
-    const shorter = shorterNameMatches(fuller, found, exact);
+    const { exact, shorter } = namesFound([...named.keys()], fuller, found);
     for (const [key, id] of shorter) nearest.set(key, { id, similarity: 1 });
     for (const { key, entity } of list) {
       if (exact.has(key) || shorter.has(key)) continue;

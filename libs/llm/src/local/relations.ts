@@ -138,7 +138,7 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     // "Paula is an engineer working for Google", "a nurse living in Leeds": a participle after the
     // copula's noun says more of the copula's subject.
     const describing =
-      subjects.length === 0 && g > 0 && groups[g - 1].copula && group.main.tags.has('Gerund') && group.start === groups[g - 1].end + scanLength(toks, groups[g - 1].end, group.start);
+      subjects.length === 0 && g > 0 && groups[g - 1].copula && group.main.tags.has('Gerund') && onlyNounPhrase(toks.slice(groups[g - 1].end, group.start));
     if (coordinated || purpose || afterDoing || describing) subjects = previousSubjects;
     const scan = scanObjects(toks, group, n, mentionAt, dateAt, covered, base);
     previousSubjects = subjects;
@@ -333,11 +333,10 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
   return { relations, concepts, endings };
 }
 
-/** Whether the words from `from` to `to` are only a noun phrase ("a senior engineer"): their count, else -1. */
-function scanLength(toks: Token[], from: number, to: number): number {
-  const words = toks.slice(from, to);
+/** The words are a short common noun phrase, not set off by a comma ("a senior engineer"). */
+function onlyNounPhrase(words: Token[]): boolean {
   const nounPhrase = words.length > 0 && words.length <= 5 && words.every((t) => ['a', 'an', 'the'].includes(t.normal) || t.tags.has('Adjective') || (t.tags.has('Noun') && !t.tags.has('ProperNoun')));
-  return nounPhrase && !/[,;:]/.test(words[words.length - 1].post) ? words.length : -1;
+  return nounPhrase && !/[,;:]/.test(words[words.length - 1].post);
 }
 
 /** "Babcock let Tariq go", "Acme made Jana redundant": an employer's verb around its object. */
@@ -359,7 +358,7 @@ function headquartersOwner(toks: Token[], groupStart: number, mentionEndingAt: M
   }
   let k = groupStart - 1;
   // ("Brightwave's offices are in Shoreditch": the plural too.)
-  if (k >= 0 && !HEADQUARTERS_NOUNS.has(toks[k].normal) && !(toks[k].normal === 'offices')) return null;
+  if (k >= 0 && !HEADQUARTERS_NOUNS.has(toks[k].normal) && toks[k].normal !== 'offices') return null;
   if (k >= 1 && toks[k].normal === 'office' && toks[k - 1].normal === 'head') k--;
   // "Acme's new headquarters"
   while (k >= 2 && ['new', 'current', 'present', 'former', 'old'].includes(toks[k - 1].normal)) k--;

@@ -3,7 +3,7 @@ import { HONORIFICS, ROLE_NOUNS, singularNoun } from './lexicon';
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
 import { withoutEx } from './state-nouns';
-import { OFFICE_ROLES } from './vocabulary';
+import { isSomeone, OFFICE_ROLES } from './vocabulary';
 
 /**
  * Roles taken and given up: "stepped down as CEO of Acme", "retired as CTO of Acme", "became
@@ -209,7 +209,7 @@ function handover(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mentio
   const role = rolePhrase(toks, group.end, mentionAt);
   if (!role || role.relation === 'has_role' || toks[role.end]?.normal !== 'to') return [];
   const successor = mentionAt.get(role.end + 1);
-  if (!successor || !(successor.type === 'person' || (successor.type === 'concept' && !successor.common))) return [];
+  if (!successor || !isSomeone(successor)) return [];
   return [
     { holder: null, organization: role.organization, relation: role.relation, ended: true },
     { holder: successor, organization: role.organization, relation: role.relation, ended: false },
@@ -219,7 +219,7 @@ function handover(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mentio
 /** "Pia took over from Otto as treasurer of the club": the subject took the role Otto gave up. */
 function takingOver(toks: Token[], group: VerbGroup, mentionAt: Map<number, Mention>, base: number, organization: Mention | undefined): RoleFact[] {
   const predecessor = mentionAt.get(group.end + 1);
-  if (!predecessor || !(predecessor.type === 'person' || (predecessor.type === 'concept' && !predecessor.common))) return [];
+  if (!predecessor || !isSomeone(predecessor)) return [];
   const k = predecessor.end - base;
   if (toks[k]?.normal !== 'as') return [];
   const role = rolePhrase(toks, k + 1, mentionAt, organization);

@@ -88,7 +88,7 @@ const lastWord = (name: string) => name.toLowerCase().split(/\s+/).pop() ?? '';
 const isPerson = (m: Mention) => m.type === 'person';
 const isPlace = (m: Mention) => m.type === 'location';
 /** A person, or a name no tagger typed ("Leo", "Holly"): someone, where the verb takes people. */
-const isSomeone = (m: Mention) => isPerson(m) || (m.type === 'concept' && !m.common);
+export const isSomeone = (m: Mention) => isPerson(m) || (m.type === 'concept' && !m.common);
 const isGroup = (m: Mention) => GROUP_HEADS.has(lastWord(m.name));
 const isSchool = (m: Mention) => SCHOOL_HEADS.has(lastWord(m.name));
 const isPositionParticiple = (word: string) => [word.slice(0, -2), word.slice(0, -1)].some((stem) => POSITION_VERBS.has(stem));
