@@ -14,6 +14,13 @@ describe('a shorter name of the same body', () => {
     expect([...fuller.values()].filter((short) => short === 'lincoln' || short === 'leeds')).toEqual([]);
   });
 
+  it('looks up a party by its members in the plural ("the Greens", "the Liberal Democrats")', () => {
+    const fuller = fullerNames([named('Greens', 'organization'), named('Liberal Democrats', 'organization'), named('Swiss', 'concept')]);
+    expect(fuller.get('green party')).toBe('greens');
+    expect(fuller.get('liberal democrat party')).toBe('liberal democrats');
+    expect(fuller.has('swis party')).toBe(false);
+  });
+
   it('does not look up a name that already ends in the noun of a body', () => {
     expect(fullerNames([named('Leeds University', 'organization')]).size).toBe(0);
   });

@@ -3,7 +3,7 @@ import type { EntityToWrite } from './write-types';
 /**
  * A name written without the noun that says what kind of body it is ("graduated from McGill"
  * after "McGill University", "left Labour" after "the Labour Party", "Northgate" for "Northgate
- * High"). Its name vector is too far from the full name's for resolution by similarity, so a
+ * High", "the Greens" for "the Green Party"). Its name vector is too far from the full name's for resolution by similarity, so a
  * text's name of an organization (or an untyped one) is also looked up with each of these nouns
  * after it; when exactly one such entity exists, and none of the name itself, the name is that
  * entity. A person's or a place's name never is ("Lincoln" is not "Lincoln High").
@@ -23,6 +23,9 @@ export function fullerNames(named: ReadonlyArray<{ key: string; entity: EntityTo
     const words = key.split(' ');
     if (!SHORT_NAME_TYPES.has(entity.type) || words.length > MAX_WORDS || BODY_NOUN_SET.has(words[words.length - 1])) continue;
     for (const noun of BODY_NOUNS) fuller.set(`${key} ${noun}`, key);
+    // "left the Greens" after "the Green Party": a party named by its members in the plural.
+    const last = words[words.length - 1];
+    if (/[^s]s$/.test(last)) fuller.set(`${[...words.slice(0, -1), last.slice(0, -1)].join(' ')} party`, key);
   }
   return fuller;
 }

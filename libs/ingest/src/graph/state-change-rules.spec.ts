@@ -7,12 +7,10 @@ import { measurePair, type Fact, type StateChangePair } from './state-changes.me
  * store's supersession rule. A change must end the earlier fact; a control (a visit, a stay, one
  * more membership, "also works at", an event still to come) must end nothing.
  *
- * Not handled, and so not listed: a change that names no object ("Priya retired last year",
- * "Jonas graduated in June", "The Sea Swift was sold last year"), one that needs knowing what a
- * name is ("Bruno moved to Porto" after "plays for Benfica": the city or the club), one said
- * across sentences or with "there" ("… and moved there"), idioms ("went on loan", "her last day
- * at Infosys was Friday"), a change implied by another ("Tom married Mia" after "is dating
- * Lisa"), and a new holder of a role of no named organization ("Ama is our new manager").
+ * Not handled, and so not listed: a change that needs knowing what a name is ("Bruno moved to
+ * Porto" after "plays for Benfica": the city or the club), one said across sentences, idioms
+ * ("went on loan", "made partner at"), and a new holder of a role of no named organization ("Ama
+ * is our new manager").
  */
 type Case = [state: string, change: string, fact: string];
 
@@ -141,6 +139,28 @@ const CHANGES: Record<string, Case[]> = {
     ['The Kittiwake is moored at Whitby.', 'The Kittiwake set sail for Bergen.', 'Kittiwake | located_in | Whitby'],
     ['The Grey Tern is in dry dock at Hull.', 'The Grey Tern was towed to Grimsby.', 'Grey Tern | located_in | Hull'],
     ['Quill Labs operates out of Bath.', 'Quill Labs relocated to Bristol.', 'Quill Labs | based_in | Bath'],
+  ],
+  // The eighth round's: an office "of the board" at an organization, a thing "at" an
+  // institution, an auction, a spouse named after "husband", a move into a place in a town, a group
+  // at an institution, a party by its members' plural, in hospital, a firm with "&", a last day,
+  // going freelance, "jacked in", the armed forces, rehab, "moved there".
+  eighthRound: [
+    ['Ravi is the chairman of the board at Tesco.', 'Ravi stepped down as chairman of Tesco.', 'Ravi | chairman_of | Tesco'],
+    ['The Bronze Horse is at the Hale Museum.', 'The Bronze Horse was moved to the Tate.', 'Bronze Horse | located_in | Hale Museum'],
+    ['Dev owns a Ferrari.', 'Dev auctioned off his Ferrari last spring.', 'Dev | owns | Ferrari'],
+    ['Rosa is married to Carlos.', "Rosa's husband Carlos died in March.", 'Rosa | married_to | Carlos'],
+    ['Finn lives in Derby.', 'Finn moved into a flat in Nottingham.', 'Finn | lives_in | Derby'],
+    ["Nell is in the orchestra at St John's.", "Nell left the orchestra at St John's.", "Nell | member_of | St John's"],
+    ['Hal is a member of the Liberal Party.', 'Hal quit the Liberals in May.', 'Hal | member_of | Liberal Party'],
+    ['Tom is in hospital.', 'Tom left hospital on Tuesday.', 'Tom | patient_at | hospital'],
+    ['Pia is an associate at Slaughter & May.', 'Pia left Slaughter & May in April.', 'Pia | works_at | Slaughter & May'],
+    ['Jo works at Aviva.', "Jo's last day at Aviva was in March.", 'Jo | works_at | Aviva'],
+    ['Ed is a designer at Pentagram.', 'Ed went freelance last year.', 'Ed | works_at | Pentagram'],
+    ['Kim is a waitress at the Ivy.', 'Kim jacked in her job at the Ivy.', 'Kim | works_at | Ivy'],
+    ['Sam is in the British Army.', 'Sam left the army in 2024.', 'Sam | member_of | British Army'],
+    ['Lou serves in the Royal Marines.', 'Lou quit the Royal Marines.', 'Lou | member_of | Royal Marines'],
+    ['Jay is in rehab at Cedars.', 'Jay checked out of Cedars in May.', 'Jay | patient_at | Cedars'],
+    ['Ali lives in Hull.', 'Ali found a job in Bristol and moved there.', 'Ali | lives_in | Hull'],
   ],
   // The seventh round's: finishing at an employer, standing down from a board, struck off, a
   // thing of "the X family", in a prison named so, a headteacher, a contraction ("aren't") and "any
@@ -430,6 +450,14 @@ const CHANGES: Record<string, Case[]> = {
 };
 
 const CONTROLS: Record<string, Case[]> = {
+  eighthRound: [
+    ['Ravi is the chairman of the board at Tesco.', 'Ravi chaired the board meeting at Tesco.', 'Ravi | chairman_of | Tesco'],
+    ['Ali lives in Hull.', 'Ali visited Bristol and liked it there.', 'Ali | lives_in | Hull'],
+    ['Jo works at Aviva.', "Jo's first day at Aviva was in 2019.", 'Jo | works_at | Aviva'],
+    ['Sam is in the British Army.', "Sam's brother left the army.", 'Sam | member_of | British Army'],
+    ['Ed is a designer at Pentagram.', 'Ed hired a freelance photographer.', 'Ed | works_at | Pentagram'],
+    ['Tom is in hospital.', "Tom's wife visited him in hospital.", 'Tom | patient_at | hospital'],
+  ],
   seventhRound: [
     ['Gil has a Saturday job at Argos.', 'Gil finished his shift at Argos.', 'Gil | works_at | Argos'],
     ['The Petrel is moored at Looe.', 'The Petrel sailed to Fowey and back.', 'Petrel | located_in | Looe'],

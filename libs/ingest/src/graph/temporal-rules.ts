@@ -70,7 +70,7 @@ const FAMILIES: Record<string, readonly string[]> = {
 
 /** Ending events, and the families whose fact with the same source and target each one ends. */
 const ENDINGS: Record<string, readonly string[]> = {
-  left: ['employment', 'residence', 'membership', 'team', 'education', 'roles', 'location', 'stay', 'volunteering', 'training'],
+  left: ['employment', 'residence', 'membership', 'team', 'education', 'roles', 'location', 'stay', 'patient', 'volunteering', 'training'],
   quit: ['employment', 'membership', 'team', 'education', 'roles', 'volunteering'],
   resigned_from: ['employment', 'membership', 'team', 'roles'],
   retired_from: ['employment', 'membership', 'team', 'roles'],
@@ -96,7 +96,8 @@ const ENDINGS: Record<string, readonly string[]> = {
   // ("was released by the Leeds Rhinos": a squad member's place in it.)
   released_from: ['custody', 'team', 'membership', 'patient'],
   escaped_from: ['custody'],
-  checked_out_of: ['stay'],
+  // "checked out of the Hilton", "of the Priory" (a clinic).
+  checked_out_of: ['stay', 'patient'],
   lost: ['ownership'],
   removed_from: ['location', 'membership', 'roles', 'team'],
   stolen_from: ['location'],

@@ -3,6 +3,7 @@ import { dateNames, findDates, parseExplicitDate, type DateSpan } from './dates'
 import { attributeTurns, sessionDate } from './speaker-turns';
 import { findMentions, nameWords, type Mention } from './mentions';
 import { parseText, type ParsedText } from './nlp';
+import { placeProFormMentions } from './place-pro-forms';
 import { pronounMentions, type PersonMemory } from './pronouns';
 import { extractSentenceRelations, type EndingCandidate, type RelationCandidate } from './relations';
 import { splitParagraphs, truncateText } from './sentences';
@@ -124,7 +125,8 @@ function extractBlock(
   const named = findMentions(parsed, (i) => dateTokens.has(i), knownNames);
   // "She quit in May": a pronoun is the person it stands for, and its sentence says who
   // ("She (Sofia) quit in May"), so a fact's description names both its ends.
-  const pronouns = pronounMentions(parsed, named, memory);
+  // ("moved there": the place it stands for, the same way.)
+  const pronouns = [...pronounMentions(parsed, named, memory), ...placeProFormMentions(parsed, named)];
   const mentions = [...named, ...pronouns].sort((a, b) => a.start - b.start);
   for (const sentence of parsed.sentences) {
     const written = sentenceText.get(sentence.index);

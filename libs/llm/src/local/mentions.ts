@@ -352,6 +352,8 @@ const PLACE_HEADS = new Set(
 );
 const GIVEN_NAME_TAGS = new Set(['MaleName', 'FemaleName', 'FirstName']);
 
+const isGivenName = (mention: Mention) => GIVEN_NAME_TAGS.has(lexiconTag(mention.name.toLowerCase()) ?? '');
+
 /** A two-word name whose first word is a given name in the lexicon and whose last is no place's noun. */
 function givenNameFirst(mention: Mention): boolean {
   const words = mention.name.toLowerCase().split(/\s+/);
@@ -420,7 +422,8 @@ function mergeAdjacent(mentions: Mention[], parsed: ParsedText): Mention[] {
       previous.sentence === mention.sentence &&
       between.length === 1 &&
       (between[0].normal === 'and' || between[0].text === '&') &&
-      FIRM_TAILS.has(mention.name.toLowerCase().split(/\s+/).pop() ?? '') &&
+      // ("Allen & Overy": an ampersand joins a firm's names, not two given names, "Tom & Ann".)
+      (FIRM_TAILS.has(mention.name.toLowerCase().split(/\s+/).pop() ?? '') || (between[0].text === '&' && !(isGivenName(previous) && isGivenName(mention)))) &&
       !/[,;:]/.test(parsed.tokens[previous.end - 1]?.post ?? '');
     if (firmJoinable) {
       const tokens = parsed.tokens.slice(previous.start, mention.end).filter((t) => t && t.text !== '');

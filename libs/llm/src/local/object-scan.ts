@@ -12,7 +12,7 @@ import {
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
 import { withoutEx } from './state-nouns';
-import { BODY_NOUNS, JOB_NOUNS } from './vocabulary';
+import { BODY_NOUNS, JOB_NOUNS, OFFICE_ROLES } from './vocabulary';
 
 /**
  * What follows a verb group, up to the end of its clause: the names it reaches (each with the
@@ -226,9 +226,23 @@ export function scanObjects(
       const determined = k > 0 && (toks[k - 1].tags.has('Determiner') || toks[k - 1].tags.has('Possessive') || PRONOUNS.has(toks[k - 1].normal));
       // ("is a developer at a startup called Nimbus": the noun before the name is not the copula's.)
       const namedNext = prep !== null && toks[r] !== undefined && TRANSPARENT_VERBS.has(toks[r].normal);
+      // "Brian is in hospital", "is in the prison": the institution says where one is kept (one named after "at" is the noun's, below).
+      if (group.copula && !blocked && prep === 'in' && (!determined || toks[k - 1].normal === 'the') && phrase.length === 1 && KEPT_IN_BARE.has(head.normal) && toks[r]?.normal !== 'at') {
+        const concept = commonConcept(phrase);
+        concepts.push(concept);
+        objects.push({ mention: concept, prep, copulaWord: null, former, noun: null });
+        k = r;
+        continue;
+      }
       if (group.copula && !blocked && !namedNext) {
         // "is the CEO of X and the founder of Y": each noun names the predicate after it; "the ex-CEO" held it.
         const { noun, former: ex } = withoutEx(singularNoun(head.normal));
+        // "the chair of the board at Volvo": the office is the chair's, the board the body it heads.
+        const officeOfBody = copulaWord !== null && OFFICE_ROLES.has(copulaWord) && prep === 'of' && BODY_NOUNS.has(noun) && noun !== 'part';
+        if (officeOfBody) {
+          k = r;
+          continue;
+        }
         copulaWord = noun;
         former = ex || phrase.some((p) => FORMER_WORDS.has(p.normal));
         fresh = phrase.some((p) => p.normal === 'new');
@@ -244,14 +258,7 @@ export function scanObjects(
         !VAGUE_NOUNS.has(head.normal) &&
         (prep !== null || !directTaken);
       if (conceptOk) {
-        const concept: Mention = {
-          start: phrase[0].index,
-          end: phrase[phrase.length - 1].index + 1,
-          name: phrase.map((p) => p.text).join(' '),
-          type: 'concept',
-          sentence: phrase[0].sentence,
-          common: true,
-        };
+        const concept = commonConcept(phrase);
         concepts.push(concept);
         objects.push({ mention: concept, prep, copulaWord, former, noun: lastNoun });
       }
@@ -264,6 +271,20 @@ export function scanObjects(
     k++;
   }
   return { objects, concepts, date, copulaWord };
+}
+
+/** Institutions named bare after "in" when someone is kept there ("in hospital", "in prison"). */
+const KEPT_IN_BARE = new Set(['hospital', 'rehab', 'prison', 'jail', 'gaol']);
+
+function commonConcept(phrase: Token[]): Mention {
+  return {
+    start: phrase[0].index,
+    end: phrase[phrase.length - 1].index + 1,
+    name: phrase.map((p) => p.text).join(' '),
+    type: 'concept',
+    sentence: phrase[0].sentence,
+    common: true,
+  };
 }
 
 function isNounPhraseWord(t: Token): boolean {

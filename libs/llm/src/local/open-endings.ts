@@ -21,18 +21,21 @@ import type { ObjectHit } from './object-scan';
 /** Common nouns that name the subject's own state of a kind: "quit her job", "left the band". */
 const KINDS: Readonly<Record<string, string>> = {
   job: 'job', work: 'job', position: 'job', post: 'job', company: 'job', firm: 'job', employer: 'job', workplace: 'job', career: 'job',
-  band: 'group', club: 'group', party: 'group', choir: 'group', union: 'group', team: 'group', orchestra: 'group', society: 'group', group: 'group',
+  band: 'group', club: 'group', party: 'group', choir: 'group', union: 'group', team: 'group', orchestra: 'group', society: 'group', group: 'group', army: 'group', navy: 'group',
   husband: 'spouse', wife: 'spouse', spouse: 'spouse',
   boyfriend: 'partner', girlfriend: 'partner', partner: 'partner', fiance: 'partner', fiancee: 'partner', 'fiancé': 'partner', 'fiancée': 'partner',
   school: 'school', university: 'school', college: 'school', course: 'school', degree: 'school', studies: 'school', phd: 'school',
   house: 'home', home: 'home', flat: 'home', apartment: 'home', city: 'home', country: 'home', town: 'home', area: 'home',
   internship: 'job', apprenticeship: 'job', traineeship: 'job', placement: 'job', contract: 'job', notice: 'notice', resignation: 'notice', retirement: 'retirement',
   engagement: 'engagement', marriage: 'marriage', relationship: 'partner',
-  prison: 'custody', jail: 'custody', custody: 'custody', hospital: 'hospital',
+  prison: 'custody', jail: 'custody', custody: 'custody', hospital: 'hospital', rehab: 'hospital',
   car: 'thing', boat: 'thing', bike: 'thing', motorbike: 'thing', shop: 'thing', business: 'thing', restaurant: 'thing', pub: 'thing',
   van: 'thing', truck: 'thing', lorry: 'thing', scooter: 'thing', motorcycle: 'thing', yacht: 'thing', horse: 'thing', cottage: 'thing', villa: 'thing',
   bakery: 'thing', cafe: 'thing', 'café': 'thing', farm: 'thing', painting: 'thing', share: 'thing', stake: 'thing', property: 'thing',
 };
+
+/** "went freelance", "went self-employed". */
+const SELF_EMPLOYED = new Set(['freelance', 'self-employed']);
 
 /** What "leave" / "quit" of a kind of thing ends. */
 const LEAVING: Readonly<Record<string, string>> = { job: 'left_job', group: 'left_group', spouse: 'broke_up', partner: 'broke_up', school: 'dropped_out', home: 'moved_away' };
@@ -78,6 +81,8 @@ function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copul
   // ("quit Leah's job": a possessive name qualifies the noun after it.)
   const base = toks[0]?.index ?? 0;
   const possessive = (hit: ObjectHit) => /['’]s?$/.test(toks[hit.mention.end - 1 - base]?.text ?? '') || toks[hit.mention.end - 1 - base]?.tags.has('Possessive') === true;
+  // "Kai went freelance (after ten years at the BBC)": no employer now, whatever else is named.
+  if (['go', 'turn'].includes(group.lemma) && !group.negative && SELF_EMPLOYED.has(nextWord(toks, group.end) ?? '')) return 'left_job';
   objects = objects.filter((hit) => hit.mention.common || !possessive(hit));
   if (objects.some((hit) => !hit.mention.common)) return null;
   const kind = objectKind(toks, group);
@@ -158,6 +163,8 @@ function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copul
       return kind === null || kind === 'partner' ? 'broke_up' : null;
     case 'sell':
     case 'sell off':
+    case 'auction':
+    case 'auction off':
       return kind === 'thing' || kind === 'home' || (kind === null && soldIt(toks, group)) ? 'sold' : null;
     case 'move':
     case 'move away':
@@ -226,6 +233,9 @@ export function bereaved(toks: Token[], group: VerbGroup, mentionEndingAt: Reado
   if (!dying || group.modal || group.negative) return null;
   let k = group.start - 1;
   while (k >= 0 && toks[k].tags.has('Adverb')) k--;
+  // "Amir's wife Leila passed away": past the spouse's own name.
+  const named = mentionEndingAt.get(k);
+  if (named?.type === 'person') k = named.start - toks[0].index - 1;
   if (k < 1 || KINDS[toks[k].normal] !== 'spouse' && KINDS[toks[k].normal] !== 'partner') return null;
   const owner = mentionEndingAt.get(k - 1);
   const last = toks[k - 1];

@@ -143,8 +143,8 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     const scan = scanObjects(toks, group, n, mentionAt, dateAt, covered, base);
     previousSubjects = subjects;
     if (group.modal) continue;
-    // "Anya's husband died in 2024": her marriage ended.
-    const widow = subjects.length === 0 ? bereaved(toks, group, mentionEndingAt) : null;
+    // "Anya's husband died in 2024", "Amir's wife Leila passed away": their marriage ended.
+    const widow = subjects.length <= 1 ? bereaved(toks, group, mentionEndingAt) : null;
     if (widow) {
       const date = scan.date ?? nearestDateBefore(input.dates, toks[group.start].index, usedDates);
       endings.push({ subject: widow, relation: 'widowed', noun: null, validAt: validityOf(date, { ...group, ended: false }, input.referenceDate).validAt, sentence: input.sentence.index });

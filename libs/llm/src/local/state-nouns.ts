@@ -178,8 +178,9 @@ function phraseFromHead(
   const headToken = toks[k];
   if (!headToken || mentionAt.has(k) || mentionEndingAt.has(k)) return null;
   const { noun, former: exNoun } = withoutEx(singularNoun(headToken.normal));
-  // ("term as president": the role says what the period was of.)
-  if (!isStateNoun(noun) && !role) return null;
+  // ("term as president": the role says what the period was of; "her last day at": the period's end.)
+  const lastDay = noun === 'day' && toks[k - 1]?.normal === 'last';
+  if (!isStateNoun(noun) && !role && !lastDay) return null;
   let fresh = false;
   let former = exNoun;
   let j = k - 1;
@@ -188,7 +189,7 @@ function phraseFromHead(
     j >= 0 &&
     k - j <= 4 &&
     !mentionEndingAt.has(j) &&
-    (toks[j].tags.has('Elided') || (!isPossessive(toks[j]) && (toks[j].tags.has('Adjective') || toks[j].tags.has('Noun') || ADJECTIVES_OF_FORMER.has(toks[j].normal))))
+    (toks[j].tags.has('Elided') || (lastDay && j === k - 1) || (!isPossessive(toks[j]) && (toks[j].tags.has('Adjective') || toks[j].tags.has('Noun') || ADJECTIVES_OF_FORMER.has(toks[j].normal))))
   ) {
     if (ADJECTIVES_OF_NEW.has(toks[j].normal)) fresh = true;
     if (ADJECTIVES_OF_FORMER.has(toks[j].normal)) former = true;
@@ -267,6 +268,14 @@ function findNounFacts(
       const facts = endedState(found, target);
       // "quit her job at" and "left her post as" have their rules elsewhere; a state noun of its own is read here.
       if (facts.length > 0 && (STATE_NOUNS[found.noun] || found.role || found.holder !== subjects[0] || found.partner)) return facts;
+    }
+  }
+
+  // "Isla's last day at NatWest was Friday": her time there ended.
+  if (group.copula && !group.negative) {
+    const phrase = phraseEndingAt(toks, before, mentionAt, mentionEndingAt, base);
+    if (phrase?.noun === 'day' && phrase.holder && phrase.target && phrase.prep === 'at' && phrase.target.type !== 'person' && inside(phrase)) {
+      return [{ holder: phrase.holder, target: phrase.target, relation: 'left', ended: false, noun: 'day' }];
     }
   }
 

@@ -92,9 +92,9 @@ export const NOT_JOBS = new Set(
 /** "Acme's headquarters", "has its head office in". */
 export const HEADQUARTERS_NOUNS: ReadonlySet<string> = new Set(['headquarters', 'headquarter', 'hq', 'office', 'base']);
 
-/** The last word of a group's name: "the Hillside Chess Club", "the Labour Party". */
+/** The last word of a group's name: "the Hillside Chess Club", "the Labour Party", "the Royal Navy". */
 export const GROUP_HEADS = new Set(
-  'club society party union band choir chorus orchestra philharmonic ensemble quartet troupe committee association league guild council federation circle lodge group'.split(' '),
+  'club society party union band choir chorus orchestra philharmonic ensemble quartet troupe committee association league guild council federation circle lodge group army navy corps marines'.split(' '),
 );
 export const SCHOOL_HEADS = new Set('school college university academy elementary primary secondary high kindergarten institute polytechnic seminary'.split(' '));
 export const POSITION_VERBS = new Set(

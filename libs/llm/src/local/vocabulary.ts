@@ -109,8 +109,10 @@ const ENDED_BONDS = new Set(['thing', 'relationship', 'romance', 'affair', 'enga
 const ROLE_OF_VERB: Readonly<Record<string, string>> = { direct: 'director', manage: 'manager', edit: 'editor', govern: 'governor' };
 const STAKE_NOUNS = new Set(['stake', 'share', 'shareholding', 'holding', 'interest']);
 const HOME_NOUNS = new Set(['flat', 'apartment', 'house', 'room', 'home', 'studio']);
-/** "is in hospital at St. George's", "is in prison at Belmarsh". */
-const CONFINING_NOUNS: Readonly<Record<string, string>> = { hospital: 'patient_at', prison: 'held_at', jail: 'held_at', gaol: 'held_at' };
+/** Verbs of settling whose place "there" gave, and the relation the preposition would have given. */
+const PLACE_WITHOUT_PREPOSITION: Readonly<Record<string, string>> = { move: 'moved_to', relocate: 'relocated_to', settle: 'settled_in', live: 'lives_in', emigrate: 'emigrated_to' };
+/** "is in hospital at St. George's", "is in rehab at the Priory", "is in prison at Belmarsh". */
+const CONFINING_NOUNS: Readonly<Record<string, string>> = { hospital: 'patient_at', rehab: 'patient_at', prison: 'held_at', jail: 'held_at', gaol: 'held_at' };
 const isHospital = (m: Mention) => ['hospital', 'clinic', 'infirmary', 'hospice', 'sanatorium'].includes(lastWord(m.name));
 
 /** "the Abbott family": a name before "family" is a household, people. */
@@ -127,7 +129,12 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.prep === 'in' || p.prep === 'at') return { relation: 'headquartered_in' };
     }
   }
+  // "moved there", "lived there": the place "there" stands for (place-pro-forms.ts), named with no preposition.
+  const settledWithout = !p.prep && !p.particle && isPlace(p.target) ? PLACE_WITHOUT_PREPOSITION[p.lemma] : undefined;
+  if (settledWithout) return { relation: settledWithout };
   if (p.copula) {
+    // "The Rosetta Stone is at the British Museum": a thing at an organization is kept there (a person works there).
+    if (p.relation === 'works_at' && p.prep === 'at' && p.noun === null && p.sourceArticle && !isPerson(p.source)) return { relation: p.now ? 'moved_to' : 'located_in' };
     const noun = p.noun;
     if (noun && p.possessed && PERSONAL_NOUNS[noun]) return { relation: PERSONAL_NOUNS[noun] };
     if (noun && p.prep === 'with' && PERSONAL_NOUNS[noun]) return { relation: PERSONAL_NOUNS[noun] };
@@ -154,6 +161,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.prep === 'in' && !isPerson(p.target) && !isPlace(p.target) && !isPlace(p.source) && p.source.type !== 'organization') {
         return { relation: p.target.type === 'organization' && !isGroup(p.target) ? 'works_at' : 'member_of' };
       }
+      // "is in the choir at St Paul's": one of the group there.
+      if (GROUP_HEADS.has(noun) && p.prep === 'at' && isSomeone(p.source) && !p.sourceArticle && !isPerson(p.target)) return { relation: 'member_of' };
       // "is on the board of Oxfam", "is part of the Chess Club", "is on the staff of the Guardian".
       // ("is on the Leeds United squad": the name before the noun, typed a place for its first word.)
       if (BODY_NOUNS.has(noun) && (p.prep === 'of' || p.prep === 'at') && !isPerson(p.target) && (!isPlace(p.target) || p.prep === 'at') && (noun !== 'part' || isPerson(p.source))) {
@@ -255,6 +264,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   // ("sits on the Oxfam board": the body's noun after the name.)
   const bodyNext = BODY_NOUNS.has((p.next ?? '').split(' ')[0]);
   if ((p.lemma === 'serve' || p.lemma === 'sit') && p.prep === 'on' && (BODY_NOUNS.has(lastWord(p.target.name)) || bodyNext) && !isPerson(p.target)) return { relation: 'member_of' };
+  // "serves in the Royal Navy", "serves with the Marines".
+  if (p.lemma === 'serve' && !noun && (p.prep === 'in' || p.prep === 'with') && isGroup(p.target) && isSomeone(p.source)) return { relation: 'member_of' };
   // "has a boyfriend named Ben".
   if (noun && PERSONAL_NOUNS[noun] && (p.lemma === 'have' || p.lemma === 'marry') && !p.prep && isPerson(p.target)) return { relation: PERSONAL_NOUNS[noun] };
   // "The Hale Museum houses the Veldt Collection": the collection is there.
@@ -281,7 +292,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   // "accepted an offer from Meta"
   if (noun === 'offer' && p.lemma === 'accept' && p.prep && ['from', 'at', 'with'].includes(p.prep) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'joined' };
   if (noun && JOB_NOUNS.has(noun) && p.prep && ['at', 'with', 'in', 'for', 'of'].includes(p.prep) && !isPerson(p.target)) {
-    if (JOB_LEAVING.has(p.lemma)) return { relation: 'left' };
+    // ("packed in her job at the Ritz": the British "pack in" / "jack in" is quitting.)
+    if (JOB_LEAVING.has(p.lemma) || (p.particle === 'in' && ['pack', 'jack'].includes(p.lemma))) return { relation: 'left' };
     // "has a membership at the Leeds Gym", "took out a membership of".
     if (noun === 'membership') return JOB_TAKING.has(p.lemma) || p.lemma === 'buy' ? { relation: 'member_of' } : same;
     // "is doing an internship at Spotify": she works there.
@@ -481,8 +493,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.particle === 'on' && p.prep === 'from' && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'left' };
       // "moved across to Globex", "moved over to Aldi": changed sides, to another employer.
       if ((p.particle === 'across' || p.particle === 'over') && p.prep === 'to' && isSomeone(p.source) && !p.sourceArticle && !isPerson(p.target) && !isPlace(p.target) && !p.target.common) return { relation: 'joined' };
-      // "Acme moved to a new head office in York": the move is to the place.
-      if (p.prep === 'in' && p.noun && (HEADQUARTERS_NOUNS.has(p.noun) || ['offices', 'home', 'house', 'flat', 'apartment', 'premises', 'building', 'site'].includes(p.noun)) && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common))) {
+      // "Acme moved to a new head office in York", "moved into his own place in Galway": the move is to the place.
+      if (p.prep === 'in' && p.noun && (HEADQUARTERS_NOUNS.has(p.noun) || HOME_NOUNS.has(p.noun) || ['offices', 'place', 'premises', 'building', 'site'].includes(p.noun)) && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common))) {
         return { relation: 'moved_to' };
       }
       // "Ravi moved from Infosys to TCS": he left the company.
@@ -512,7 +524,9 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
         return { relation: 'broke_up_with' };
       }
       return same;
+    // ("auctioned off her Picasso": sold to the highest bidder.)
     case 'sell':
+    case 'auction':
       if (!p.past) return same;
       if (!p.prep) return { relation: 'sold' };
       return same;
