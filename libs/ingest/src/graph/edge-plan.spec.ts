@@ -1,5 +1,5 @@
 import type { EdgeRow } from '@loci/db';
-import { planEdges, ResolvedEnding, ResolvedFact } from './edge-plan';
+import { liveEdgesWanted, planEdges, ResolvedEnding, ResolvedFact } from './edge-plan';
 
 const ALICE = 1;
 const ACME = 2;
@@ -122,6 +122,43 @@ describe('planEdges', () => {
       const plan = planEdges(live, [], reference, now, [ending('stepped_down', null, 'treasurer')]);
       expect(plan.changes.map((c) => [c.kind, c.node.id])).toEqual([['ended', 10]]);
       expect(plan.changed[0].invalidAt).toEqual(reference);
+    });
+  });
+
+  describe('a symmetric fact stored the other way round ("Joe dates Alice")', () => {
+    const JOE = 4;
+    const joeDatesAlice = (id: number, relation = 'dates') => ({ ...stored(id, relation, ALICE, '2020-01-01'), sourceId: JOE });
+
+    it("is superseded by the subject's next partner", () => {
+      const plan = planEdges([joeDatesAlice(10)], [fact('dates', GLOBEX, '2024-05-01')], reference, now);
+      expect(plan.changes.map((c) => [c.kind, c.node.id ?? c.node.relation])).toEqual([
+        ['created', 'dates'],
+        ['superseded', 10],
+      ]);
+    });
+
+    it('is the same fact when said of the other end, and merges', () => {
+      const plan = planEdges([joeDatesAlice(10)], [fact('dates', JOE, '2021-01-01')], reference, now);
+      expect(plan.created).toEqual([]);
+      expect(plan.changes.map((c) => [c.kind, c.node.id])).toEqual([['updated', 10]]);
+    });
+
+    it('is ended by an open ending of the subject ("Alice is single again")', () => {
+      const ending: ResolvedEnding = { sourceId: ALICE, relation: 'broke_up', validAt: '2024-05-01' };
+      const plan = planEdges([joeDatesAlice(10)], [], reference, now, [ending]);
+      expect(plan.changes.map((c) => [c.kind, c.node.id])).toEqual([['ended', 10]]);
+    });
+
+    it('is not read the other way round when the relation is one-sided ("Joe works at Alice")', () => {
+      const plan = planEdges([joeDatesAlice(10, 'works_at')], [fact('works_at', GLOBEX, '2024-05-01')], reference, now);
+      expect(plan.changes.map((c) => [c.kind, c.node.relation])).toEqual([['created', 'works_at']]);
+    });
+
+    it("is locked with the subject's own facts", () => {
+      const { wanted, atTargets } = liveEdgesWanted([fact('married_to', GLOBEX, '2024-05-01')], [], new Set([ALICE, GLOBEX]));
+      expect(wanted).toEqual([{ sourceId: ALICE, relations: expect.arrayContaining(['married_to', 'dates']) }]);
+      expect(atTargets).toEqual([{ targetId: ALICE, relations: expect.arrayContaining(['married_to', 'dates']) }]);
+      expect(atTargets[0].relations).not.toContain('works_at');
     });
   });
 

@@ -1,6 +1,6 @@
 import type { EdgeRow } from '@loci/db';
 import { mergeDescriptions } from './names';
-import { endedBy, endedOpenlyBy, supersededAtTarget, supersededBy } from './temporal-rules';
+import { endedBy, endedOpenlyBy, isSymmetric, supersededAtTarget, supersededBy } from './temporal-rules';
 import type { RelationToWrite } from './write-types';
 
 /** A fact a text touches: an existing live edge, or a new one, with the state to write. */
@@ -65,6 +65,51 @@ export function relationsConsultedAtTarget(relation: string): readonly string[] 
   return supersededAtTarget(relation);
 }
 
+/** The live edges a text's plan must see, in the shape `lockLiveEdges` takes. */
+export interface LiveEdgesWanted {
+  /** Of each existing source, the relations consulted. */
+  wanted: Array<{ sourceId: number; relations: string[] }>;
+  /** Of each existing target, the relations consulted there. */
+  atTargets: Array<{ targetId: number; relations: string[] }>;
+}
+
+/**
+ * What GraphWriter locks before planning (and the offline measure reads the same way): the live
+ * edges of the text's existing sources in the relations `relationsConsulted` names (those an open
+ * ending ends, for its subject); of its existing targets, those `relationsConsultedAtTarget`
+ * names; and a source's symmetric facts stored the other way round ("Joe dates Kim" for Kim).
+ */
+export function liveEdgesWanted(facts: readonly ResolvedFact[], endings: readonly ResolvedEnding[], existing: ReadonlySet<number>): LiveEdgesWanted {
+  const bySource = new Map<number, Set<string>>();
+  const byTarget = new Map<number, Set<string>>();
+  const add = (map: Map<number, Set<string>>, id: number, relations: readonly string[]) => {
+    if (!existing.has(id) || relations.length === 0) return;
+    const set = map.get(id) ?? new Set<string>();
+    relations.forEach((r) => set.add(r));
+    map.set(id, set);
+  };
+  for (const fact of facts) {
+    const consulted = relationsConsulted(fact.relation.relation);
+    add(bySource, fact.sourceId, consulted);
+    add(byTarget, fact.targetId, relationsConsultedAtTarget(fact.relation.relation));
+    add(byTarget, fact.sourceId, consulted.filter(isSymmetric));
+  }
+  for (const ending of endings) {
+    const relations = relationsEndedOpenly(ending.relation, ending.noun);
+    add(bySource, ending.sourceId, relations);
+    add(byTarget, ending.sourceId, relations.filter(isSymmetric));
+  }
+  return {
+    wanted: [...bySource].map(([sourceId, relations]) => ({ sourceId, relations: [...relations] })),
+    atTargets: [...byTarget].map(([targetId, relations]) => ({ targetId, relations: [...relations] })),
+  };
+}
+
+/** The other end of an edge from `id`'s side. */
+const otherEnd = (edge: EdgeNode, id: number) => (edge.sourceId === id ? edge.targetId : edge.sourceId);
+/** An edge that is `id`'s own: from it, or to it when the relation says the same of both ends. */
+const ownedBy = (edge: EdgeNode, id: number) => edge.sourceId === id || (edge.targetId === id && isSymmetric(edge.relation));
+
 /**
  * Temporal facts of one text, as if its relations were written one after the other, starting
  * from `live` (the live edges of its sources with the relations `relationsConsulted` names):
@@ -76,7 +121,8 @@ export function relationsConsultedAtTarget(relation: string): readonly string[] 
  * - an ending event ends the slot's live fact with the same target, without superseding it;
  * - a fact one holder at a time has (`ceo_of`, `bought`) supersedes the live ones of other
  *   sources with the same target (`live` holds them too: relationsConsultedAtTarget);
- * - a fact the text says holds `alongside` the others ("also works at") supersedes nothing.
+ * - a fact the text says holds `alongside` the others ("also works at") supersedes nothing;
+ * - a symmetric fact ("Joe dates Kim") is its target's as much as its source's.
  */
 export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate: Date, now: Date, endings: ResolvedEnding[] = []): EdgePlan {
   const edges: EdgeNode[] = [...live]
@@ -105,9 +151,10 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
     // "Ana Ruiz is the new mayor": whoever else holds the role the fact gives.
     const holders = edges.filter((e) => e.expiredAt === null && e.targetId === targetId && e.sourceId !== sourceId && atTarget.includes(e.relation));
     const consulted = relationsConsulted(relation.relation);
-    const current = edges.filter((e) => e.expiredAt === null && e.sourceId === sourceId && consulted.includes(e.relation));
+    const current = edges.filter((e) => e.expiredAt === null && ownedBy(e, sourceId) && consulted.includes(e.relation));
+    const other = (e: EdgeNode) => otherEnd(e, sourceId);
 
-    let stated = current.find((e) => e.relation === relation.relation && e.targetId === targetId);
+    let stated = current.find((e) => e.relation === relation.relation && other(e) === targetId);
     if (stated) {
       stated.weight += 1;
       stated.description = mergeDescriptions(stated.description, relation.description);
@@ -119,7 +166,7 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
       // A live fact of the same slot that began after this one means this one is history: it
       // is stored as ended when that one began, and the live fact stays.
       const newer = [
-        ...current.filter((e) => replaces.includes(e.relation) && e.targetId !== targetId && e.validAt && e.validAt > validAt),
+        ...current.filter((e) => replaces.includes(e.relation) && other(e) !== targetId && e.validAt && e.validAt > validAt),
         ...holders.filter((e) => e.invalidAt === null && e.validAt && e.validAt > validAt),
       ];
       stated = {
@@ -140,7 +187,7 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
       if (newer.length === 0) {
         // Closes the live facts this one replaces: true until it began, superseded now.
         for (const edge of current) {
-          if (!replaces.includes(edge.relation) || edge.targetId === targetId) continue;
+          if (!replaces.includes(edge.relation) || other(edge) === targetId) continue;
           edge.invalidAt = edge.invalidAt ?? validAt;
           edge.expiredAt = now;
           touch(edge);
@@ -160,7 +207,7 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
     // Acme"), when it ended.
     const endsSameTarget = invalidAt ? [...ends, ...replaces] : ends;
     for (const edge of current) {
-      if (!endsSameTarget.includes(edge.relation) || edge === stated || edge.targetId !== targetId || edge.invalidAt) continue;
+      if (!endsSameTarget.includes(edge.relation) || edge === stated || other(edge) !== targetId || edge.invalidAt) continue;
       edge.invalidAt = ends.includes(edge.relation) ? validAt : invalidAt;
       touch(edge);
       plan.changes.push({ kind: 'ended', node: edge });
@@ -175,7 +222,7 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
     // A role named by its noun alone ("Our CTO is Priya"): the fact that says that role.
     const roleNamed = (e: EdgeNode) => e.relation !== 'has_role' || !ending.noun || new RegExp(`\\b${ending.noun}\\b`, 'i').test(e.description ?? '');
     const open = (e: EdgeNode) =>
-      e.expiredAt === null && e.invalidAt === null && e.sourceId === ending.sourceId && e.validAt !== null && (e.insert ? e.validAt < endedAt : e.validAt <= endedAt);
+      e.expiredAt === null && e.invalidAt === null && ownedBy(e, ending.sourceId) && e.validAt !== null && (e.insert ? e.validAt < endedAt : e.validAt <= endedAt);
     const ended = edges.filter((e) => open(e) && always.includes(e.relation) && roleNamed(e));
     for (const group of ifOnly) {
       const held = edges.filter((e) => open(e) && group.includes(e.relation));

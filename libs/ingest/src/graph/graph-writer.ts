@@ -3,7 +3,7 @@ import { Settings, SETTINGS } from '@loci/config';
 import { Db, GraphWritesRepository } from '@loci/db';
 import { placeCoordinates } from '@loci/geo';
 import { CpuPool } from '../cpu/cpu-pool';
-import { EdgeNode, planEdges, relationsConsulted, relationsConsultedAtTarget, relationsEndedOpenly, ResolvedEnding, ResolvedFact } from './edge-plan';
+import { EdgeNode, liveEdgesWanted, planEdges, ResolvedEnding, ResolvedFact } from './edge-plan';
 import { EntityNode, planEntities } from './entity-plan';
 import { dropStatementsOfStaleFacts } from './live-descriptions';
 import { normalizeEntityName, normalizeRelation } from './names';
@@ -97,36 +97,10 @@ export class GraphWriter {
 
     // Edges: lock the live facts of the sources, then write.
     const facts = resolvedFacts(input, entities.byKey);
-    const existingSources = new Set([...entities.byKey.values()].filter((node) => !node.insert).map((node) => node.id!));
-    const consulted = new Map<number, Set<string>>();
-    for (const fact of facts) {
-      if (!existingSources.has(fact.sourceId)) continue;
-      const relations = consulted.get(fact.sourceId) ?? new Set<string>();
-      relationsConsulted(fact.relation.relation).forEach((r) => relations.add(r));
-      consulted.set(fact.sourceId, relations);
-    }
+    const existing = new Set([...entities.byKey.values()].filter((node) => !node.insert).map((node) => node.id!));
     const endings = resolvedEndings(input, entities.byKey);
-    for (const ending of endings) {
-      if (!existingSources.has(ending.sourceId)) continue;
-      const relations = consulted.get(ending.sourceId) ?? new Set<string>();
-      relationsEndedOpenly(ending.relation, ending.noun).forEach((r) => relations.add(r));
-      consulted.set(ending.sourceId, relations);
-    }
-    // Roles one holder at a time has: whoever holds the target's role already.
-    const atTargets = new Map<number, Set<string>>();
-    for (const fact of facts) {
-      const relations = relationsConsultedAtTarget(fact.relation.relation);
-      if (relations.length === 0 || !existingSources.has(fact.targetId)) continue;
-      const wanted = atTargets.get(fact.targetId) ?? new Set<string>();
-      relations.forEach((r) => wanted.add(r));
-      atTargets.set(fact.targetId, wanted);
-    }
-    const live = await this.writes.lockLiveEdges(
-      db,
-      tenantId,
-      [...consulted].map(([sourceId, relations]) => ({ sourceId, relations: [...relations] })),
-      [...atTargets].map(([targetId, relations]) => ({ targetId, relations: [...relations] })),
-    );
+    const { wanted, atTargets } = liveEdgesWanted(facts, endings, existing);
+    const live = await this.writes.lockLiveEdges(db, tenantId, wanted, atTargets);
     const edges = planEdges(live, facts, input.referenceDate, new Date(), endings);
     // The facts this text superseded or ended leave its entities' descriptions before they are written.
     const stale = edges.changes.filter((change) => change.kind === 'superseded' || change.kind === 'ended').map((change) => change.node);

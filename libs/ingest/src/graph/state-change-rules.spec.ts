@@ -140,6 +140,26 @@ const CHANGES: Record<string, Case[]> = {
     ['The Grey Tern is in dry dock at Hull.', 'The Grey Tern was towed to Grimsby.', 'Grey Tern | located_in | Hull'],
     ['Quill Labs operates out of Bath.', 'Quill Labs relocated to Bristol.', 'Quill Labs | based_in | Bath'],
   ],
+  // The ninth round's: a gerund after "since", a player transferred, a move to a company, an
+  // employee "became a manager at", a move from one employer to another, a move to a university,
+  // "got a divorce", a thing swapped for another, "went on display in", the head of a unit at an
+  // employer, a home owned in a town, "has a new boyfriend, Leo", and a symmetric fact stored the
+  // other way round ("Sid is Mia's husband", then "Mia is divorced now").
+  ninthRound: [
+    ['Pat works at Argos.', 'Pat is out of work since leaving Argos.', 'Pat | works_at | Argos'],
+    ['Kofi plays for the Rams.', 'Kofi was transferred to the Bears.', 'Kofi | plays_for | Rams'],
+    ['Cleo works for Puma.', 'Cleo has moved to Nike.', 'Cleo | works_at | Puma'],
+    ['Dex works at Asda.', 'Dex became a manager at Lidl.', 'Dex | works_at | Asda'],
+    ['Jem works at Currys.', 'Jem moved from Currys to Argos.', 'Jem | works_at | Currys'],
+    ['Ria is a lecturer at Bath University.', 'Ria moved to Exeter University.', 'Ria | works_at | Bath University'],
+    ['Ned is married to Flo.', 'Ned and Flo got a divorce.', 'Ned | married_to | Flo'],
+    ['Mo owns a Vespa.', 'Mo swapped his Vespa for a Lambretta.', 'Mo | owns | Vespa'],
+    ['The Dunmore Cup is kept at the Hale Museum.', 'The Dunmore Cup went on display in Cork.', 'Dunmore Cup | located_in | Hale Museum'],
+    ['Ivy is the head of sales at Vodafone.', 'Ivy left her role as head of sales at Vodafone.', 'Ivy | works_at | Vodafone'],
+    ['Lu owns a flat in Leeds.', 'Lu sold her flat in Leeds.', 'Lu | owns_home_in | Leeds'],
+    ["Max is Ana's boyfriend.", 'Ana has a new boyfriend, Leo.', 'Ana | dates | Max'],
+    ["Sid is Mia's husband.", 'Mia is divorced now.', 'Mia | married_to | Sid'],
+  ],
   // The eighth round's: an office "of the board" at an organization, a thing "at" an
   // institution, an auction, a spouse named after "husband", a move into a place in a town, a group
   // at an institution, a party by its members' plural, in hospital, a firm with "&", a last day,
@@ -450,6 +470,13 @@ const CHANGES: Record<string, Case[]> = {
 };
 
 const CONTROLS: Record<string, Case[]> = {
+  ninthRound: [
+    ['Kofi plays for the Rams.', 'Kofi was transferred to hospital after the match.', 'Kofi | plays_for | Rams'],
+    ["Max is Ana's boyfriend.", 'Ana has a new car, a Tesla.', 'Ana | dates | Max'],
+    ['Lu owns a flat in Leeds.', 'Lu sold her car in Leeds.', 'Lu | owns_home_in | Leeds'],
+    ['Ned is married to Flo.', "Ned's sister got a divorce.", 'Ned | married_to | Flo'],
+    ['Jem works at Currys.', 'Jem moved from Leeds to York.', 'Jem | works_at | Currys'],
+  ],
   eighthRound: [
     ['Ravi is the chairman of the board at Tesco.', 'Ravi chaired the board meeting at Tesco.', 'Ravi | chairman_of | Tesco'],
     ['Ali lives in Hull.', 'Ali visited Bristol and liked it there.', 'Ali | lives_in | Hull'],

@@ -5,12 +5,12 @@ import { extractLocally } from '../../../llm/src/local/extractor';
 import { hashEmbed } from '../../../llm/src/local/hashing.features';
 import { LOCAL_EMBEDDING_MODEL } from '../../../llm/src/local/models';
 import fixture from '../../../llm/src/local/fixtures/state-changes.json';
-import { planEdges, relationsConsulted, relationsConsultedAtTarget, relationsEndedOpenly, type ResolvedEnding, type ResolvedFact } from './edge-plan';
+import { liveEdgesWanted, planEdges, type ResolvedEnding, type ResolvedFact } from './edge-plan';
 import { entityNameText } from './embedding-texts';
 import { planEntities } from './entity-plan';
 import { normalizeRelation } from './names';
 import { fullerNames, namesFound } from './shorter-names';
-import { supersededBy } from './temporal-rules';
+import { isSymmetric, supersededBy } from './temporal-rules';
 
 /**
  * Changes of state, measured offline (issue 36.4): each pair of the fixture
@@ -21,9 +21,7 @@ import { supersededBy } from './temporal-rules';
  * closest name vector of the hashing embedder at the default threshold, `planEntities`), and the
  * store's supersession rule (`planEdges`, the pure function GraphWriter applies in its
  * transaction). No database: the graph is two arrays, and the rows the store would lock are the
- * ones `lockLiveEdges` selects (live edges of the text's existing sources in the relations
- * `relationsConsulted` names, and of its existing targets in those `relationsConsultedAtTarget`
- * names).
+ * ones GraphWriter asks `lockLiveEdges` for (`liveEdgesWanted`).
  *
  * A change pair counts when the fact the first text stated (the fixture's `ended`) is stored and
  * the second text ends it (an `expired_at`, or an `invalid_at` no later than the second text's
@@ -173,36 +171,18 @@ class MemoryGraph {
       seen.add(key);
       facts.push({ relation: { ...relation, relation: name, vector: [] }, sourceId, targetId });
     }
-    // lockLiveEdges: the live edges of the text's existing sources, in the relations consulted.
-    const existing = new Set([...plan.byKey.values()].filter((node) => !node.insert).map((node) => node.id!));
-    const consulted = new Map<number, Set<string>>();
-    for (const fact of facts) {
-      if (!existing.has(fact.sourceId)) continue;
-      const relations = consulted.get(fact.sourceId) ?? new Set<string>();
-      relationsConsulted(fact.relation.relation).forEach((r) => relations.add(r));
-      consulted.set(fact.sourceId, relations);
-    }
     // Endings with no object ("Priya retired"): the subject's live facts of the slots they end.
     const endings: ResolvedEnding[] = [];
     for (const ending of extraction.endings ?? []) {
       const sourceId = plan.byKey.get(normalizeEntityName(ending.subject))?.id;
-      if (sourceId === undefined) continue;
-      endings.push({ sourceId, relation: normalizeRelation(ending.relation), validAt: ending.valid_at, noun: ending.noun });
-      if (!existing.has(sourceId)) continue;
-      const relations = consulted.get(sourceId) ?? new Set<string>();
-      relationsEndedOpenly(ending.relation, ending.noun).forEach((r) => relations.add(r));
-      consulted.set(sourceId, relations);
+      if (sourceId !== undefined) endings.push({ sourceId, relation: normalizeRelation(ending.relation), validAt: ending.valid_at, noun: ending.noun });
     }
-    const atTargets = new Map<number, Set<string>>();
-    for (const fact of facts) {
-      if (!existing.has(fact.targetId)) continue;
-      const relations = atTargets.get(fact.targetId) ?? new Set<string>();
-      relationsConsultedAtTarget(fact.relation.relation).forEach((r) => relations.add(r));
-      atTargets.set(fact.targetId, relations);
-    }
-    const live = this.edges.filter(
-      (e) => e.expiredAt === null && (consulted.get(e.sourceId)?.has(e.relation) || atTargets.get(e.targetId)?.has(e.relation)),
-    );
+    // lockLiveEdges: the rows GraphWriter locks (liveEdgesWanted).
+    const existing = new Set([...plan.byKey.values()].filter((node) => !node.insert).map((node) => node.id!));
+    const { wanted, atTargets } = liveEdgesWanted(facts, endings, existing);
+    const bySource = new Map(wanted.map((w) => [w.sourceId, new Set(w.relations)]));
+    const byTarget = new Map(atTargets.map((w) => [w.targetId, new Set(w.relations)]));
+    const live = this.edges.filter((e) => e.expiredAt === null && (bySource.get(e.sourceId)?.has(e.relation) || byTarget.get(e.targetId)?.has(e.relation)));
     const edges = planEdges(live, facts, referenceDate, referenceDate, endings);
     for (const node of edges.created) {
       this.edges.push({
@@ -263,8 +243,11 @@ export function sameRelation(actual: string, expected: string): boolean {
   return actual === expected || supersededBy(expected).includes(actual);
 }
 
+// ("Joe dates Kim" is the fact "Kim dates Joe": a symmetric relation either way round.)
 const matches = (fact: StoredFact, wanted: Fact) =>
-  sameName(fact.source, wanted.subject) && sameName(fact.target, wanted.object) && sameRelation(fact.relation, wanted.relation);
+  sameRelation(fact.relation, wanted.relation) &&
+  ((sameName(fact.source, wanted.subject) && sameName(fact.target, wanted.object)) ||
+    (isSymmetric(fact.relation) && sameName(fact.source, wanted.object) && sameName(fact.target, wanted.subject)));
 
 export function measurePair(pair: StateChangePair, fixtureDates: Pick<StateChangeFixture, 'stateDate' | 'changeDate'> = STATE_CHANGES): PairResult {
   const graph = new MemoryGraph();

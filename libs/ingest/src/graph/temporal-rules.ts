@@ -58,6 +58,8 @@ const FAMILIES: Record<string, readonly string[]> = {
   ...SLOTS,
   membership: ['member_of'],
   ownership: ['owns', 'bought', 'purchased', 'acquired', 'inherited'],
+  // A home owned in a place ("owns a flat in Seoul"): one of several, ended by selling it.
+  homeOwnership: ['owns_home_in', 'bought_home_in'],
   roles: ROLES,
   location: ['located_in'],
   patient: ['patient_at'],
@@ -82,7 +84,8 @@ const ENDINGS: Record<string, readonly string[]> = {
   // "dropped out of Yale", "of the choir", "of the band".
   dropped_out_of: ['education', 'membership', 'team', 'training'],
   moved_out_of: ['residence', 'location'],
-  moved_from: ['residence', 'location'],
+  // ("moved from Halfords to Kwik Fit": whatever the subject was at the place it moved from.)
+  moved_from: ['residence', 'location', 'employment', 'team', 'education', 'membership'],
   moved_away_from: ['residence', 'location'],
   divorced: ['marriage', 'engagement', 'dating'],
   broke_up_with: ['dating', 'engagement', 'marriage'],
@@ -91,6 +94,7 @@ const ENDINGS: Record<string, readonly string[]> = {
   married_to: ['engagement', 'dating'],
   fell_out_with: ['friendship'],
   sold: ['ownership'],
+  sold_home_in: ['homeOwnership'],
   gave_away: ['ownership'],
   discharged_from: ['patient', 'custody'],
   // ("was released by the Leeds Rhinos": a squad member's place in it.)
@@ -167,6 +171,17 @@ const AT_TARGET: Record<string, readonly string[]> = {
   purchased: FAMILIES.ownership,
   inherited: FAMILIES.ownership,
 };
+
+/**
+ * Relations that say the same of both ends: "Joe dates Kim" is Kim's dating Joe too, so Kim's
+ * next partner ends it ("Kim has a new boyfriend, Dave") and so does "Kim is single again",
+ * whichever way round the earlier text put it.
+ */
+const SYMMETRIC = new Set(['married_to', 'married', 'dates', 'engaged_to', 'friends_with', 'divorced', 'separated', 'broke_up_with', 'fell_out_with']);
+
+export function isSymmetric(relation: string): boolean {
+  return SYMMETRIC.has(relation);
+}
 
 /** Relations whose live facts with the same target and another source a new `relation` fact supersedes. */
 export function supersededAtTarget(relation: string): readonly string[] {

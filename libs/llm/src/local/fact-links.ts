@@ -16,6 +16,8 @@ export function coupleWord(toks: Token[], group: VerbGroup): string | null {
   while (k < toks.length && (isAdverb(toks[k]) || ['no', 'longer', 'not'].includes(toks[k].normal))) k++;
   if (group.copula && toks[k]?.normal === 'together') return 'together';
   if (group.lemma === 'call' && toks[group.end]?.normal === 'it' && toks[group.end + 1]?.normal === 'quits') return 'quits';
+  // "Ruth and Sam got a divorce", "are getting a divorce": they divorced.
+  if (group.lemma === 'get' && toks[k]?.normal === 'a' && toks[k + 1]?.normal === 'divorce') return 'divorced';
   return null;
 }
 

@@ -134,7 +134,9 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     const purpose =
       subjects.length === 0 && before >= 0 && toks[before].normal === 'to' && g > 0 && PURPOSE_VERBS.has(groups[g - 1].lemma);
     // "went freelance after leaving Acme": a gerund after "after" or "since" is the subject's own doing.
-    const afterDoing = subjects.length === 0 && before >= 0 && ['after', 'since'].includes(toks[before].normal) && group.main.tags.has('Gerund') && g > 0;
+    // ("since leaving Ikea": the tagger may read "since" as an adverb.)
+    const sinceOrAfter = (t: Token | undefined) => t !== undefined && ['after', 'since'].includes(t.normal);
+    const afterDoing = subjects.length === 0 && (sinceOrAfter(toks[before]) || sinceOrAfter(toks[group.start - 1])) && group.main.tags.has('Gerund') && g > 0;
     // "Paula is an engineer working for Google", "a nurse living in Leeds": a participle after the
     // copula's noun says more of the copula's subject.
     const describing =

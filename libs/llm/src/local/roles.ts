@@ -97,6 +97,8 @@ export function roleFacts(toks: Token[], group: VerbGroup, mentionAt: Map<number
 /** "[as] [the] CEO of Acme" from `k`: the predicate and the organization (or the role alone). */
 function rolePhrase(toks: Token[], k: number, mentionAt: Map<number, Mention>, organization?: Mention): RolePhrase | null {
   let i = k;
+  // ("became a manager at Waitrose": one of several there, a job, as after the copula.)
+  const indefinite = toks[k]?.normal === 'a' || toks[k]?.normal === 'an';
   const skip = () => {
     while (i < toks.length && !mentionAt.has(i) && (FILLERS.has(toks[i].normal) || (POST_NOUNS.has(toks[i].normal) && toks[i + 1]?.normal === 'as'))) i++;
   };
@@ -123,8 +125,13 @@ function rolePhrase(toks: Token[], k: number, mentionAt: Map<number, Mention>, o
     const named = prep && ROLE_PREPOSITIONS.has(prep.normal) ? mentionAt.get(at + 2 + determiner) : undefined;
     if (named) {
       if (named.type === 'concept' && !named.common) named.type = 'organization';
-      return { relation, organization: named, end: named.end - toks[0].index };
+      const job = prep.normal !== 'of' && (indefinite || !OFFICE_ROLES.has(role)) && named.type !== 'person';
+      return { relation: job ? 'works_at' : relation, organization: named, end: named.end - toks[0].index };
     }
+    // "head of marketing at Acme": the head of a unit works at the organization (as after the copula).
+    const unitOf = prep?.normal === 'of' && !mentionAt.has(at + 2) && toks[at + 2]?.tags.has('Noun') && ['at', 'of'].includes(toks[at + 3]?.normal ?? '');
+    const unitOrganization = unitOf ? mentionAt.get(at + 4 + (toks[at + 4]?.tags.has('Determiner') ? 1 : 0)) : undefined;
+    if (unitOrganization && unitOrganization.type !== 'person') return { relation: 'works_at', organization: unitOrganization, end: unitOrganization.end - toks[0].index };
     if (organization) return { relation, organization, end: at + 1 };
     // A role of no named organization: "stepped down as CTO", "our treasurer".
     if (!OFFICE_ROLES.has(role)) return null;

@@ -271,6 +271,20 @@ function findNounFacts(
     }
   }
 
+  // "Kim has a new boyfriend, Dave", "Theo has a new doctor, Dr. Shah": the slot's new value.
+  if (group.lemma === 'have' && !group.passive && !group.negative && subjects.length === 1) {
+    const k = group.end;
+    const head = toks[k + 2];
+    if (['a', 'an'].includes(toks[k]?.normal ?? '') && ADJECTIVES_OF_NEW.has(toks[k + 1]?.normal ?? '') && head && !mentionAt.has(k + 2) && /[,:]/.test(head.post)) {
+      let at = k + 3;
+      while (toks[at] && (toks[at].tags.has('Honorific') || HONORIFICS.has(toks[at].normal))) at++;
+      const value = mentionAt.get(at);
+      const noun = singularNoun(head.normal);
+      const phrase: NounPhrase = { holder: subjects[0], head: k + 2, noun, fresh: true, former: false, target: null, prep: null, role: null, roleToken: null, start: k, end: k + 2 };
+      if (value && SLOT_NOUNS[noun]) return newValue(phrase, subjects[0], value, null);
+    }
+  }
+
   // "Isla's last day at NatWest was Friday": her time there ended.
   if (group.copula && !group.negative) {
     const phrase = phraseEndingAt(toks, before, mentionAt, mentionEndingAt, base);

@@ -109,6 +109,10 @@ const ENDED_BONDS = new Set(['thing', 'relationship', 'romance', 'affair', 'enga
 const ROLE_OF_VERB: Readonly<Record<string, string>> = { direct: 'director', manage: 'manager', edit: 'editor', govern: 'governor' };
 const STAKE_NOUNS = new Set(['stake', 'share', 'shareholding', 'holding', 'interest']);
 const HOME_NOUNS = new Set(['flat', 'apartment', 'house', 'room', 'home', 'studio']);
+/** A site of an organization, named after the place it is in ("the Pune office"). */
+const BRANCH_NOUNS = new Set(['office', 'offices', 'branch', 'site', 'plant', 'campus', 'store', 'depot', 'factory', 'headquarters', 'hq']);
+/** Owning a home somewhere, buying and selling one. */
+const HOME_OWNING: Readonly<Record<string, string>> = { own: 'owns_home_in', buy: 'bought_home_in', purchase: 'bought_home_in', sell: 'sold_home_in' };
 /** Verbs of settling whose place "there" gave, and the relation the preposition would have given. */
 const PLACE_WITHOUT_PREPOSITION: Readonly<Record<string, string>> = { move: 'moved_to', relocate: 'relocated_to', settle: 'settled_in', live: 'lives_in', emigrate: 'emigrated_to' };
 /** "is in hospital at St. George's", "is in rehab at the Priory", "is in prison at Belmarsh". */
@@ -223,6 +227,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     if (p.lemma === 'admit' && p.prep === 'to' && isHospital(p.target)) return { relation: 'patient_at' };
     if (p.lemma === 'admit' && p.prep === 'to' && isSchool(p.target)) return { relation: 'studies_at' };
     if (p.lemma === 'enrol' || p.lemma === 'enroll') return { relation: isGroup(p.target) ? 'member_of' : 'studies_at' };
+    // "Bo was transferred to the Tigers": someone the tagger left untyped changed clubs (a thing moved).
+    if (p.lemma === 'transfer' && p.prep === 'to' && isSomeone(p.source) && !p.sourceArticle && !isPlace(p.target) && !p.target.common) return { relation: 'transferred_to' };
     if (MOVING_VERBS.has(p.lemma) && (p.prep === 'to' || p.prep === 'in') && !isPerson(p.source)) return { relation: 'moved_to' };
     if (p.lemma === 'trade' && p.prep === 'to') return { relation: 'traded_to' };
     // "Bella Pizza was sold to a new owner, Tony Marino": Tony Marino bought it.
@@ -311,9 +317,14 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     if (['buy', 'acquire', 'take'].includes(p.lemma)) return { relation: 'bought' };
     if (p.lemma === 'sell') return { relation: 'sold' };
   }
+  // "The Gospels went on display in Newcastle", "went on loan to the Prado": it is there now.
+  if (p.lemma === 'go' && noun && ['display', 'show', 'exhibition', 'view', 'loan'].includes(noun) && p.prep && ['in', 'at', 'to'].includes(p.prep) && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'moved_to' };
   // "is serving a sentence at Wandsworth Prison", "is serving time in Belmarsh".
   if (p.lemma === 'serve' && (noun === 'sentence' || noun === 'time') && p.prep && ['at', 'in'].includes(p.prep) && !isPerson(p.target)) return { relation: 'held_at' };
   // "rents a flat in Edinburgh": where one lives (not "a holiday flat", "a second home").
+  // "owns a house in Bath", "sold her flat in Seoul": a home there, owned (not where one lives).
+  const homeIn = noun !== null && HOME_NOUNS.has(noun) && p.prep === 'in' && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common)) && !isPerson(p.target);
+  if (homeIn && HOME_OWNING[p.lemma] && (p.lemma !== 'sell' || p.past)) return { relation: HOME_OWNING[p.lemma] };
   if ((p.lemma === 'rent' || p.lemma === 'share') && noun && HOME_NOUNS.has(noun) && p.prep && ['in', 'on', 'at'].includes(p.prep) && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common))) return { relation: 'lives_in' };
   switch (p.lemma) {
     case 'run':
@@ -502,7 +513,12 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.particle === 'out' && p.prep === 'of') return { relation: 'moved_out_of' };
       if (p.prep === 'to' || (p.prep === 'in' && p.particle === 'in')) {
         // "Tom moved to Mercy Hospital": a person moving to an organization changes jobs.
-        if (isPerson(p.source) && p.target.type === 'organization' && !isGroup(p.target)) return { relation: 'joined' };
+        // "Vic moved to York University": another school, to study or to work there.
+        if (isSomeone(p.source) && !p.sourceArticle && isSchool(p.target)) return { relation: 'transferred_to' };
+        // ("Flo has moved to Adidas": a name the tagger left untyped, not a thing's, is someone's;
+        // "to the Pune office of Infosys": a name before a site's noun says where the site is.)
+        const site = BRANCH_NOUNS.has((p.next ?? '').split(' ')[0]);
+        if (isSomeone(p.source) && !p.sourceArticle && p.target.type === 'organization' && !isGroup(p.target) && !site) return { relation: 'joined' };
         return { relation: 'moved_to' };
       }
       return same;
@@ -531,8 +547,14 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (!p.prep) return { relation: 'sold' };
       return same;
     case 'trade':
+    case 'swap':
+    case 'exchange':
+      // "traded in her Corolla for a Tesla", "swapped his Fender for a Gibson": one given, the other got.
+      // (A car named after a person, "traded in his Ford", is still a thing traded in.)
       if (p.particle === 'in' && !p.prep) return { relation: 'sold' };
       if (p.particle === 'in' && p.prep === 'for') return { relation: 'bought' };
+      if (p.past && !p.prep && /^for\b/.test(p.next ?? '') && !isPerson(p.target)) return { relation: 'sold' };
+      if (p.past && p.prep === 'for' && !isPerson(p.target) && !p.target.common) return { relation: 'bought' };
       return same;
     case 'give':
     case 'hand':
