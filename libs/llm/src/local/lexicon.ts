@@ -221,12 +221,12 @@ export const QUESTION_THEMES: Readonly<Record<string, string>> = {
   why: 'reason',
 };
 
-/** Nouns too vague to be a concept entity or a theme of their own. */
+/** Nouns too vague to be a concept entity or a theme of their own ("there" and "here": the tagger may read them as nouns). */
 export const VAGUE_NOUNS: ReadonlySet<string> = new Set(
   (
     'thing things stuff lot lots kind kinds sort way ways time times day days year years month months ' +
     'week weeks people person part parts place places number numbers bit piece one ones fact facts ' +
-    'information info something anything everything nothing case cases point points example examples'
+    'information info something anything everything nothing case cases point points example examples there here'
   ).split(/\s+/),
 );
 
