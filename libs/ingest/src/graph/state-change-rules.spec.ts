@@ -197,6 +197,13 @@ const CHANGES: Record<string, Case[]> = {
     ['Rob runs the Leeds office of Aviva.', 'Rob has been appointed to run the York office of Aegon.', 'Rob | works_at | Aviva'],
     ['Ana is a surveyor at Knight and Partners.', 'Ana left Knight and Partners in March.', 'Ana | works_at | Knight and Partners'],
   ],
+  // States read in the ninth round (a second batch of state sentences, not in the fixture): a
+  // branch one manages, a group named after "called", a party's councillor.
+  statesReadNinth: [
+    ['Bilal manages a branch of Barclays in Leeds.', 'Bilal left Barclays in June.', 'Bilal | works_at | Barclays'],
+    ['Fay belongs to a book club called Page Turners.', 'Fay quit Page Turners.', 'Fay | member_of | Page Turners'],
+    ['Milo is a Green Party councillor.', 'Milo left the Green Party.', 'Milo | member_of | Green Party'],
+  ],
   // States read since the fifth round: "St" without its full stop, a unit one runs at an employer,
   // a chorus is a group, volunteering with a charity, a business named after its place.
   statesRead: [
@@ -470,6 +477,7 @@ const CHANGES: Record<string, Case[]> = {
 };
 
 const CONTROLS: Record<string, Case[]> = {
+  statesReadNinth: [['Milo is a Green Party councillor.', 'Milo met the Labour Party leader.', 'Milo | member_of | Green Party']],
   ninthRound: [
     ['Kofi plays for the Rams.', 'Kofi was transferred to hospital after the match.', 'Kofi | plays_for | Rams'],
     ["Max is Ana's boyfriend.", 'Ana has a new car, a Tesla.', 'Ana | dates | Max'],

@@ -12,6 +12,7 @@ import {
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
 import { withoutEx } from './state-nouns';
+import { GROUP_HEADS } from './vocabulary-words';
 import { BODY_NOUNS, JOB_NOUNS, OFFICE_ROLES } from './vocabulary';
 
 /**
@@ -106,8 +107,9 @@ export function scanObjects(
     }
     const mention = mentionAt.get(k);
     if (mention) {
-      // "a startup called Nimbus": the noun before "called" says what the name is.
-      if (!mention.common && k > 1 && TRANSPARENT_VERBS.has(toks[k - 1].normal) && COMPANY_NOUNS.has(singularNoun(toks[k - 2].normal))) {
+      // "a startup called Nimbus", "a book club called Page Turners": the noun before "called" says what the name is.
+      const namedNoun = k > 1 ? singularNoun(toks[k - 2].normal) : '';
+      if (!mention.common && k > 1 && TRANSPARENT_VERBS.has(toks[k - 1].normal) && (COMPANY_NOUNS.has(namedNoun) || GROUP_HEADS.has(namedNoun))) {
         mention.type = 'organization';
       }
       let next = mention.end - base;

@@ -163,7 +163,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (OWNED_NOUNS.has(noun) && p.prep === 'of' && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'owns', reversed: true };
       // "the drummer in The Wolves", "a dancer in the Royal Ballet": one of a group.
       if (p.prep === 'in' && !isPerson(p.target) && !isPlace(p.target) && !isPlace(p.source) && p.source.type !== 'organization') {
-        return { relation: p.target.type === 'organization' && !isGroup(p.target) ? 'works_at' : 'member_of' };
+        // ("is in a book club called Page Turners": the group's noun before the name.)
+        return { relation: p.target.type === 'organization' && !isGroup(p.target) && !GROUP_HEADS.has(noun) ? 'works_at' : 'member_of' };
       }
       // "is in the choir at St Paul's": one of the group there.
       if (GROUP_HEADS.has(noun) && p.prep === 'at' && isSomeone(p.source) && !p.sourceArticle && !isPerson(p.target)) return { relation: 'member_of' };
@@ -179,6 +180,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.possessed && !PERSONAL_NOUNS[noun] && !isPerson(p.target) && !isPlace(p.target) && !isPlace(p.source) && p.source.type !== 'organization') {
         return { relation: 'works_at' };
       }
+      // "is a Green Party councillor": one of a party, whatever one does in it.
+      if (lastWord(p.target.name) === 'party' && p.prep === 'at' && isSomeone(p.source)) return { relation: 'member_of' };
       // "a nurse at St. Mary's", "an accountant with KPMG", "a pilot for Lufthansa": a job (not "a regular at the Crown").
       // ("a solicitor at Clifford Chance": a firm named after people, after "at".)
       const firm = p.prep === 'at' && isPerson(p.target) && /\s/.test(p.target.name);
@@ -391,8 +394,9 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return same;
     case 'belong':
       if (p.prep !== 'to') return same;
-      // "Kofi belongs to the Accra Choir": a member of a group, whoever the tagger took him for.
-      if ((isPerson(p.source) || (isGroup(p.target) && !p.sourceArticle)) && !isPerson(p.target)) return { relation: 'member_of' };
+      // "Kofi belongs to the Accra Choir": a member of a group, whoever the tagger took him for
+      // ("to a book club called Page Turners": the group's noun before its name).
+      if ((isPerson(p.source) || ((isGroup(p.target) || (p.noun !== null && GROUP_HEADS.has(p.noun))) && !p.sourceArticle)) && !isPerson(p.target)) return { relation: 'member_of' };
       // "The Silver Arrow now belongs to Grace": she came to own it ("to the Abbott family": theirs).
       if (!isPerson(p.source) && (isPerson(p.target) || isFamily(p))) return { relation: p.now ? 'acquired' : 'owns', reversed: true };
       return same;
@@ -466,8 +470,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'edit':
     case 'govern':
       if (!p.prep && !p.past && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: `${ROLE_OF_VERB[p.lemma]}_of` };
-      // "manages the IT team at Barclays": a job there.
-      if (p.prep === 'at' && p.noun !== null && UNIT_NOUNS.has(p.noun) && !p.past && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'works_at' };
+      // "manages the IT team at Barclays", "a branch of Barclays": a job there.
+      if ((p.prep === 'at' || p.prep === 'of') && p.noun !== null && UNIT_NOUNS.has(p.noun) && !p.past && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'works_at' };
       return same;
     case 'start':
     case 'begin':
