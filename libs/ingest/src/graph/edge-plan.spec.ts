@@ -137,10 +137,10 @@ describe('planEdges', () => {
       ]);
     });
 
-    it('is the same fact when said of the other end, and merges', () => {
+    it('stays beside its mirror ("Alice dates Joe"), which neither supersedes nor merges into it', () => {
       const plan = planEdges([joeDatesAlice(10)], [fact('dates', JOE, '2021-01-01')], reference, now);
-      expect(plan.created).toEqual([]);
-      expect(plan.changes.map((c) => [c.kind, c.node.id])).toEqual([['updated', 10]]);
+      expect(plan.changes.map((c) => [c.kind, c.node.id ?? c.node.relation])).toEqual([['created', 'dates']]);
+      expect(plan.changed).toEqual([]);
     });
 
     it('is ended by an open ending of the subject ("Alice is single again")', () => {

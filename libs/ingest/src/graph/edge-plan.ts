@@ -122,7 +122,8 @@ const ownedBy = (edge: EdgeNode, id: number) => edge.sourceId === id || (edge.ta
  * - a fact one holder at a time has (`ceo_of`, `bought`) supersedes the live ones of other
  *   sources with the same target (`live` holds them too: relationsConsultedAtTarget);
  * - a fact the text says holds `alongside` the others ("also works at") supersedes nothing;
- * - a symmetric fact ("Joe dates Kim") is its target's as much as its source's.
+ * - a symmetric fact ("Joe dates Kim") is its target's as much as its source's: Kim's next
+ *   partner supersedes it, Kim's ending ends it (its mirror, "Kim dates Joe", stays a row of its own).
  */
 export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate: Date, now: Date, endings: ResolvedEnding[] = []): EdgePlan {
   const edges: EdgeNode[] = [...live]
@@ -154,7 +155,9 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
     const current = edges.filter((e) => e.expiredAt === null && ownedBy(e, sourceId) && consulted.includes(e.relation));
     const other = (e: EdgeNode) => otherEnd(e, sourceId);
 
-    let stated = current.find((e) => e.relation === relation.relation && other(e) === targetId);
+    // (A symmetric fact's mirror, "Bob dates Alice" beside "Alice dates Bob", is a row of its own:
+    // the extractor writes both, so that each end's facts say it.)
+    let stated = current.find((e) => e.relation === relation.relation && e.sourceId === sourceId && e.targetId === targetId);
     if (stated) {
       stated.weight += 1;
       stated.description = mergeDescriptions(stated.description, relation.description);
