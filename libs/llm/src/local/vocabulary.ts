@@ -324,10 +324,10 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   if (p.lemma === 'go' && noun && ['display', 'show', 'exhibition', 'view', 'loan'].includes(noun) && p.prep && ['in', 'at', 'to'].includes(p.prep) && !isPerson(p.source) && !isPerson(p.target)) return { relation: 'moved_to' };
   // "is serving a sentence at Wandsworth Prison", "is serving time in Belmarsh".
   if (p.lemma === 'serve' && (noun === 'sentence' || noun === 'time') && p.prep && ['at', 'in'].includes(p.prep) && !isPerson(p.target)) return { relation: 'held_at' };
-  // "rents a flat in Edinburgh": where one lives (not "a holiday flat", "a second home").
   // "owns a house in Bath", "sold her flat in Seoul": a home there, owned (not where one lives).
   const homeIn = noun !== null && HOME_NOUNS.has(noun) && p.prep === 'in' && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common)) && !isPerson(p.target);
   if (homeIn && HOME_OWNING[p.lemma] && (p.lemma !== 'sell' || p.past)) return { relation: HOME_OWNING[p.lemma] };
+  // "rents a flat in Edinburgh": where one lives (not "a holiday flat", "a second home").
   if ((p.lemma === 'rent' || p.lemma === 'share') && noun && HOME_NOUNS.has(noun) && p.prep && ['in', 'on', 'at'].includes(p.prep) && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common))) return { relation: 'lives_in' };
   switch (p.lemma) {
     case 'run':
