@@ -162,7 +162,9 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
       stated.weight += 1;
       stated.description = mergeDescriptions(stated.description, relation.description);
       stated.validAt = earliest(stated.validAt, validAt);
-      stated.invalidAt = stated.invalidAt ?? invalidAt;
+      // ("stood down as president in 2012, before being elected again": an earlier term's end
+      // does not end the term known to hold since.)
+      if (!endsBeforeStart(stated, invalidAt)) stated.invalidAt = stated.invalidAt ?? invalidAt;
       touch(stated);
       plan.changes.push({ kind: 'updated', node: stated });
     } else {
@@ -211,7 +213,9 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
     const endsSameTarget = invalidAt ? [...ends, ...replaces] : ends;
     for (const edge of current) {
       if (!endsSameTarget.includes(edge.relation) || edge === stated || other(edge) !== targetId || edge.invalidAt) continue;
-      edge.invalidAt = ends.includes(edge.relation) ? validAt : invalidAt;
+      const endedAt = ends.includes(edge.relation) ? validAt : invalidAt;
+      if (endsBeforeStart(edge, endedAt)) continue;
+      edge.invalidAt = endedAt;
       touch(edge);
       plan.changes.push({ kind: 'ended', node: edge });
     }
@@ -229,9 +233,11 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
     const ended = edges.filter((e) => open(e) && always.includes(e.relation) && roleNamed(e));
     for (const group of ifOnly) {
       const held = edges.filter((e) => open(e) && group.includes(e.relation));
-      // "sold the pub" is the Red Lion pub the earlier text spoke of; "sold her bike" is not her Honda Civic.
+      // "sold the pub" is the Red Lion pub the earlier text spoke of; "sold her bike" is not her
+      // Honda Civic; "sold his Civic" is the one of his things the earlier text called so.
       const named = (e: EdgeNode) => !ending.noun || new RegExp(`\\b${ending.noun}s?\\b`, 'i').test(e.description ?? '');
-      if (held.length === 1 && named(held[0])) ended.push(held[0]);
+      const meant = held.length === 1 ? held : ending.noun ? held.filter(named) : [];
+      if (meant.length === 1 && named(meant[0])) ended.push(meant[0]);
     }
     for (const edge of ended) {
       edge.invalidAt = endedAt;
@@ -241,6 +247,15 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
   }
   plan.changed = edges.filter((e) => e.changed);
   return plan;
+}
+
+/**
+ * An end dated a year before the fact was known to hold ends an earlier spell of it, not this
+ * one. (Within the same year it may not be: "ended in 2023" is a date of the year's start, the
+ * end itself any day of it.)
+ */
+function endsBeforeStart(edge: EdgeNode, endedAt: Date | null): boolean {
+  return endedAt !== null && edge.validAt !== null && !edge.insert && endedAt.getUTCFullYear() < edge.validAt.getUTCFullYear();
 }
 
 function touch(edge: EdgeNode): void {

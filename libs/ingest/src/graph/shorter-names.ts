@@ -10,7 +10,7 @@ import type { EntityToWrite } from './write-types';
  */
 const BODY_NOUNS = [
   'university', 'college', 'school', 'academy', 'high', 'party', 'club', 'society', 'hospital', 'clinic',
-  'museum', 'gallery', 'library', 'band', 'choir', 'orchestra', 'fc', 'group', 'company', 'inc', 'ltd', 'bank',
+  'museum', 'gallery', 'library', 'band', 'choir', 'orchestra', 'fc', 'group', 'company', 'inc', 'ltd', 'bank', 'prison',
 ];
 const BODY_NOUN_SET = new Set(BODY_NOUNS);
 const SHORT_NAME_TYPES = new Set(['organization', 'concept']);

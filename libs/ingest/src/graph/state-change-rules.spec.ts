@@ -145,6 +145,40 @@ const CHANGES: Record<string, Case[]> = {
   // "got a divorce", a thing swapped for another, "went on display in", the head of a unit at an
   // employer, a home owned in a town, "has a new boyfriend, Leo", and a symmetric fact stored the
   // other way round ("Sid is Mia's husband", then "Mia is divorced now").
+  // The tenth round's: "in" a place after the employer, an earlier spell's end, a role given up
+  // by its noun, a wedding somewhere, a divorce finalised, widowed, dropped from a team, the sack,
+  // "called it quits", held in a prison named short, a family, a partner or an office beside a
+  // possessive, a turn without "I", "on" a team, parting with a thing, a thing by part of its
+  // name, a hyphenated given name, a body's name past "of", a participle after a comma, a
+  // transfer's noun, "sold up", letters with digits, a ship's prefix, a legal form, a captaincy
+  // handed over.
+  tenthRound: [
+    ['Lena works for Nokia in Espoo.', 'Lena left Nokia in May.', 'Lena | works_at | Nokia'],
+    ['Ravi is treasurer of the Rowing Club.', 'Ravi stood down as treasurer back in 2024.', 'Ravi | treasurer_of | Rowing Club'],
+    ['Ana and Luis are engaged.', 'Ana and Luis got married in Seville last month.', 'Ana | engaged_to | Luis'],
+    ['Oona is married to Piet.', 'Oona and Piet finalised their divorce in March.', 'Oona | married_to | Piet'],
+    ['Greta is married to Per.', 'Greta was widowed in 2024.', 'Greta | married_to | Per'],
+    ['Kai plays for the Otters.', 'Kai was dropped from the Otters on Friday.', 'Kai | plays_for | Otters'],
+    ['Bea works at Boots.', 'Bea got the sack from Boots last week.', 'Bea | works_at | Boots'],
+    ['Joss works at Primark.', 'Joss called it quits at Primark in April.', 'Joss | works_at | Primark'],
+    ['Dario is being held at Wandsworth Prison.', 'Dario was released from Wandsworth last week.', 'Dario | held_at | Wandsworth Prison'],
+    ['Efe and her family live in Abuja.', 'Efe and her family moved to Accra in 2024.', 'Efe | lives_in | Abuja'],
+    ["Ben's wife, Cleo, is a vet.", 'Ben and Cleo divorced in 2024.', 'Ben | married_to | Cleo'],
+    ["Tariq, Nimbus Labs's CTO, spoke at the event.", 'Tariq stepped down as CTO of Nimbus Labs in May.', 'Tariq | cto_of | Nimbus Labs'],
+    ['Ines lives in Porto.', 'Ines: Just moved to Lisbon!', 'Ines | lives_in | Porto'],
+    ['Noor is on the Falcons netball team.', 'Noor left the Falcons in June.', 'Noor | plays_for | Falcons'],
+    ['Una owns a boat named Puffin.', 'Una finally parted with Puffin last summer.', 'Una | owns | Puffin'],
+    ['Cal owns a silver Ford Focus.', 'Cal sold his Focus in March.', 'Cal | owns | Ford Focus'],
+    ['Ji-ho works at Kakao.', 'Ji-ho quit Kakao in May.', 'Ji-ho | works_at | Kakao'],
+    ['Omar is a member of the Royal Society of Chemistry.', 'Omar resigned from the Royal Society of Chemistry.', 'Omar | member_of | Royal Society of Chemistry'],
+    ['Tomas plays for Cardiff City.', 'Tomas hung up his boots in May, retiring from Cardiff City.', 'Tomas | plays_for | Cardiff City'],
+    ['Sven plays for Malmo.', 'Sven completed his move from Malmo to Celtic.', 'Sven | plays_for | Malmo'],
+    ['Ida owns the Old Mill cafe.', 'Ida sold up in 2024 and moved to Spain.', 'Ida | owns | Old Mill'],
+    ['Vera is a member of B52 Club.', 'Vera left B52 Club in May.', 'Vera | member_of | B52 Club'],
+    ['The MV Kestrel is docked in Oban.', 'The MV Kestrel left Oban for Mull today.', 'MV Kestrel | located_in | Oban'],
+    ['Lars is chairman of Fjord Energy AS.', 'Lars stepped down as chairman of Fjord Energy AS.', 'Lars | chairman_of | Fjord Energy AS'],
+    ['Aroha is captain of the Harbour Hawks.', 'Aroha handed the Harbour Hawks captaincy over to Tia.', 'Aroha | captain_of | Harbour Hawks'],
+  ],
   ninthRound: [
     ['Pat works at Argos.', 'Pat is out of work since leaving Argos.', 'Pat | works_at | Argos'],
     ['Kofi plays for the Rams.', 'Kofi was transferred to the Bears.', 'Kofi | plays_for | Rams'],
@@ -478,6 +512,20 @@ const CHANGES: Record<string, Case[]> = {
 
 const CONTROLS: Record<string, Case[]> = {
   statesReadNinth: [['Milo is a Green Party councillor.', 'Milo met the Labour Party leader.', 'Milo | member_of | Green Party']],
+  tenthRound: [
+    ['Lena works for Nokia in Espoo.', 'Lena moved to Helsinki in May.', 'Lena | works_at | Nokia'],
+    ['Ravi is treasurer of the Rowing Club.', 'Ravi stood down as secretary of the Chess Club last week.', 'Ravi | treasurer_of | Rowing Club'],
+    ['Ravi is treasurer of the Rowing Club.', 'Ravi first stood down as treasurer back in 2019.', 'Ravi | treasurer_of | Rowing Club'],
+    ['Ana and Luis are engaged.', 'Ana and Luis met in Seville.', 'Ana | engaged_to | Luis'],
+    ['Kai plays for the Otters.', "Kai's brother was dropped from the Otters.", 'Kai | plays_for | Otters'],
+    ['Bea works at Boots.', 'Bea got a parcel from Boots.', 'Bea | works_at | Boots'],
+    ['Ines lives in Porto.', 'Ines: Just visited Lisbon!', 'Ines | lives_in | Porto'],
+    ['Cal owns a silver Ford Focus.', 'Cal sold his Fiesta in March.', 'Cal | owns | Ford Focus'],
+    ['Tomas plays for Cardiff City.', 'Tomas scored twice, helping Cardiff City to a win.', 'Tomas | plays_for | Cardiff City'],
+    ['Aroha is captain of the Harbour Hawks.', 'Aroha handed the Harbour Hawks trophy over to Tia.', 'Aroha | captain_of | Harbour Hawks'],
+    ['Sven plays for Malmo.', "Sven's brother completed his move from Malmo to Celtic.", 'Sven | plays_for | Malmo'],
+    ["Ben's wife, Cleo, is a vet.", 'Ben and Cleo married in 2010.', 'Ben | married_to | Cleo'],
+  ],
   ninthRound: [
     ['Kofi plays for the Rams.', 'Kofi was transferred to hospital after the match.', 'Kofi | plays_for | Rams'],
     ["Max is Ana's boyfriend.", 'Ana has a new car, a Tesla.', 'Ana | dates | Max'],

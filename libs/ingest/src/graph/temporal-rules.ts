@@ -104,6 +104,8 @@ const ENDINGS: Record<string, readonly string[]> = {
   checked_out_of: ['stay', 'patient'],
   lost: ['ownership'],
   removed_from: ['location', 'membership', 'roles', 'team'],
+  // "handed the Tigers captaincy over to Mere": the office held there, not her place in the team.
+  stepped_down_from: ['roles'],
   stolen_from: ['location'],
 };
 
@@ -149,7 +151,8 @@ export function endedOpenlyBy(relation: string, noun?: string): { always: readon
   const families = OPEN_ENDINGS[relation] ?? [];
   // "stepped down as treasurer", "is no longer the treasurer": that role, not every one.
   const role = noun ? `${noun.replace(/-/g, '_')}_of` : null;
-  const named = (family: string) => (family === 'roles' && role && ROLES.includes(role) ? [role, 'has_role'] : OPEN_FAMILIES[family]);
+  // (A role of no relation of its own, "stepped down as a trustee", is only ever a `has_role` fact.)
+  const named = (family: string) => (family === 'roles' && role ? (ROLES.includes(role) ? [role, 'has_role'] : ['has_role']) : OPEN_FAMILIES[family]);
   return {
     always: families.filter((family) => !SEVERAL_AT_ONCE.has(family)).flatMap(named),
     ifOnly: families.filter((family) => SEVERAL_AT_ONCE.has(family)).map((family) => OPEN_FAMILIES[family]),

@@ -3,7 +3,7 @@ import { singularNoun } from './lexicon';
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
 import { withoutEx } from './state-nouns';
-import { canonicalPredicate, OFFICE_ROLES } from './vocabulary';
+import { canonicalPredicate, OFFICE_ROLES, PERSONAL_NOUNS } from './vocabulary';
 
 /**
  * A state said in an apposition: "Tom, a nurse at St. Mary's, lives in Leeds", "Ravi, formerly
@@ -27,7 +27,7 @@ const STATES = new Set(
 );
 
 export function appositionFacts(toks: Token[], mentions: Mention[], mentionAt: Map<number, Mention>, base: number): AppositionFact[] {
-  const out: AppositionFact[] = [];
+  const out: AppositionFact[] = possessiveAppositions(toks, mentions, mentionAt, base);
   for (const source of mentions) {
     if (source.common || source.type === 'location') continue;
     let k = source.end - base;
@@ -87,4 +87,43 @@ export function appositionFacts(toks: Token[], mentions: Mention[], mentionAt: M
 
 function isPhraseWord(t: Token): boolean {
   return (t.tags.has('Noun') || t.tags.has('Adjective')) && !t.tags.has('Pronoun') && !isVerbish(t) && !t.tags.has('Value');
+}
+
+const NAMED_TYPES = new Set(['person', 'concept']);
+
+/**
+ * A partner or an office named beside the name that says whose: "Tom's wife, Sara, is a
+ * dentist", "Tom's wife Sara", "Sara, Tom's wife, …", "Vikram, Halden Logistics' CFO, …",
+ * "Acme's CEO, Jane Park, …" ("Tom's ex-wife, Sara": one that was).
+ */
+function possessiveAppositions(toks: Token[], mentions: Mention[], mentionAt: Map<number, Mention>, base: number): AppositionFact[] {
+  const out: AppositionFact[] = [];
+  const named = (m: Mention | undefined): m is Mention => m !== undefined && !m.common && NAMED_TYPES.has(m.type);
+  for (const owner of mentions) {
+    if (owner.common || owner.type === 'location') continue;
+    const last = toks[owner.end - base - 1];
+    if (!last || !(last.tags.has('Possessive') || /['’]s?$/.test(last.text)) || /[,;:]/.test(last.post)) continue;
+    const at = owner.end - base + (toks[owner.end - base]?.tags.has('Elided') ? 1 : 0);
+    const word = toks[at];
+    if (!word) continue;
+    const { noun, former } = withoutEx(singularNoun(word.normal));
+    const partner = PERSONAL_NOUNS[noun];
+    if (!partner && !OFFICE_ROLES.has(noun)) continue;
+    if (partner && !named(owner)) continue;
+    // "Tom's wife, Sara," / "Tom's wife Sara": the name right after the noun; "Sara, Tom's
+    // wife, …": the name before the apposition.
+    const after = mentionAt.get(at + 1);
+    const previous = toks[owner.start - base - 1];
+    const before = previous && /,/.test(previous.post) && /,/.test(word.post) ? mentions.find((m) => m.end === owner.start) : undefined;
+    for (const holder of [after, before]) {
+      if (!named(holder) || holder === owner) continue;
+      if (partner) {
+        out.push({ source: owner, target: holder, relation: partner, ended: former });
+        continue;
+      }
+      const office = canonicalPredicate({ relation: `${noun}_of`, lemma: 'be', particle: null, prep: 'of', copula: true, passive: false, gerund: false, past: false, noun, possessed: true, now: false, source: holder, target: owner });
+      out.push({ source: holder, target: owner, relation: office.relation, ended: former });
+    }
+  }
+  return out;
 }

@@ -195,7 +195,9 @@ export function findSubjects(toks: Token[], groupStart: number, mentionEndingAt:
   if (k < 0) return [];
   // "Mark Henderson and his family moved …": the named one is the subject.
   if (!mentionEndingAt.has(k) && k >= 3 && toks[k].tags.has('Noun') && COMPANION_POSSESSIVES.has(toks[k - 1].normal) && toks[k - 2].normal === 'and') {
-    if (mentionEndingAt.get(k - 3)?.type === 'person') k -= 3;
+    // ("Kemi and her family": a name the tagger left untyped goes with a family too.)
+    const named = mentionEndingAt.get(k - 3);
+    if (named && (named.type === 'person' || (named.type === 'concept' && !named.common && toks[named.start - toks[0].index - 1]?.normal !== 'the'))) k -= 3;
   }
   // "The Starry Sky painting belongs to …": a name before its common noun.
   if (!mentionEndingAt.has(k) && k >= 1 && isCommonHead(toks[k])) {

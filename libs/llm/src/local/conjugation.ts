@@ -68,8 +68,8 @@ export function verbLemma(token: Token): string {
   return lemma;
 }
 
-/** Participles the conjugation tables turn into non-words ("gone" → "gin"). */
-const IRREGULAR_PARTICIPLES: Readonly<Record<string, string>> = { gone: 'go', been: 'be', done: 'do', seen: 'see' };
+/** Participles and pasts the conjugation tables turn into non-words ("gone" → "gin", "rehomed" → "rehom"). */
+const IRREGULAR_PARTICIPLES: Readonly<Record<string, string>> = { gone: 'go', been: 'be', done: 'do', seen: 'see', rehomed: 'rehome' };
 
 const conjugations = new Map<string, Record<string, string | undefined>>();
 

@@ -84,7 +84,8 @@ export function findDates(parsed: ParsedText, referenceDate?: Date): DateSpan[] 
   // written forms are resolved here and only the others go through the plugin's resolver.
   for (const range of matchRanges(parsed.doc.match('#Date+'))) {
     const first = parsed.tokens[range.start];
-    if (!first) continue;
+    // (A word the retags took out of dates is none: "Min-jun" is a name, not a minute of June.)
+    if (!first || !first.tags.has('Date')) continue;
     const written = range.text.replace(/[\s.,;:!?]+$/u, '').trim();
     const explicitYear = YEAR.test(written) || /\b\d{4}-\d{2}-\d{2}\b/.test(written);
     if (!explicitYear && !referenceDate) continue;
@@ -136,6 +137,8 @@ function saysPast(parsed: ParsedText, sentence: number): boolean {
  */
 function beforeReference(date: { startsAt: string; endsAt: string | null }, text: string, referenceDate: Date): { startsAt: string; endsAt: string | null } {
   if (new Date(date.startsAt).getTime() <= referenceDate.getTime()) return date;
+  // ("left this morning", said on the day: by the text's own time, not a year before.)
+  if (date.startsAt.slice(0, 10) === referenceDate.toISOString().slice(0, 10)) return { startsAt: referenceDate.toISOString(), endsAt: null };
   const back = (iso: string) => {
     const moved = new Date(iso);
     if (WEEKDAY.test(text)) moved.setUTCDate(moved.getUTCDate() - 7);

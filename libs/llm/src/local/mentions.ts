@@ -46,7 +46,7 @@ function isNameWord(token: Token): boolean {
 
 /** "Ji-woo", "Min-jun": the lowercase part after a hyphen continues the capitalized name before it. */
 function continuesName(previous: Token | undefined, token: Token): boolean {
-  return previous !== undefined && /^-$/.test(previous.post) && token.tags.has('Hyphenated') && /^\p{Ll}+$/u.test(token.text) && (isNameWord(previous) || continuesName(undefined, previous));
+  return previous !== undefined && /^-$/.test(previous.post) && token.tags.has('Hyphenated') && /^\p{Ll}+(?:['’]s)?$/u.test(token.text) && (isNameWord(previous) || continuesName(undefined, previous));
 }
 
 /**
@@ -103,6 +103,8 @@ export function findMentions(
       const span = parsed.tokens.slice(range.start, range.end).filter((t) => t && !isDateToken(t.index));
       for (const piece of trimSpan(span, type === 'location')) {
         const mention = toMention(piece, type);
+        // ("a Labrador called Max": the kind of thing a name is, retags.ts.)
+        if (mention && !parsed.tokens[mention.start]?.tags.has('ProperNoun') && kindBeforeName(parsed, mention)) continue;
         if (mention) candidates.push(mention);
       }
     }
@@ -251,6 +253,9 @@ function unknownInitialName(tokens: Token[], k: number): boolean {
   const known = lexiconTag(word);
   if (known !== undefined && !NAME_LEXICON_TAGS.has(known)) return false;
   if ((token.tags.has('Possessive') || /['’]s$/.test(token.text)) && !token.tags.has('Plural')) return true;
+  // "Amara Diallo's tenure …": a given name before a surname in the possessive.
+  const following = tokens[k + 1];
+  if (following !== undefined && !/[^\s]/.test(token.post) && isNameWord(following) && following.tags.has('ProperNoun') && (following.tags.has('Possessive') || /['’]s$/.test(following.text))) return true;
   let j = k + 1;
   // "Ji-woo is …": the name goes on after its hyphen.
   while (j < tokens.length && continuesName(tokens[j - 1], tokens[j])) j++;
@@ -268,6 +273,8 @@ function unknownInitialName(tokens: Token[], k: number): boolean {
   // "Leo and Mia are no longer together": a bare word joined by "and" to a person's name is one.
   const partner = tokens[j + 1];
   if (next?.normal === 'and' && partner !== undefined && isNameWord(partner) && (partner.tags.has('Person') || partner.tags.has('FirstName') || partner.tags.has('ProperNoun'))) return true;
+  // "Kemi and her family live in Lagos": one whose family goes with them is someone.
+  if (next?.normal === 'and' && SINGULAR_POSSESSIVES.has(partner?.normal ?? '') && tokens[j + 2]?.tags.has('Noun') === true) return true;
   // "Aleks is a student", "Aleks completed his degree": the tagger reads a plural, but a plural
   // takes "are" and "their"; a singular verb or "his"/"her" right after the verb say it is one name.
   // ("Rhys works at": a verb in the third person singular.)
@@ -368,6 +375,18 @@ const FIRM_TAILS = new Set(['partners', 'sons', 'son', 'co', 'company', 'associa
  * "Vegas", "TU" + "Munich"): the library typed their words apart. The head's type wins unless
  * it has none; a person's name followed by another word is not a person's ("Tate Modern").
  */
+/** A word between "a" and "called" / "named" ("a Labrador called Max"). */
+function kindBeforeName(parsed: ParsedText, mention: Mention): boolean {
+  return ['a', 'an'].includes(parsed.tokens[mention.start - 1]?.normal ?? '') && ['called', 'named'].includes(parsed.tokens[mention.end]?.normal ?? '');
+}
+
+/** Nouns that end the first part of a body's name that "of" continues ("Union of Mineworkers"). */
+const INSTITUTION_HEADS = new Set(
+  'union federation association society institute institution college university academy council ministry department bank league guild order church commission court museum'.split(' '),
+);
+/** Particles inside names of other languages ("Banco de España", "Domaine des Roches"). */
+const NAME_PARTICLES = new Set(['de', 'des', 'du', 'di', 'del', 'della', 'da', 'dos', 'das', 'von', 'van', 'der', 'den', 'la', 'le']);
+
 function mergeAdjacent(mentions: Mention[], parsed: ParsedText): Mention[] {
   const out: Mention[] = [];
   for (const mention of mentions) {
@@ -399,6 +418,27 @@ function mergeAdjacent(mentions: Mention[], parsed: ParsedText): Mention[] {
       between[0].normal === 'of' &&
       !/[,;:]/.test(parsed.tokens[previous.end - 1]?.post ?? '') &&
       (mention.type === 'concept' || parsed.tokens[previous.start - 1]?.normal === 'the');
+    // "the National Union of Mineworkers", "the Institut Pasteur de Dakar", "Domaine des Roches":
+    // a body's name goes on past its "of" (after the noun that says what body it is), and a name
+    // past a particle of the languages that join names with one.
+    const connector = between.length === 1 ? between[0].normal : '';
+    const bodyJoinable =
+      previous &&
+      !joinable &&
+      !ofJoinable &&
+      !previous.common &&
+      !mention.common &&
+      mention.type !== 'person' &&
+      previous.type !== 'location' &&
+      previous.type !== 'person' &&
+      previous.sentence === mention.sentence &&
+      !/[,;:]/.test(parsed.tokens[previous.end - 1]?.post ?? '') &&
+      ((connector === 'of' && previous.type === 'organization' && INSTITUTION_HEADS.has(previous.name.toLowerCase().split(/\s+/).pop() ?? '')) || NAME_PARTICLES.has(connector));
+    if (bodyJoinable) {
+      const tokens = parsed.tokens.slice(previous.start, mention.end).filter((t) => t && t.text !== '');
+      out[out.length - 1] = { ...previous, end: mention.end, name: nameOf(tokens), type: previous.type };
+      continue;
+    }
     // "The Girl with a Pearl Earring", "The Man with the Golden Gun": a title, one name.
     const withJoinable =
       previous &&

@@ -27,7 +27,7 @@ const KINDS: Readonly<Record<string, string>> = {
   school: 'school', university: 'school', college: 'school', course: 'school', degree: 'school', studies: 'school', phd: 'school',
   house: 'home', home: 'home', flat: 'home', apartment: 'home', city: 'home', country: 'home', town: 'home', area: 'home',
   internship: 'job', apprenticeship: 'job', traineeship: 'job', placement: 'job', contract: 'job', notice: 'notice', resignation: 'notice', retirement: 'retirement',
-  engagement: 'engagement', marriage: 'marriage', relationship: 'partner',
+  engagement: 'engagement', marriage: 'marriage', relationship: 'partner', divorce: 'divorce',
   prison: 'custody', jail: 'custody', custody: 'custody', hospital: 'hospital', rehab: 'hospital',
   car: 'thing', boat: 'thing', bike: 'thing', motorbike: 'thing', shop: 'thing', business: 'thing', restaurant: 'thing', pub: 'thing',
   van: 'thing', truck: 'thing', lorry: 'thing', scooter: 'thing', motorcycle: 'thing', yacht: 'thing', horse: 'thing', cottage: 'thing', villa: 'thing',
@@ -70,7 +70,18 @@ export function openEnding(toks: Token[], group: VerbGroup, objects: ObjectHit[]
   // "Hilda is no longer the treasurer": the role, wherever she held it.
   if (group.copula && group.ended && copulaWord && OFFICE_ROLES.has(copulaWord) && !objects.some((hit) => !hit.mention.common)) return { relation: 'stepped_down', noun: copulaWord };
   const relation = endingVerb(toks, group, objects, copulaWord);
+  if (relation === 'stepped_down') return { relation, noun: roleAfterAs(toks, group.end) };
   return relation ? { relation, noun: objectNoun(toks, group) } : null;
+}
+
+/** "stepped down as a trustee (of the charity)": the role given up, so that only it ends. */
+function roleAfterAs(toks: Token[], from: number): string | null {
+  let k = from;
+  while (k < toks.length && k < from + 3 && toks[k].normal !== 'as') k++;
+  if (toks[k]?.normal !== 'as') return null;
+  for (k++; k < toks.length && ['a', 'an', 'the', 'its', 'their', 'his', 'her'].includes(toks[k].normal); k++);
+  const word = toks[k]?.normal;
+  return word && /^[a-z][a-z-]*$/.test(word) && toks[k].tags.has('Noun') ? singularNoun(word) : null;
 }
 
 function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copulaWord: string | null): string | null {
@@ -108,6 +119,8 @@ function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copul
     if (group.lemma === 'release' || group.lemma === 'free') return kind === null || kind === 'custody' || kind === 'hospital' ? 'released' : null;
     if (group.lemma === 'discharge') return kind === null || kind === 'hospital' ? 'discharged' : null;
     if (group.lemma === 'divorce') return 'divorced';
+    // "Olga was widowed last winter".
+    if (group.lemma === 'widow') return 'widowed';
     // "The Sea Breeze was moved away last winter".
     if (['move', 'take', 'tow', 'relocate'].includes(group.lemma) && (group.particle === 'away' || toks[group.end]?.normal === 'away')) return 'moved_away';
     return null;
@@ -124,7 +137,9 @@ function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copul
     return left === null || KINDS[left] === 'job' ? 'retired' : KINDS[left] === 'group' ? 'left_group' : null;
   }
   // "finished her internship", "completed his degree", "ended their engagement".
-  if (['finish', 'complete', 'end', 'conclude'].includes(group.lemma)) {
+  // ("finalised their divorce": the marriage is over.)
+  if (['finish', 'complete', 'end', 'conclude', 'finalise', 'finalize'].includes(group.lemma)) {
+    if (kind === 'divorce') return group.lemma === 'end' ? null : 'divorced';
     return kind === 'job' ? 'left_job' : kind === 'school' ? 'graduated' : kind === 'engagement' || kind === 'partner' ? 'broke_up' : kind === 'marriage' ? 'divorced' : null;
   }
   // "called off their engagement", "broke off the engagement".
@@ -161,10 +176,15 @@ function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copul
     case 'dump':
       if (kind === 'spouse') return group.lemma === 'dump' ? 'broke_up' : 'separated';
       return kind === null || kind === 'partner' ? 'broke_up' : null;
+    // "Hiroshi sold up and retired": sold what he had (his business, his home).
+    case 'sell up':
+      return kind === null || kind === 'thing' || kind === 'home' ? 'sold' : null;
     case 'sell':
     case 'sell off':
     case 'auction':
     case 'auction off':
+      // ("sold up and retired": the tagger may read "up" as a preposition.)
+      if (group.lemma === 'sell' && toks[group.end]?.normal === 'up' && (kind === null || kind === 'thing' || kind === 'home')) return 'sold';
       return kind === 'thing' || kind === 'home' || (kind === null && soldIt(toks, group)) ? 'sold' : null;
     case 'move':
     case 'move away':

@@ -16,10 +16,10 @@ import type { Mention } from './mentions';
 import { verbForms, type ParsedSentence, type Token } from './nlp';
 import { scanObjects, type ObjectHit } from './object-scan';
 import { bereaved, openEnding } from './open-endings';
-import { roleFacts } from './roles';
+import { officeHolderNoun, roleFacts } from './roles';
 import { nounFacts } from './state-nouns';
 import { validityOf, nearestDateBefore } from './validity';
-import { canonicalPredicate, dismissal, HEADQUARTERS_NOUNS, hiring, JOB_NOUNS, OWNABLE_NOUNS, PERSONAL_NOUNS, reciprocalRelation, STUDY_NOUNS } from './vocabulary';
+import { canonicalPredicate, DISMISSAL_NOUNS, dismissal, HEADQUARTERS_NOUNS, hiring, JOB_NOUNS, OWNABLE_NOUNS, PERSONAL_NOUNS, reciprocalRelation, STUDY_NOUNS } from './vocabulary';
 
 /**
  * Subject–verb–object relations inside one sentence, from the tags of the NLP library:
@@ -83,7 +83,12 @@ export interface SentenceRelations {
 const SUBJECT_KEEPING_PASSIVES = new Set(['hire', 'employ']);
 /** "left the BBC to join Channel 4", "went to work for Disney": the infinitive's subject is the sentence's. */
 const PURPOSE_VERBS = new Set(['leave', 'quit', 'go', 'move', 'resign', 'retire', 'return', 'come', 'relocate', 'appoint', 'hire', 'name', 'promote', 'choose', 'pick', 'elect']);
-const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS, ...STUDY_NOUNS, ...Object.keys(PERSONAL_NOUNS), ...OWNABLE_NOUNS]);
+const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS, ...STUDY_NOUNS, ...Object.keys(PERSONAL_NOUNS), ...OWNABLE_NOUNS, ...DISMISSAL_NOUNS]);
+const THINGS_PARTED_WITH = new Set(['sold', 'gave_away', 'lost']);
+const OWNING_DETERMINERS = new Set(['his', 'her', 'their', 'my', 'our']);
+/** What one is "on" as a member ("on the Hawks basketball team", "on the board"), right after its name. */
+const ON_BODIES = /^(?:\S+ )?(?:team|squad|roster|side|board|committee|council|panel|crew)\b/;
+const SPORTS = /^(?:football|basketball|soccer|rugby|hockey|cricket|baseball|volleyball|netball|softball|handball|lacrosse|team|squad|roster|side)\b/;
 const NOW_WORDS = /\b(?:now|nowadays|these days)\b/i;
 const COORDINATORS = new Set(['and', 'then', 'but', 'later', 'also', 'or']);
 
@@ -141,7 +146,18 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     // copula's noun says more of the copula's subject.
     const describing =
       subjects.length === 0 && g > 0 && groups[g - 1].copula && group.main.tags.has('Gerund') && onlyNounPhrase(toks.slice(groups[g - 1].end, group.start));
-    if (coordinated || purpose || afterDoing || describing) subjects = previousSubjects;
+    // "Diego hung up his gloves in May, retiring from Club América": a participle set off by a
+    // comma after a clause tells more of what its subject did.
+    // ("Tom left Leeds, moving to York": not the object before the comma.)
+    const participleClause =
+      g > 0 &&
+      !groups[g - 1].copula &&
+      group.main.tags.has('Gerund') &&
+      group.main.normal.endsWith('ing') &&
+      group.start > 0 &&
+      /,/.test(toks[group.start - 1].post) &&
+      subjects.every((subject) => subject.start - base >= groups[g - 1].end);
+    if (coordinated || purpose || afterDoing || describing || participleClause) subjects = previousSubjects;
     const scan = scanObjects(toks, group, n, mentionAt, dateAt, covered, base);
     previousSubjects = subjects;
     if (group.modal) continue;
@@ -182,7 +198,9 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     // A role whose holder the clause does not name needs the clause's subject.
     const roles = found.filter((role) => role.holder !== null || subjects.length > 0);
     // "Kate and Josh broke up", "Greta and Paula are no longer friends": a fact between the subjects.
-    const reciprocal = subjects.length > 1 && scan.objects.length === 0 ? reciprocalRelation(group.lemma, group.particle, scan.copulaWord ?? coupleWord(toks, group)) : null;
+    // ("Hamid and Leyla got married in Tabriz": where or when it happened is no other party.)
+    const circumstantial = scan.objects.every((hit) => hit.prep !== null && ['in', 'at', 'on', 'during'].includes(hit.prep) && hit.mention.type !== 'person');
+    const reciprocal = subjects.length > 1 && circumstantial ? reciprocalRelation(group.lemma, group.particle, scan.copulaWord ?? coupleWord(toks, group)) : null;
     if (reciprocal && !(group.negative && !group.ended)) {
       const validity = validityOf(scan.date ?? nearestDateBefore(input.dates, toks[group.start].index, usedDates), group, input.referenceDate);
       if (!group.ended || validity.invalidAt) {
@@ -198,7 +216,7 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
           });
         }
       }
-      continue;
+      if (scan.objects.length === 0) continue;
     }
     // "Priya retired last year", "She quit her job": the subject's own state ended.
     const open = subjects.length > 0 && roles.length === 0 ? openEnding(toks, group, scan.objects, scan.copulaWord) : null;
@@ -238,7 +256,7 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
       // "Hilda stepped down as treasurer": the role she held at whatever organization the earlier text named.
       if (role.relation === 'has_role' && (role.ended || group.ended) && validity.invalidAt) {
         for (const holder of role.holder ? [role.holder] : subjects) {
-          endings.push({ subject: holder, relation: 'stepped_down', noun: role.organization.name.toLowerCase(), validAt: validity.invalidAt, sentence: input.sentence.index });
+          endings.push({ subject: holder, relation: 'stepped_down', noun: officeHolderNoun(role.organization.name.toLowerCase()), validAt: validity.invalidAt, sentence: input.sentence.index });
         }
       }
     }
@@ -297,6 +315,16 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
           });
           relation = canonical.relation;
           if (canonical.reversed) [source, target] = [target, source];
+          // "works for Barclays in Canary Wharf": with the employer named, "in" names where, not a second employer.
+          if (relation === 'works_at' && hit.prep === 'in' && sentenceFacts.some((f) => f.source === source && f.relation === 'works_at')) {
+            relation = 'works_in';
+            if (target.type === 'concept' || target.type === 'organization') target.type = 'location';
+          }
+        }
+        // "sold his Civic" after "owns a red Honda Civic": his own thing, named by a part of its name.
+        const lastWord = hit.mention.name.split(' ').pop()!.toLowerCase();
+        if (THINGS_PARTED_WITH.has(relation) && OWNING_DETERMINERS.has(toks[hit.mention.start - base - 1]?.normal ?? '') && /^[\p{L}\p{N}-]+$/u.test(lastWord)) {
+          endings.push({ subject: source, relation: 'sold', noun: lastWord, validAt: validity.validAt, sentence: input.sentence.index });
         }
         const theme = THEMES[group.lemma] ?? (hit.copulaWord ? THEMES[hit.copulaWord] : undefined);
         sentenceFacts.push({
@@ -382,6 +410,8 @@ function predicateFor(group: VerbGroup, hit: ObjectHit): { relation: string; age
     if (prep === 'with' && (hit.mention.type === 'organization' || (hit.mention.type === 'concept' && !hit.mention.common))) return { relation: 'works_at', agent: false };
     if (prep === 'in' || prep === 'at' || prep === 'inside') return { relation: 'located_in', agent: false };
     if (prep === 'from') return { relation: 'from', agent: false };
+    // "Yusuf is on the Hartford Hawks basketball team", "is on the Hawks' squad": one of its members.
+    if (prep === 'on' && ON_BODIES.test(hit.next ?? '')) return { relation: SPORTS.test(hit.next ?? '') ? 'plays_for' : 'member_of', agent: false };
     return null;
   }
   if (group.passive) {

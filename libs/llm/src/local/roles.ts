@@ -3,7 +3,7 @@ import { HONORIFICS, ROLE_NOUNS, singularNoun } from './lexicon';
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
 import { withoutEx } from './state-nouns';
-import { isSomeone, OFFICE_ROLES } from './vocabulary';
+import { isSomeone, OFFICE_ROLES, OFFICES } from './vocabulary';
 
 /**
  * Roles taken and given up: "stepped down as CEO of Acme", "retired as CTO of Acme", "became
@@ -37,19 +37,11 @@ const APPOINTING_VERBS = new Set(['appoint', 'name', 'elect', 'hire', 'promote',
 /** Verbs whose object loses the role: "The board removed Ken Adams as CEO". */
 const REMOVING_VERBS = new Set(['remove', 'fire', 'dismiss', 'oust', 'sack', 'depose', 'replace', 'succeed', 'strip', 'axe', 'drop']);
 const FILLERS = new Set(['down', 'aside', 'over', 'up', 'as', 'the', 'a', 'an', 'its', 'their', 'his', 'her', 'our', 'my', 'new', 'interim', 'acting', 'from', 'to']);
-/** "lost the captaincy of the Tigers": the office named as a noun of its own. */
-const OFFICES: Readonly<Record<string, string>> = {
-  captaincy: 'captain',
-  presidency: 'president',
-  chairmanship: 'chairman',
-  chairmanships: 'chairman',
-  directorship: 'director',
-  mayoralty: 'mayor',
-  governorship: 'governor',
-  editorship: 'editor',
-  deanship: 'dean',
-  treasurership: 'treasurer',
-};
+/** The holder's noun of an office named as a noun of its own ("presidency" → "president"), else the noun. */
+export function officeHolderNoun(noun: string): string {
+  return OFFICES[noun] ?? noun;
+}
+
 /** "left her post as director of …": the post is the role that follows. */
 const POST_NOUNS = new Set(['post', 'position', 'role', 'job', 'seat', 'office']);
 const ROLE_PREPOSITIONS = new Set(['of', 'at', 'for']);

@@ -1,3 +1,5 @@
+import { lexiconTag } from './conjugation';
+
 /**
  * Conversation turns ("Caroline: Yesterday I went to the support group.") read as what the
  * speaker said of themself: the offline extractor finds facts about named entities, and "I"
@@ -70,6 +72,19 @@ function thirdPerson(verb: string): string {
   return `${verb}s`;
 }
 
+/**
+ * A sentence of a turn that leaves its subject out, as people do writing of themselves ("Finally
+ * moved out of Brixton!", "Just started at Google."): it opens with a verb in the past.
+ */
+const SUBJECTLESS = /(^|[.!?]\s+)((?:(?:just|finally|officially|recently|also|now)\s+)*)(\p{L}+)\b/giu;
+/** Pasts the lexicon lists as adjectives or nouns too. */
+const PASTS = new Set(['got', 'left', 'quit', 'sold', 'split', 'broke', 'moved', 'retired', 'married', 'engaged', 'divorced']);
+
+function opensWithPast(word: string): boolean {
+  const lower = word.toLowerCase();
+  return PASTS.has(lower) || lexiconTag(lower) === 'PastTense';
+}
+
 const FIRST_PERSON_WORD = /\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself|[Ww]e)\b|\bI['’](?:m|ve|d|ll)\b/;
 
 export interface SpeakerTurn {
@@ -85,8 +100,13 @@ export function turnOf(line: string): SpeakerTurn | null {
   const speaker = m[1].trim();
   if (LABELS.has(speaker.toLowerCase())) return null;
   // A line that says nothing in the first person is left as written ("Paris: the capital").
-  if (!FIRST_PERSON_WORD.test(m[2])) return null;
-  let text = m[2];
+  let subjectless = false;
+  let text = m[2].replace(SUBJECTLESS, (match: string, opening: string, adverbs: string, word: string) => {
+    if (!opensWithPast(word)) return match;
+    subjectless = true;
+    return `${opening}${speaker} ${(adverbs + word).toLowerCase()}`;
+  });
+  if (!FIRST_PERSON_WORD.test(m[2]) && !subjectless) return null;
   for (const [form, replace] of FIRST_PERSON) text = text.replace(form, replace(speaker) as string);
   return { speaker, text };
 }

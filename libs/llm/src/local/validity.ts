@@ -20,6 +20,8 @@ function shiftBackIfFuture(iso: string, span: DateSpan, group: VerbGroup, refere
   if (span.explicitYear || !referenceDate || !(group.main.tags.has('PastTense') || group.past || group.ended || bareFormPast)) return iso;
   const date = new Date(iso);
   if (date.getTime() <= referenceDate.getTime()) return iso;
+  // ("left this morning", said that day: by the text's own time, not a year before.)
+  if (iso.slice(0, 10) === referenceDate.toISOString().slice(0, 10)) return referenceDate.toISOString();
   // "on Monday" → the Monday before; "in March" → the March before.
   if (WEEKDAY.test(span.text)) date.setUTCDate(date.getUTCDate() - 7);
   else date.setUTCFullYear(date.getUTCFullYear() - 1);

@@ -144,3 +144,20 @@ export const PARTING_VERBS: Readonly<Record<string, string>> = {
   break: 'broke_up_with',
   dump: 'broke_up_with',
 };
+
+/** "got the boot", "got the sack from the Mirror": the noun of a dismissal. */
+export const DISMISSAL_NOUNS = new Set(['boot', 'sack', 'push', 'chop', 'axe', 'heave-ho']);
+
+/** "lost the captaincy of the Tigers": the office named as a noun of its own. */
+export const OFFICES: Readonly<Record<string, string>> = {
+  captaincy: 'captain',
+  presidency: 'president',
+  chairmanship: 'chairman',
+  chairmanships: 'chairman',
+  directorship: 'director',
+  mayoralty: 'mayor',
+  governorship: 'governor',
+  editorship: 'editor',
+  deanship: 'dean',
+  treasurership: 'treasurer',
+};

@@ -2,6 +2,7 @@ import type { Mention } from './mentions';
 import {
   BODY_NOUNS,
   COPULA_NOUNS,
+  DISMISSAL_NOUNS,
   DISMISSING_VERBS,
   FINISHING,
   GIVING_NOTICE,
@@ -16,6 +17,7 @@ import {
   NOTICE_NOUNS,
   NOT_JOBS,
   OFFICE_ROLES,
+  OFFICES,
   OWNABLE_NOUNS,
   OWNED_NOUNS,
   PARTING_VERBS,
@@ -31,7 +33,7 @@ import {
   SWITCHING_VERBS,
 } from './vocabulary-words';
 
-export { OFFICE_ROLES, PERSONAL_NOUNS, JOB_NOUNS, STUDY_NOUNS, BODY_NOUNS, HEADQUARTERS_NOUNS, OWNABLE_NOUNS, PARTING_VERBS } from './vocabulary-words';
+export { DISMISSAL_NOUNS, OFFICES, OFFICE_ROLES, PERSONAL_NOUNS, JOB_NOUNS, STUDY_NOUNS, BODY_NOUNS, HEADQUARTERS_NOUNS, OWNABLE_NOUNS, PARTING_VERBS } from './vocabulary-words';
 
 /**
  * One relation vocabulary for the many ways English says the same fact, so that a later text's
@@ -116,6 +118,8 @@ const HOME_OWNING: Readonly<Record<string, string>> = { own: 'owns_home_in', buy
 /** Verbs of settling whose place "there" gave, and the relation the preposition would have given. */
 const PLACE_WITHOUT_PREPOSITION: Readonly<Record<string, string>> = { move: 'moved_to', relocate: 'relocated_to', settle: 'settled_in', live: 'lives_in', emigrate: 'emigrated_to' };
 /** "is in hospital at St. George's", "is in rehab at the Priory", "is in prison at Belmarsh". */
+/** Nouns of a move that carry its "from" and "to" whatever light verb they follow. */
+const MOVE_NOUNS = new Set(['transfer', 'move', 'switch', 'relocation']);
 const CONFINING_NOUNS: Readonly<Record<string, string>> = { hospital: 'patient_at', rehab: 'patient_at', prison: 'held_at', jail: 'held_at', gaol: 'held_at' };
 const isHospital = (m: Mention) => ['hospital', 'clinic', 'infirmary', 'hospice', 'sanatorium'].includes(lastWord(m.name));
 
@@ -124,6 +128,11 @@ const isFamily = (p: PredicateInput) => /^family\b/.test(p.next ?? '') && !p.tar
 
 /** The relation in the common vocabulary, or null to keep none. */
 export function canonicalPredicate(p: PredicateInput): Predicate {
+  // "completed his transfer from Dinamo Zagreb to Ajax", "made the move to Globex": the noun is the move.
+  if (p.noun !== null && MOVE_NOUNS.has(p.noun) && (p.prep === 'from' || p.prep === 'to') && !p.copula && !p.passive && p.lemma !== p.noun) {
+    const lemma = p.noun === 'transfer' ? 'transfer' : 'move';
+    return canonicalPredicate({ ...p, lemma, particle: null, noun: null, relation: p.prep === 'from' ? 'moved_from' : `${lemma === 'transfer' ? 'transferred' : 'moved'}_to` });
+  }
   const same = { relation: p.relation };
   const phrasal = p.particle ? `${p.lemma} ${p.particle}` : p.lemma;
 
@@ -217,9 +226,13 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     if (p.lemma === 'base' && p.prep === 'at' && isSomeone(p.source) && !p.sourceArticle && p.target.type === 'organization') return { relation: 'works_at' };
     // "The Flying Scotsman is based at the Railway Museum": a thing is kept there.
     if (p.lemma === 'base' && p.prep === 'at' && p.sourceArticle && !isPerson(p.source)) return { relation: p.now ? 'moved_to' : 'located_in' };
-    // "The Codex is held at the British Library": a thing is kept there (a person held is in custody).
+    // "The Codex is held at the British Library": a thing is kept there (a person held is in custody:
+    // "Thabo is being held at Pollsmoor Prison").
+    if (p.lemma === 'hold' && p.prep && ['in', 'at'].includes(p.prep) && CONFINING_NOUNS[lastWord(p.target.name)] === 'held_at' && isSomeone(p.source) && !p.sourceArticle) return { relation: 'held_at' };
     if (p.lemma === 'hold' && p.prep && ['in', 'at'].includes(p.prep) && !isPerson(p.source) && !p.source.common) return { relation: p.now ? 'moved_to' : 'located_in' };
     if (p.lemma === 'free' && p.prep === 'from') return { relation: 'released_from' };
+    // "was cut from the Hawks", "was dropped from the squad": no longer in it.
+    if (['cut', 'drop', 'axe'].includes(p.lemma) && p.prep === 'from' && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'removed_from' };
     // "was kicked out of the club" (the particle read as part of "out of").
     if ((p.lemma === 'kick' || p.lemma === 'throw') && p.prep === 'of' && !isPerson(p.target)) return { relation: 'expelled_from' };
     // "The painting was lent to the Prado", "The marbles were returned to Greece": a thing now there.
@@ -441,12 +454,20 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.prep === 'at' && !p.noun && isSomeone(p.source) && !p.sourceArticle && !isPerson(p.target) && !isPlainPlace(p.target) && !p.target.common) return { relation: 'left' };
       return same;
     case 'get':
+      // "got the boot from Tesco", "got the sack from the Mirror": dismissed.
+      if (p.noun !== null && DISMISSAL_NOUNS.has(p.noun) && p.prep === 'from' && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'fired_from' };
       // "Lou got out of Belmarsh": free of a prison (or a hospital).
       if (p.particle === 'out' && p.prep === 'of' && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: isHospital(p.target) ? 'discharged_from' : 'released_from' };
       return same;
     case 'part':
       // "The Hawks parted ways with Jess": a club or an employer let her go.
       if (p.prep === 'with' && isPerson(p.target) && !isPerson(p.source) && !isPlace(p.source)) return { relation: 'fired_from', reversed: true };
+      // "Agnieszka finally parted with Seraphina" (her boat): no longer hers.
+      if (p.prep === 'with' && p.noun === null && !/^ways\b/.test(p.next ?? '') && isSomeone(p.source) && p.target.type !== 'person' && !isPlace(p.target) && p.target.type !== 'organization') return { relation: 'gave_away' };
+      return same;
+    // "had to rehome Max": a pet given to another home.
+    case 'rehome':
+      if (!p.prep && !isPlace(p.target)) return { relation: 'gave_away' };
       return same;
     case 'set':
       // "The Sea Swift set sail for Cherbourg".
@@ -482,6 +503,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return same;
     case 'call':
     case 'make':
+      // "called it quits at IKEA": left it.
+      if (p.lemma === 'call' && p.prep === 'at' && (p.noun === 'quit' || p.noun === 'quits') && isSomeone(p.source) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'left' };
       // "Lars now calls Aarhus home", "Mia has made York her home".
       if (!p.prep && /^(?:(?:his|her|their|my|our) )?home\b/.test(p.next ?? '') && (p.lemma === 'call' || /^(?:his|her|their|my|our) home/.test(p.next ?? '')) && !isPerson(p.target)) {
         return { relation: p.now || p.lemma === 'make' ? 'moved_to' : 'lives_in' };
@@ -562,6 +585,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return same;
     case 'give':
     case 'hand':
+      // "handed the Wellington Pride captaincy over to Mere": her office there, not the club.
+      if (OFFICES[(p.next ?? '').split(' ')[0]] && !p.prep && !isPerson(p.target)) return { relation: 'stepped_down_from' };
       // "Jade gave up the Hallé Choir": she left the group (not a thing given away).
       if (p.lemma === 'give' && p.particle === 'up' && !p.prep && isGroup(p.target)) return { relation: 'left' };
       // "gave the Sea Swift to her son", "handed the café over to Omar": no longer hers.
