@@ -192,14 +192,14 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
       if (newer.length === 0) {
         // Closes the live facts this one replaces: true until it began, superseded now.
         for (const edge of current) {
-          if (!replaces.includes(edge.relation) || other(edge) === targetId) continue;
+          if (!replaces.includes(edge.relation) || other(edge) === targetId || statedAlongside(edge, validAt)) continue;
           edge.invalidAt = edge.invalidAt ?? validAt;
           edge.expiredAt = now;
           touch(edge);
           plan.changes.push({ kind: 'superseded', node: edge });
         }
         for (const edge of holders) {
-          if (edge.invalidAt !== null && edge.invalidAt <= validAt) continue;
+          if ((edge.invalidAt !== null && edge.invalidAt <= validAt) || statedAlongside(edge, validAt)) continue;
           edge.invalidAt = edge.invalidAt ?? validAt;
           edge.expiredAt = now;
           touch(edge);
@@ -247,6 +247,14 @@ export function planEdges(live: EdgeRow[], facts: ResolvedFact[], referenceDate:
   }
   plan.changed = edges.filter((e) => e.changed);
   return plan;
+}
+
+/**
+ * A fact this same text stated, true from the same time: the text holds both values at once
+ * ("head of the Physics Department at Exeter" read as two), so neither replaces the other.
+ */
+function statedAlongside(edge: EdgeNode, validAt: Date): boolean {
+  return edge.insert !== undefined && edge.validAt !== null && edge.validAt.getTime() === validAt.getTime();
 }
 
 /**

@@ -145,6 +145,28 @@ const CHANGES: Record<string, Case[]> = {
   // "got a divorce", a thing swapped for another, "went on display in", the head of a unit at an
   // employer, a home owned in a town, "has a new boyfriend, Leo", and a symmetric fact stored the
   // other way round ("Sid is Mia's husband", then "Mia is divorced now").
+  // The eleventh round's: a second value of a slot stated beside the first in one text, a
+  // divorce finalised (a couple's, "their"), "tied the knot", an engagement broken off, expelled by
+  // a club, "turns out for", "stepped away from", "waits tables at", a last working day, a deputy
+  // or a band's drummer or a place's mayor beside a possessive, a care home, a debut for a club;
+  // and a name that qualifies the noun after it ("the Green Party conference") is not what was left.
+  eleventhRound: [
+    ['Ines is head of the Chemistry Department at Leeds.', 'Ines stepped down as head of the Chemistry Department in May.', 'Ines | head_of | Chemistry Department'],
+    ['Ana is married to Rui.', "Ana and Rui's divorce was finalised in March.", 'Ana | married_to | Rui'],
+    ['Joy is married to Tim.', 'Joy and Tim separated in 2022, and their divorce came through in May.', 'Joy | married_to | Tim'],
+    ['Liv is engaged to Max.', 'Liv and Max tied the knot in June.', 'Liv | engaged_to | Max'],
+    ['Pia is engaged to Leo.', 'Pia has broken off her engagement to Leo.', 'Pia | engaged_to | Leo'],
+    ['Gus is a member of the Ramblers Club.', 'Gus has been expelled by the Ramblers Club following a row.', 'Gus | member_of | Ramblers Club'],
+    ['Raj turns out for Hove Cricket Club.', 'Raj now turns out for Brighton Cricket Club.', 'Raj | plays_for | Hove Cricket Club'],
+    ['Eve is a nurse at the Royal Free Hospital.', 'Eve has stepped away from the Royal Free.', 'Eve | works_at | Royal Free Hospital'],
+    ['Luis waits tables at Nandos.', 'Luis left Nandos in May.', 'Luis | works_at | Nandos'],
+    ['Kim works at Aldi.', "Kim's last working day at Aldi was 2 May.", 'Kim | works_at | Aldi'],
+    ["Aldi's deputy manager, Kim Lee, lives in Leeds.", 'Kim Lee left Aldi in May.', 'Kim Lee | works_at | Aldi'],
+    ['Zed is the drummer in the Blue Owls.', "The Blue Owls' ex-drummer Zed has started a solo career.", 'Zed | member_of | Blue Owls'],
+    ['Bea is mayor of Ripon.', "Ripon's new mayor, Councillor Al Shah, was sworn in on Monday.", 'Bea | mayor_of | Ripon'],
+    ['Eli lives in Hove.', 'Eli has gone into a care home in Worthing.', 'Eli | lives_in | Hove'],
+    ['Nia plays for Lewes FC.', 'Nia made her debut for Brighton on Sunday.', 'Nia | plays_for | Lewes FC'],
+  ],
   // The tenth round's: "in" a place after the employer, an earlier spell's end, a role given up
   // by its noun, a wedding somewhere, a divorce finalised, widowed, dropped from a team, the sack,
   // "called it quits", held in a prison named short, a family, a partner or an office beside a
@@ -512,6 +534,15 @@ const CHANGES: Record<string, Case[]> = {
 
 const CONTROLS: Record<string, Case[]> = {
   statesReadNinth: [['Milo is a Green Party councillor.', 'Milo met the Labour Party leader.', 'Milo | member_of | Green Party']],
+  eleventhRound: [
+    ['Dana is a member of the Green Party.', 'Dana left the Green Party conference early.', 'Dana | member_of | Green Party'],
+    ['Ines is head of the Chemistry Department at Leeds.', 'Ines visited the Physics Department at Leeds.', 'Ines | head_of | Chemistry Department'],
+    ['Ana is married to Rui.', "Ana's sister's divorce was finalised in March.", 'Ana | married_to | Rui'],
+    ['Gus is a member of the Ramblers Club.', "Gus's brother has been expelled by the Ramblers Club.", 'Gus | member_of | Ramblers Club'],
+    ['Eve is a nurse at the Royal Free Hospital.', 'Eve stepped away from her desk at the Royal Free.', 'Eve | works_at | Royal Free Hospital'],
+    ['Eli lives in Hove.', 'Eli visited a care home in Worthing.', 'Eli | lives_in | Hove'],
+    ['Nia plays for Lewes FC.', 'Nia watched the debut of a Brighton player on Sunday.', 'Nia | plays_for | Lewes FC'],
+  ],
   tenthRound: [
     ['Lena works for Nokia in Espoo.', 'Lena moved to Helsinki in May.', 'Lena | works_at | Nokia'],
     ['Ravi is treasurer of the Rowing Club.', 'Ravi stood down as secretary of the Chess Club last week.', 'Ravi | treasurer_of | Rowing Club'],

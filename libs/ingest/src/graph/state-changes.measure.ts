@@ -3,6 +3,7 @@ import { normalizeEntityName } from '@loci/common';
 import type { EdgeRow, LockedEntity } from '@loci/db';
 import { extractLocally } from '../../../llm/src/local/extractor';
 import { hashEmbed } from '../../../llm/src/local/hashing.features';
+import { HONORIFICS } from '../../../llm/src/local/lexicon';
 import { LOCAL_EMBEDDING_MODEL } from '../../../llm/src/local/models';
 import fixture from '../../../llm/src/local/fixtures/state-changes.json';
 import { liveEdgesWanted, planEdges, type ResolvedEnding, type ResolvedFact } from './edge-plan';
@@ -231,10 +232,19 @@ function cosine(a: number[], b: number[]): number {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
-/** An entity's name stands for the expected one when it is that name or contains it as whole words ("Dr. Shaw" for "Shaw"). */
+/** Titles before a person's name, which the extractor leaves out of the names it gives people (mentions.ts). */
+const TITLES = new Set([...HONORIFICS, 'councillor', 'cllr']);
+
+/**
+ * An entity's name stands for the expected one when it is that name or contains it as whole
+ * words ("Dr. Shaw" for "Shaw"), the expected name's titles aside ("Dr Hannah Berg" is the
+ * entity "Hannah Berg": people's names are stored without them).
+ */
 export function sameName(actual: string, expected: string): boolean {
   const a = normalizeEntityName(actual);
-  const e = normalizeEntityName(expected);
+  const words = normalizeEntityName(expected).split(' ');
+  while (words.length > 1 && TITLES.has(words[0])) words.shift();
+  const e = words.join(' ');
   return a === e || ` ${a} `.includes(` ${e} `);
 }
 

@@ -1,5 +1,5 @@
 import { isVerbish } from './clauses';
-import { singularNoun } from './lexicon';
+import { HONORIFICS, singularNoun } from './lexicon';
 import type { Mention } from './mentions';
 import type { Token } from './nlp';
 import { withoutEx } from './state-nouns';
@@ -90,6 +90,10 @@ function isPhraseWord(t: Token): boolean {
 }
 
 const NAMED_TYPES = new Set(['person', 'concept']);
+const DEPUTIES = new Set(['deputy', 'assistant']);
+const TITLE_WORDS = new Set([...HONORIFICS, 'councillor', 'cllr', 'judge', 'senator', 'governor']);
+/** Words between a possessive and the noun of a role ("Morrisons' new deputy manager"). */
+const QUALIFIERS = new Set(['new', 'current', 'deputy', 'assistant', 'acting', 'interim', 'head', 'senior', 'lead', 'chief', 'general', 'longtime', 'long-time']);
 
 /**
  * A partner or an office named beside the name that says whose: "Tom's wife, Sara, is a
@@ -100,19 +104,33 @@ function possessiveAppositions(toks: Token[], mentions: Mention[], mentionAt: Ma
   const out: AppositionFact[] = [];
   const named = (m: Mention | undefined): m is Mention => m !== undefined && !m.common && NAMED_TYPES.has(m.type);
   for (const owner of mentions) {
-    if (owner.common || owner.type === 'location') continue;
+    if (owner.common) continue;
     const last = toks[owner.end - base - 1];
-    if (!last || !(last.tags.has('Possessive') || /['’]s?$/.test(last.text)) || /[,;:]/.test(last.post)) continue;
-    const at = owner.end - base + (toks[owner.end - base]?.tags.has('Elided') ? 1 : 0);
+    // (A plural's apostrophe may be left after the word: "Owls'".)
+    if (!last || !(last.tags.has('Possessive') || /['’]s?$/.test(last.text) || /^['’]/.test(last.post)) || /[,;:]/.test(last.post)) continue;
+    let at = owner.end - base + (toks[owner.end - base]?.tags.has('Elided') ? 1 : 0);
+    // ("Morrisons' new deputy manager, Kelly Okafor": past the words before the noun.)
+    let earlier = false;
+    while (at + 1 < toks.length && at - owner.end + base < 3 && (QUALIFIERS.has(toks[at].normal) || FORMERLY.has(toks[at].normal)) && !/[,;:]/.test(toks[at].post)) {
+      if (FORMERLY.has(toks[at].normal)) earlier = true;
+      at++;
+    }
     const word = toks[at];
     if (!word) continue;
-    const { noun, former } = withoutEx(singularNoun(word.normal));
+    const { noun, former: exNoun } = withoutEx(singularNoun(word.normal));
+    const former = exNoun || earlier;
     const partner = PERSONAL_NOUNS[noun];
-    if (!partner && !OFFICE_ROLES.has(noun)) continue;
+    const office = partner ? null : canonicalPredicate({ relation: `${noun}_of`, lemma: 'be', particle: null, prep: 'of', copula: true, passive: false, gerund: false, past: false, noun, possessed: true, now: false, source: owner, target: owner }).relation;
+    if (!partner && !OFFICE_ROLES.has(noun) && !(office && STATES.has(office))) continue;
+    // ("Whitby's mayor": a place has offices, not partners or staff.)
+    if (owner.type === 'location' && !OFFICE_ROLES.has(noun)) continue;
     if (partner && !named(owner)) continue;
     // "Tom's wife, Sara," / "Tom's wife Sara": the name right after the noun; "Sara, Tom's
     // wife, …": the name before the apposition.
-    const after = mentionAt.get(at + 1);
+    // ("Whitby's new mayor, Councillor Neil Lyle": past the title before the name.)
+    let next = at + 1;
+    while (next < toks.length && next - at <= 2 && (TITLE_WORDS.has(toks[next].normal.replace(/\.$/, '')) || toks[next].tags.has('Honorific'))) next++;
+    const after = mentionAt.get(at + 1) ?? mentionAt.get(next);
     const previous = toks[owner.start - base - 1];
     const before = previous && /,/.test(previous.post) && /,/.test(word.post) ? mentions.find((m) => m.end === owner.start) : undefined;
     for (const holder of [after, before]) {
@@ -121,8 +139,10 @@ function possessiveAppositions(toks: Token[], mentions: Mention[], mentionAt: Ma
         out.push({ source: owner, target: holder, relation: partner, ended: former });
         continue;
       }
-      const office = canonicalPredicate({ relation: `${noun}_of`, lemma: 'be', particle: null, prep: 'of', copula: true, passive: false, gerund: false, past: false, noun, possessed: true, now: false, source: holder, target: owner });
-      out.push({ source: holder, target: owner, relation: office.relation, ended: former });
+      const held = canonicalPredicate({ relation: `${noun}_of`, lemma: 'be', particle: null, prep: 'of', copula: true, passive: false, gerund: false, past: false, noun, possessed: true, now: false, source: holder, target: owner });
+      // ("Morrisons' deputy manager": a deputy's is a job there, not the office.)
+      const deputy = toks.slice(owner.end - base, at).some((t) => DEPUTIES.has(t.normal));
+      out.push({ source: holder, target: owner, relation: deputy && OFFICE_ROLES.has(noun) ? 'works_at' : held.relation, ended: former });
     }
   }
   return out;

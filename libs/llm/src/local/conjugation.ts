@@ -69,7 +69,7 @@ export function verbLemma(token: Token): string {
 }
 
 /** Participles and pasts the conjugation tables turn into non-words ("gone" → "gin", "rehomed" → "rehom"). */
-const IRREGULAR_PARTICIPLES: Readonly<Record<string, string>> = { gone: 'go', been: 'be', done: 'do', seen: 'see', rehomed: 'rehome' };
+const IRREGULAR_PARTICIPLES: Readonly<Record<string, string>> = { gone: 'go', been: 'be', done: 'do', seen: 'see', rehomed: 'rehome', broken: 'break' };
 
 const conjugations = new Map<string, Record<string, string | undefined>>();
 

@@ -18,6 +18,10 @@ export function coupleWord(toks: Token[], group: VerbGroup): string | null {
   if (group.lemma === 'call' && toks[group.end]?.normal === 'it' && toks[group.end + 1]?.normal === 'quits') return 'quits';
   // "Ruth and Sam got a divorce", "are getting a divorce": they divorced.
   if (group.lemma === 'get' && toks[k]?.normal === 'a' && toks[k + 1]?.normal === 'divorce') return 'divorced';
+  // "Mei and Jonathan tied the knot": they married.
+  if (group.lemma === 'tie' && toks[k]?.normal === 'the' && toks[k + 1]?.normal === 'knot') return 'married';
+  // "finalised their divorce" (open-endings.ts for one of them).
+  if (['finalise', 'finalize', 'complete'].includes(group.lemma) && ['their', 'the'].includes(toks[k]?.normal ?? '') && toks[k + 1]?.normal === 'divorce') return 'divorced';
   return null;
 }
 

@@ -262,3 +262,26 @@ export function bereaved(toks: Token[], group: VerbGroup, mentionEndingAt: Reado
   if (!owner || !(last.tags.has('Possessive') || /['’]s?$/.test(last.text))) return null;
   return owner;
 }
+
+/** Verbs that say a divorce became final: "was finalised", "came through", "went through", "was granted". */
+const DIVORCE_FINAL = new Set(['finalise', 'finalize', 'grant', 'complete', 'come', 'go']);
+
+/**
+ * "Sophie and Daniel's divorce was finalised in April", "Ruth's divorce came through": the
+ * possessors' marriage is over. The names before "divorce" (one or a couple; "their": `couple`,
+ * the clause before's two subjects), else none.
+ */
+export function divorcedBy(toks: Token[], group: VerbGroup, mentionEndingAt: ReadonlyMap<number, Mention>, couple: readonly Mention[] = []): Mention[] {
+  if (!DIVORCE_FINAL.has(group.lemma) || group.modal || group.negative) return [];
+  if ((group.lemma === 'come' || group.lemma === 'go') && (group.particle ?? toks[group.end]?.normal) !== 'through') return [];
+  let k = group.start - 1;
+  while (k >= 0 && (toks[k].tags.has('Adverb') || toks[k].tags.has('Auxiliary'))) k--;
+  if (k < 1 || toks[k].normal !== 'divorce') return [];
+  // ("Ben and Ruth separated, and their divorce came through": the couple the clause before named.)
+  if (toks[k - 1].normal === 'their') return couple.length === 2 ? [...couple] : [];
+  const owner = mentionEndingAt.get(k - 1);
+  const last = toks[k - 1];
+  if (!owner || owner.type === 'location' || !(last.tags.has('Possessive') || /['’]s?$/.test(last.text))) return [];
+  const first = toks[owner.start - toks[0].index - 1]?.normal === 'and' ? mentionEndingAt.get(owner.start - toks[0].index - 2) : undefined;
+  return first ? [first, owner] : [owner];
+}

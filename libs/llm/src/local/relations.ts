@@ -13,9 +13,9 @@ import {
   THEMES,
 } from './lexicon';
 import type { Mention } from './mentions';
-import { verbForms, type ParsedSentence, type Token } from './nlp';
+import { looksCapitalized, verbForms, type ParsedSentence, type Token } from './nlp';
 import { scanObjects, type ObjectHit } from './object-scan';
-import { bereaved, openEnding } from './open-endings';
+import { bereaved, divorcedBy, openEnding } from './open-endings';
 import { officeHolderNoun, roleFacts } from './roles';
 import { nounFacts } from './state-nouns';
 import { validityOf, nearestDateBefore } from './validity';
@@ -84,6 +84,16 @@ const SUBJECT_KEEPING_PASSIVES = new Set(['hire', 'employ']);
 /** "left the BBC to join Channel 4", "went to work for Disney": the infinitive's subject is the sentence's. */
 const PURPOSE_VERBS = new Set(['leave', 'quit', 'go', 'move', 'resign', 'retire', 'return', 'come', 'relocate', 'appoint', 'hire', 'name', 'promote', 'choose', 'pick', 'elect']);
 const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS, ...STUDY_NOUNS, ...Object.keys(PERSONAL_NOUNS), ...OWNABLE_NOUNS, ...DISMISSAL_NOUNS]);
+const LEAVING_LEMMAS = new Set(['leave', 'quit', 'exit', 'desert', 'abandon']);
+/** Nouns a name before them may still be the body of ("left the Acme team" is leaving Acme's team). */
+const BODY_PARTS = new Set(['team', 'squad', 'board', 'band', 'choir', 'club', 'party', 'staff', 'group', 'company', 'firm', 'side', 'orchestra', 'committee', 'council', 'union', 'society']);
+
+/** The word after a name is a common noun the name qualifies ("the Green Party conference"), not a body the name is. */
+function qualifiesNoun(after: Token | undefined, last: Token | undefined): boolean {
+  if (!after || !last || /[^\s]/.test(last.post)) return false;
+  if (!/^\p{Ll}/u.test(after.text) || !after.tags.has('Noun') || after.tags.has('ProperNoun') || after.tags.has('Pronoun') || after.tags.has('Date') || looksCapitalized(after.text)) return false;
+  return !BODY_PARTS.has(after.normal);
+}
 const THINGS_PARTED_WITH = new Set(['sold', 'gave_away', 'lost']);
 const OWNING_DETERMINERS = new Set(['his', 'her', 'their', 'my', 'our']);
 /** What one is "on" as a member ("on the Hawks basketball team", "on the board"), right after its name. */
@@ -159,9 +169,17 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
       subjects.every((subject) => subject.start - base >= groups[g - 1].end);
     if (coordinated || purpose || afterDoing || describing || participleClause) subjects = previousSubjects;
     const scan = scanObjects(toks, group, n, mentionAt, dateAt, covered, base);
+    const subjectsBefore = previousSubjects;
     previousSubjects = subjects;
     if (group.modal) continue;
     // "Anya's husband died in 2024", "Amir's wife Leila passed away": their marriage ended.
+    const divorced = divorcedBy(toks, group, mentionEndingAt, subjectsBefore);
+    if (divorced.length > 0) {
+      const date = scan.date ?? nearestDateBefore(input.dates, toks[group.start].index, usedDates);
+      const validAt = validityOf(date, { ...group, ended: false }, input.referenceDate).validAt;
+      for (const spouse of divorced) endings.push({ subject: spouse, relation: 'divorced', noun: null, validAt, sentence: input.sentence.index });
+      continue;
+    }
     const widow = subjects.length <= 1 ? bereaved(toks, group, mentionEndingAt) : null;
     if (widow) {
       const date = scan.date ?? nearestDateBefore(input.dates, toks[group.start].index, usedDates);
@@ -276,6 +294,8 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
       if ((group.ended || hit.former) && !validity.invalidAt) continue;
       const built = predicateFor(group, hit);
       if (!built) continue;
+      // "left the Green Party conference early": what was left is the noun the name qualifies.
+      if (hit.prep === null && LEAVING_LEMMAS.has(group.lemma) && qualifiesNoun(toks[hit.mention.end - base], toks[hit.mention.end - base - 1])) continue;
       for (const subject of subjects) {
         let [source, target] = built.agent ? [hit.mention, subject] : [subject, hit.mention];
         if (source === target || source.name.toLowerCase() === target.name.toLowerCase()) continue;

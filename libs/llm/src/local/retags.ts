@@ -30,6 +30,7 @@ export function retagSentence(tokens: Token[]): void {
   retagBackInTime(tokens);
   retagCalledItQuits(tokens);
   retagKindsBeforeTheirNames(tokens);
+  retagFollowingAsPreposition(tokens);
   retagFieldGerunds(tokens);
 }
 
@@ -492,5 +493,22 @@ function retagLettersAndDigitNames(tokens: Token[]): void {
     const tags = token.tags as Set<string>;
     for (const tag of ['Value', 'Cardinal', 'RomanNumeral', 'Abbreviation', 'NumericValue', 'Date', 'Year', 'Preposition', 'Conjunction', 'Adverb']) tags.delete(tag);
     for (const tag of ['Noun', 'ProperNoun', 'Acronym']) tags.add(tag);
+  }
+}
+
+const FOLLOWED_OPENERS = new Set(['a', 'an', 'the', 'his', 'her', 'their', 'its', 'our', 'my', 'this', 'that', 'months', 'years', 'weeks']);
+
+/**
+ * "was expelled by Ilkley Rotary Club following a dispute": after a clause, "following" + a
+ * noun phrase is the preposition ("after"), not a verb whose subject is the name before it
+ * ("is following the news" keeps its verb).
+ */
+function retagFollowingAsPreposition(tokens: Token[]): void {
+  for (let k = 1; k + 1 < tokens.length; k++) {
+    if (tokens[k].normal !== 'following' || !FOLLOWED_OPENERS.has(tokens[k + 1].normal)) continue;
+    if (BE_WORDS.has(tokens[k - 1].normal) || tokens[k - 1].tags.has('Auxiliary') || tokens[k - 1].tags.has('Determiner')) continue;
+    const tags = tokens[k].tags as Set<string>;
+    tags.clear();
+    tags.add('Preposition');
   }
 }

@@ -157,6 +157,8 @@ function phraseEndingAt(toks: Token[], last: number, mentionAt: Map<number, Ment
   return phraseFromHead(toks, k, target, prep, mentionAt, mentionEndingAt, base);
 }
 
+const DAY_QUALIFIERS = new Set(['working', 'official', 'full']);
+
 function phraseFromHead(
   toks: Token[],
   k: number,
@@ -179,7 +181,10 @@ function phraseFromHead(
   if (!headToken || mentionAt.has(k) || mentionEndingAt.has(k)) return null;
   const { noun, former: exNoun } = withoutEx(singularNoun(headToken.normal));
   // ("term as president": the role says what the period was of; "her last day at": the period's end.)
-  const lastDay = noun === 'day' && toks[k - 1]?.normal === 'last';
+  // ("her last working day at": the day's adjective between.)
+  const dayQualified = DAY_QUALIFIERS.has(toks[k - 1]?.normal ?? '');
+  const lastAt = toks[k - 1]?.normal === 'last' ? k - 1 : dayQualified && toks[k - 2]?.normal === 'last' ? k - 2 : -1;
+  const lastDay = noun === 'day' && lastAt >= 0;
   if (!isStateNoun(noun) && !role && !lastDay) return null;
   let fresh = false;
   let former = exNoun;
@@ -189,7 +194,7 @@ function phraseFromHead(
     j >= 0 &&
     k - j <= 4 &&
     !mentionEndingAt.has(j) &&
-    (toks[j].tags.has('Elided') || (lastDay && j === k - 1) || (!isPossessive(toks[j]) && (toks[j].tags.has('Adjective') || toks[j].tags.has('Noun') || ADJECTIVES_OF_FORMER.has(toks[j].normal))))
+    (toks[j].tags.has('Elided') || (lastDay && j >= lastAt) || (!isPossessive(toks[j]) && (toks[j].tags.has('Adjective') || toks[j].tags.has('Noun') || ADJECTIVES_OF_FORMER.has(toks[j].normal))))
   ) {
     if (ADJECTIVES_OF_NEW.has(toks[j].normal)) fresh = true;
     if (ADJECTIVES_OF_FORMER.has(toks[j].normal)) former = true;

@@ -161,3 +161,6 @@ export const OFFICES: Readonly<Record<string, string>> = {
   deanship: 'dean',
   treasurership: 'treasurer',
 };
+
+/** Who plays in a band: a member of it, not its employee ("Neon Gulls' ex-drummer Harvey"). */
+export const MUSICIAN_NOUNS = new Set(['drummer', 'guitarist', 'bassist', 'singer', 'vocalist', 'keyboardist', 'pianist', 'frontman', 'frontwoman', 'saxophonist', 'trumpeter', 'violinist', 'cellist', 'fiddler']);

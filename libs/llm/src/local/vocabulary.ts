@@ -14,6 +14,7 @@ import {
   JOB_NOUNS,
   JOB_TAKING,
   MOVING_VERBS,
+  MUSICIAN_NOUNS,
   NOTICE_NOUNS,
   NOT_JOBS,
   OFFICE_ROLES,
@@ -118,6 +119,8 @@ const HOME_OWNING: Readonly<Record<string, string>> = { own: 'owns_home_in', buy
 /** Verbs of settling whose place "there" gave, and the relation the preposition would have given. */
 const PLACE_WITHOUT_PREPOSITION: Readonly<Record<string, string>> = { move: 'moved_to', relocate: 'relocated_to', settle: 'settled_in', live: 'lives_in', emigrate: 'emigrated_to' };
 /** "is in hospital at St. George's", "is in rehab at the Priory", "is in prison at Belmarsh". */
+/** A time spent somewhere ("his time at", "her spell at"). */
+const PERIOD_NOUNS = new Set(['time', 'spell', 'stint', 'career', 'tenure', 'term']);
 /** Nouns of a move that carry its "from" and "to" whatever light verb they follow. */
 const MOVE_NOUNS = new Set(['transfer', 'move', 'switch', 'relocation']);
 const CONFINING_NOUNS: Readonly<Record<string, string>> = { hospital: 'patient_at', rehab: 'patient_at', prison: 'held_at', jail: 'held_at', gaol: 'held_at' };
@@ -170,6 +173,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (noun === 'owner' && p.fresh) return { relation: 'acquired' };
       if (COPULA_NOUNS[noun]) return { relation: COPULA_NOUNS[noun] };
       if (OWNED_NOUNS.has(noun) && p.prep === 'of' && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'owns', reversed: true };
+      // "the Gulls' drummer", "the guitarist of Blur", "plays bass with the Lanterns": a band's member.
+      if (MUSICIAN_NOUNS.has(noun) && p.prep !== null && ['of', 'in', 'with', 'for'].includes(p.prep) && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'member_of' };
       // "the drummer in The Wolves", "a dancer in the Royal Ballet": one of a group.
       if (p.prep === 'in' && !isPerson(p.target) && !isPlace(p.target) && !isPlace(p.source) && p.source.type !== 'organization') {
         // ("is in a book club called Page Turners": the group's noun before the name.)
@@ -427,6 +432,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       if (p.prep === 'to' && !p.past && isSchool(p.target)) return { relation: 'studies_at' };
       if (p.prep === 'to' && !p.past && isGroup(p.target) && isSomeone(p.source)) return { relation: 'member_of' };
       if (p.particle === 'out' && p.prep === 'with' && isPerson(p.target)) return { relation: 'dates' };
+      // "Evelyn has gone into a care home in Canterbury": she lives there now.
+      if (p.prep === 'in' && p.noun !== null && HOME_NOUNS.has(p.noun) && isSomeone(p.source) && !p.sourceArticle && !isPerson(p.target)) return { relation: 'moved_to' };
       // "Ezra went home from Guy's Hospital": his stay there ended.
       if (p.prep === 'from' && isHospital(p.target)) return { relation: 'discharged_from' };
       // "Aisha went over to Bain": she changed sides, to another employer.
@@ -465,7 +472,27 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       // "Agnieszka finally parted with Seraphina" (her boat): no longer hers.
       if (p.prep === 'with' && p.noun === null && !/^ways\b/.test(p.next ?? '') && isSomeone(p.source) && p.target.type !== 'person' && !isPlace(p.target) && p.target.type !== 'organization') return { relation: 'gave_away' };
       return same;
+    // "bringing his time at Llanelli RFC to a close": he left it.
+    case 'bring':
+      if (p.prep === 'at' && p.noun !== null && PERIOD_NOUNS.has(p.noun) && /^to an?\b/.test(p.next ?? '') && !isPerson(p.target)) return { relation: 'left' };
+      return same;
     // "had to rehome Max": a pet given to another home.
+    // "broke off her engagement to Ben": they are no longer engaged.
+    case 'break':
+      if (p.noun === 'engagement' && p.prep === 'to' && isSomeone(p.target)) return { relation: 'broke_up_with' };
+      return same;
+    // "Rashid turns out for Bolton Cricket Club": plays for it.
+    case 'turn':
+      if (p.particle === 'out' && p.prep === 'for' && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'plays_for' };
+      return same;
+    // "Aoife has stepped away from the Rotunda": she left it.
+    case 'step':
+      if ((p.particle === 'away' || p.particle === 'back') && p.prep === 'from' && isSomeone(p.source) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'left' };
+      return same;
+    // "Luca waits tables at Dishoom": works there.
+    case 'wait':
+      if (p.noun === 'table' && p.prep === 'at' && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
+      return same;
     case 'rehome':
       if (!p.prep && !isPlace(p.target)) return { relation: 'gave_away' };
       return same;
@@ -503,6 +530,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
       return same;
     case 'call':
     case 'make':
+      // "made her debut for Crystal Palace Women": she plays for them now.
+      if (p.lemma === 'make' && p.noun === 'debut' && p.prep === 'for' && isSomeone(p.source) && !isPerson(p.target)) return { relation: 'plays_for' };
       // "called it quits at IKEA": left it.
       if (p.lemma === 'call' && p.prep === 'at' && (p.noun === 'quit' || p.noun === 'quits') && isSomeone(p.source) && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'left' };
       // "Lars now calls Aarhus home", "Mia has made York her home".
