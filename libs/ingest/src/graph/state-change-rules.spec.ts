@@ -140,17 +140,16 @@ const CHANGES: Record<string, Case[]> = {
     ['The Grey Tern is in dry dock at Hull.', 'The Grey Tern was towed to Grimsby.', 'Grey Tern | located_in | Hull'],
     ['Quill Labs operates out of Bath.', 'Quill Labs relocated to Bristol.', 'Quill Labs | based_in | Bath'],
   ],
-  // The ninth round's: a gerund after "since", a player transferred, a move to a company, an
-  // employee "became a manager at", a move from one employer to another, a move to a university,
-  // "got a divorce", a thing swapped for another, "went on display in", the head of a unit at an
-  // employer, a home owned in a town, "has a new boyfriend, Leo", and a symmetric fact stored the
-  // other way round ("Sid is Mia's husband", then "Mia is divorced now").
   // The eleventh round's: a second value of a slot stated beside the first in one text, a
   // divorce finalised (a couple's, "their"), "tied the knot", an engagement broken off, expelled by
   // a club, "turns out for", "stepped away from", "waits tables at", a last working day, a deputy
   // or a band's drummer or a place's mayor beside a possessive, a care home, a debut for a club;
-  // and a name that qualifies the noun after it ("the Green Party conference") is not what was left.
+  // names the tagger splits ("Rhys Owen", read as a plural; "Lena Petrova's", the given name read
+  // as a possessive); and a name that qualifies the noun after it ("the Green Party conference") is
+  // not what was left.
   eleventhRound: [
+    ['Rhys Owen is a reporter for the Echo.', 'Rhys Owen left the Echo in May.', 'Rhys Owen | works_at | Echo'],
+    ['Lena Petrova works at Brightwave.', "Please note that Lena Petrova's last working day at Brightwave was 31 May.", 'Lena Petrova | works_at | Brightwave'],
     ['Ines is head of the Chemistry Department at Leeds.', 'Ines stepped down as head of the Chemistry Department in May.', 'Ines | head_of | Chemistry Department'],
     ['Ana is married to Rui.', "Ana and Rui's divorce was finalised in March.", 'Ana | married_to | Rui'],
     ['Joy is married to Tim.', 'Joy and Tim separated in 2022, and their divorce came through in May.', 'Joy | married_to | Tim'],
@@ -201,6 +200,11 @@ const CHANGES: Record<string, Case[]> = {
     ['Lars is chairman of Fjord Energy AS.', 'Lars stepped down as chairman of Fjord Energy AS.', 'Lars | chairman_of | Fjord Energy AS'],
     ['Aroha is captain of the Harbour Hawks.', 'Aroha handed the Harbour Hawks captaincy over to Tia.', 'Aroha | captain_of | Harbour Hawks'],
   ],
+  // The ninth round's: a gerund after "since", a player transferred, a move to a company, an
+  // employee "became a manager at", a move from one employer to another, a move to a university,
+  // "got a divorce", a thing swapped for another, "went on display in", the head of a unit at an
+  // employer, a home owned in a town, "has a new boyfriend, Leo", and a symmetric fact stored the
+  // other way round ("Sid is Mia's husband", then "Mia is divorced now").
   ninthRound: [
     ['Pat works at Argos.', 'Pat is out of work since leaving Argos.', 'Pat | works_at | Argos'],
     ['Kofi plays for the Rams.', 'Kofi was transferred to the Bears.', 'Kofi | plays_for | Rams'],

@@ -133,9 +133,10 @@ function saysPast(parsed: ParsedText, sentence: number): boolean {
 /**
  * "left in May" said in June is the May before, but the library picks the next one: a date of a
  * past event that resolved after the text's own time is moved back a week ("on Monday") or a
- * year ("in March"), so that the fact's time and its description's date are one day.
+ * year ("in March"), so that the fact's time and its description's date are one day (validity.ts
+ * moves a fact's time with it).
  */
-function beforeReference(date: { startsAt: string; endsAt: string | null }, text: string, referenceDate: Date): { startsAt: string; endsAt: string | null } {
+export function beforeReference(date: { startsAt: string; endsAt: string | null }, text: string, referenceDate: Date): { startsAt: string; endsAt: string | null } {
   if (new Date(date.startsAt).getTime() <= referenceDate.getTime()) return date;
   // ("left this morning", said on the day: by the text's own time, not a year before.)
   if (date.startsAt.slice(0, 10) === referenceDate.toISOString().slice(0, 10)) return { startsAt: referenceDate.toISOString(), endsAt: null };

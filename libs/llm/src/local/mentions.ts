@@ -40,6 +40,14 @@ export function cleanName(name: string): string {
     .trim();
 }
 
+/**
+ * The word is written as a possessive ("Nimbus's", "Owls'"). (The tagger also marks the given
+ * name before a possessive surname, "Nadia" in "Nadia Petrova's": no apostrophe, no possessive.)
+ */
+function possessive(token: Token): boolean {
+  return /['’]s?$/.test(token.text) || /^['’]/.test(token.post) || (token.tags.has('Possessive') && token.text === '');
+}
+
 function isNameWord(token: Token): boolean {
   return looksCapitalized(token.text) && !token.tags.has('Pronoun') && !PRONOUNS.has(token.normal);
 }
@@ -173,7 +181,7 @@ export function findMentions(
       if (proper) run.push(token);
       else flush();
       // "Nimbus's CTO": a possessive ends the name it belongs to.
-      if (/[,;:()]/.test(token.post) || (proper && (token.tags.has('Possessive') || /['’]s$/.test(token.text)))) flush();
+      if (/[,;:()]/.test(token.post) || (proper && possessive(token))) flush();
     });
     flush();
   }
@@ -253,8 +261,10 @@ function unknownInitialName(tokens: Token[], k: number): boolean {
   const known = lexiconTag(word);
   if (known !== undefined && !NAME_LEXICON_TAGS.has(known)) return false;
   if ((token.tags.has('Possessive') || /['’]s$/.test(token.text)) && !token.tags.has('Plural')) return true;
-  // "Amara Diallo's tenure …": a given name before a surname in the possessive.
   const following = tokens[k + 1];
+  // "Rhys Morgan is a reporter": an unknown word right before a surname is the given name (not a plural).
+  if (following !== undefined && !/[^\s]/.test(token.post) && isNameWord(following) && following.tags.has('Person') && !following.tags.has('Possessive')) return true;
+  // "Amara Diallo's tenure …": a given name before a surname in the possessive.
   if (following !== undefined && !/[^\s]/.test(token.post) && isNameWord(following) && following.tags.has('ProperNoun') && (following.tags.has('Possessive') || /['’]s$/.test(following.text))) return true;
   let j = k + 1;
   // "Ji-woo is …": the name goes on after its hyphen.
@@ -402,8 +412,7 @@ function mergeAdjacent(mentions: Mention[], parsed: ParsedText): Mention[] {
       last !== undefined &&
       // ("Rolls-Royce": two names joined by a hyphen are one.)
       (!/[^\s]/.test(last.post) || /^-$/.test(last.post)) &&
-      !last.tags.has('Possessive') &&
-      !/['’]s$/.test(last.text);
+      !possessive(last);
     // "Hearts of Oak", "the Star of Asia": an untyped name and the name after its "of" are one.
     const ofJoinable =
       previous &&

@@ -1,10 +1,8 @@
-import type { DateSpan } from './dates';
+import { beforeReference, type DateSpan } from './dates';
 import type { VerbGroup } from './clauses';
 import { verbForms } from './nlp';
 
 /** A fact's valid time from the date its clause gives (or the text's own date for an ending). */
-
-const WEEKDAY = /\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b/i;
 
 export function nearestDateBefore(dates: DateSpan[], index: number, used: Set<DateSpan>): DateSpan | null {
   let best: DateSpan | null = null;
@@ -18,14 +16,7 @@ function shiftBackIfFuture(iso: string, span: DateSpan, group: VerbGroup, refere
   // third-person present, is the past.
   const bareFormPast = !group.copula && verbForms(group.lemma).past === group.main.normal;
   if (span.explicitYear || !referenceDate || !(group.main.tags.has('PastTense') || group.past || group.ended || bareFormPast)) return iso;
-  const date = new Date(iso);
-  if (date.getTime() <= referenceDate.getTime()) return iso;
-  // ("left this morning", said that day: by the text's own time, not a year before.)
-  if (iso.slice(0, 10) === referenceDate.toISOString().slice(0, 10)) return referenceDate.toISOString();
-  // "on Monday" → the Monday before; "in March" → the March before.
-  if (WEEKDAY.test(span.text)) date.setUTCDate(date.getUTCDate() - 7);
-  else date.setUTCFullYear(date.getUTCFullYear() - 1);
-  return date.toISOString();
+  return beforeReference({ startsAt: iso, endsAt: null }, span.text, referenceDate).startsAt;
 }
 
 export function validityOf(

@@ -118,11 +118,11 @@ const BRANCH_NOUNS = new Set(['office', 'offices', 'branch', 'site', 'plant', 'c
 const HOME_OWNING: Readonly<Record<string, string>> = { own: 'owns_home_in', buy: 'bought_home_in', purchase: 'bought_home_in', sell: 'sold_home_in' };
 /** Verbs of settling whose place "there" gave, and the relation the preposition would have given. */
 const PLACE_WITHOUT_PREPOSITION: Readonly<Record<string, string>> = { move: 'moved_to', relocate: 'relocated_to', settle: 'settled_in', live: 'lives_in', emigrate: 'emigrated_to' };
-/** "is in hospital at St. George's", "is in rehab at the Priory", "is in prison at Belmarsh". */
 /** A time spent somewhere ("his time at", "her spell at"). */
 const PERIOD_NOUNS = new Set(['time', 'spell', 'stint', 'career', 'tenure', 'term']);
 /** Nouns of a move that carry its "from" and "to" whatever light verb they follow. */
 const MOVE_NOUNS = new Set(['transfer', 'move', 'switch', 'relocation']);
+/** "is in hospital at St. George's", "is in rehab at the Priory", "is in prison at Belmarsh". */
 const CONFINING_NOUNS: Readonly<Record<string, string>> = { hospital: 'patient_at', rehab: 'patient_at', prison: 'held_at', jail: 'held_at', gaol: 'held_at' };
 const isHospital = (m: Mention) => ['hospital', 'clinic', 'infirmary', 'hospice', 'sanatorium'].includes(lastWord(m.name));
 
@@ -476,7 +476,6 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'bring':
       if (p.prep === 'at' && p.noun !== null && PERIOD_NOUNS.has(p.noun) && /^to an?\b/.test(p.next ?? '') && !isPerson(p.target)) return { relation: 'left' };
       return same;
-    // "had to rehome Max": a pet given to another home.
     // "broke off her engagement to Ben": they are no longer engaged.
     case 'break':
       if (p.noun === 'engagement' && p.prep === 'to' && isSomeone(p.target)) return { relation: 'broke_up_with' };
@@ -493,6 +492,7 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
     case 'wait':
       if (p.noun === 'table' && p.prep === 'at' && !isPerson(p.target) && !isPlainPlace(p.target)) return { relation: 'works_at' };
       return same;
+    // "had to rehome Max": a pet given to another home.
     case 'rehome':
       if (!p.prep && !isPlace(p.target)) return { relation: 'gave_away' };
       return same;
