@@ -50,7 +50,7 @@ if (!databaseUrl) console.warn('bench query-ingested smoke skipped: DATABASE_URL
       seed: 5,
       modes: ['mix'],
       concurrencies: [1],
-      durationS: 1,
+      durationS: 2,
       checkCount: 2,
       poolMax: 4,
       thenAnalyze: true,
