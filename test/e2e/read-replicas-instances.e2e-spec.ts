@@ -51,9 +51,9 @@ const title = ready
       await replica().resumeReplay();
     }
   }
-  /** Until the replica has replayed everything the primary had written when asked. */
+  /** Until the replica has replayed everything the primary had flushed (every commit) when asked. */
   async function replicaCaughtUp(): Promise<void> {
-    const [{ lsn }] = await queryRows<{ lsn: string }>(one.app.get<Database>(DATABASE).db, sql`SELECT pg_current_wal_insert_lsn()::text AS lsn`);
+    const [{ lsn }] = await queryRows<{ lsn: string }>(one.app.get<Database>(DATABASE).db, sql`SELECT pg_current_wal_flush_lsn()::text AS lsn`);
     await until(
       async () => (await replica().query<{ done: boolean }>(`SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`))[0].done,
       `replayed to ${lsn}`,

@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { ReadRouter } from '@loci/db';
 import { IngestWorker } from '@loci/ingest';
 import { createTenantWithPeople, parsePrometheusText, sampleValue } from '@loci/testing';
-import { REPLICA_SKIP_REASON, replicaOf, replicaUrl, until } from '../support/replica';
+import { Client } from 'pg';
+import { readyzReplica, REPLICA_SKIP_REASON, replicaOf, replicaUrl, until } from '../support/replica';
 import { startTestApp, TestApp } from '../support/test-app';
 
 type Tenant = Awaited<ReturnType<typeof createTenantWithPeople>>;
@@ -113,6 +115,32 @@ const REPLICA_SCRIPT = join(__dirname, '../../.ci/replica.sh');
       expect(reads.counts.primary).toBe(before.primary);
     } finally {
       await resumeReplay();
+    }
+  });
+
+  it("another session's open transaction neither holds a read to its wait nor makes the replica look behind", async () => {
+    const reads = t.app.get(ReadRouter);
+    // WAL written and not committed (another tenant's ingestion, mid-transaction): no commit has
+    // flushed it, so the replica cannot receive it until one does. A note taken now must not ask
+    // the replica for it, and the replica lacking it is not lag.
+    const open = new Client({ connectionString: t.settings.database.url! });
+    await open.connect();
+    try {
+      await open.query('BEGIN');
+      await open.query("SELECT pg_logical_emit_message(true, 'loci-test', 'an open transaction')");
+      const scope = { tenantId: a.tenant.id };
+      await reads.noteWrite(scope);
+      const before = { ...reads.counts };
+      await reads.read(scope, (db) => db.execute(sql`SELECT 1`));
+      expect(reads.counts.waitedOut).toBe(before.waitedOut);
+      expect(reads.counts.replica).toBe(before.replica + 1);
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // six lag checks
+      const state = await readyzReplica(t);
+      expect(state.status).toBe('up');
+      expect(state.lag_ms).toBeLessThan(1_000);
+    } finally {
+      await open.query('ROLLBACK').catch(() => undefined);
+      await open.end();
     }
   });
 

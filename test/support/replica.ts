@@ -47,8 +47,11 @@ export function replicaOf(app: TestApp) {
   };
 }
 
-async function readyzReplica(app: TestApp): Promise<{ status: string; reason?: string }> {
-  const body = (await app.http.get('/readyz')).body as { details: { replicas: { replicas: Array<{ status: string; reason?: string }> } } };
+/** The first replica as /readyz reports it now. */
+export async function readyzReplica(app: TestApp): Promise<{ status: string; lag_ms: number | null; reason?: string }> {
+  const body = (await app.http.get('/readyz')).body as {
+    details: { replicas: { replicas: Array<{ status: string; lag_ms: number | null; reason?: string }> } };
+  };
   return body.details.replicas.replicas[0];
 }
 

@@ -14,7 +14,7 @@ const dialect = new PgDialect();
  * under test here; test/e2e/read-replicas.e2e-spec.ts runs them on a real streaming replica.
  */
 class FakeStore {
-  insertLsn = '0/1000';
+  flushLsn = '0/1000';
   replayLsn: string | null = '0/1000';
   standby = true;
   /** Positions replayed one a look: each look at the replay position first replays the next one. */
@@ -29,7 +29,7 @@ class FakeStore {
       const text = dialect.sqlToQuery(query).sql;
       this.statements.push(text);
       if (this.failure) return Promise.reject(this.failure);
-      if (text.includes('pg_current_wal_insert_lsn')) return Promise.resolve({ rows: [{ lsn: this.insertLsn }] });
+      if (text.includes('pg_current_wal_flush_lsn')) return Promise.resolve({ rows: [{ lsn: this.flushLsn }] });
       if (text.includes('pg_is_in_recovery')) return Promise.resolve({ rows: [{ lsn: this.replayLsn, standby: this.standby }] });
       if (text.includes('pg_last_wal_replay_lsn')) {
         this.replayLsn = this.replaysAtLooks.shift() ?? this.replayLsn;
@@ -63,7 +63,7 @@ describe('ReadReplicas: lag against the primary', () => {
     const replica = new FakeStore('replica');
     const replicas = new ReadReplicas(primary.database, [{ name: 'r1', database: replica.database }], 1_000);
     await replicas.check();
-    primary.insertLsn = '0/2000'; // written now; the replica stays at 0/1000
+    primary.flushLsn = '0/2000'; // written now; the replica stays at 0/1000
     await replicas.check();
     jest.advanceTimersByTime(600);
     await replicas.check();
@@ -137,14 +137,14 @@ describe('ReadRouter', () => {
   it("waits for the replica to replay a graph's noted write, and reads the primary past the wait", async () => {
     // A wait long enough for any load on the machine: the replica replays at its second look.
     const patient = await setUp(10_000);
-    patient.primary.insertLsn = '0/3000';
+    patient.primary.flushLsn = '0/3000';
     await patient.router.noteWrite(SCOPE);
     patient.replica.replaysAtLooks = ['0/1000', '0/3000'];
     expect(await patient.router.rows(QUESTION, SCOPE)).toEqual([{ from: 'replica' }]);
     expect(patient.router.counts).toMatchObject({ waited: 1, waitedOut: 0 });
 
     const { router, primary } = await setUp(50);
-    primary.insertLsn = '0/4000';
+    primary.flushLsn = '0/4000';
     await router.noteWrite(SCOPE);
     expect(await router.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
     expect(router.counts).toMatchObject({ waited: 1, waitedOut: 1 });
@@ -156,7 +156,7 @@ describe('ReadRouter', () => {
 
   it("keeps a tenant's, every tenant's and a graph's notes apart", async () => {
     const { router, primary } = await setUp(0);
-    primary.insertLsn = '0/3000';
+    primary.flushLsn = '0/3000';
     await router.noteWrite({ tenantId: 't1' }); // a usage report or an export about to read
     expect(await router.rows(QUESTION, { tenantId: 't1' })).toEqual([{ from: 'primary' }]);
     expect(await router.rows(QUESTION, { tenantId: null })).toEqual([{ from: 'replica' }]);
@@ -168,7 +168,7 @@ describe('ReadRouter', () => {
 
   it("notes another process's write only while a replica in the bound may not have replayed it", async () => {
     const { router, primary } = await setUp(0);
-    primary.insertLsn = '0/3000';
+    primary.flushLsn = '0/3000';
     const before = primary.statements.length;
     await router.noteWrite(SCOPE, new Date(Date.now() - 10 * 60_000)); // processed ten minutes ago
     expect(primary.statements).toHaveLength(before);
@@ -224,7 +224,7 @@ describe('ReadRouter: notes shared between processes', () => {
 
   it("holds a read on one instance to a graph's write noted on another, and no other graph or tenant", async () => {
     const { primary, shared, one, two } = await setUp(0);
-    primary.insertLsn = '0/3000';
+    primary.flushLsn = '0/3000';
     await one.noteWrite(SCOPE);
     expect(shared.notes.get('t1:1')).toBe(0x3000n);
     expect(await two.rows(QUESTION, SCOPE)).toEqual([{ from: 'primary' }]);
@@ -237,7 +237,7 @@ describe('ReadRouter: notes shared between processes', () => {
 
   it("waits on the other instance for the replica to replay the write, and reads it there once it has", async () => {
     const { primary, replica, one, two } = await setUp(10_000);
-    primary.insertLsn = '0/3000';
+    primary.flushLsn = '0/3000';
     await one.noteWrite(SCOPE);
     replica.replaysAtLooks = ['0/1000', '0/3000'];
     expect(await two.rows(QUESTION, SCOPE)).toEqual([{ from: 'replica' }]);
@@ -246,7 +246,7 @@ describe('ReadRouter: notes shared between processes', () => {
 
   it('looks the shared note up once a request, however many statements it runs', async () => {
     const { primary, shared, one, two } = await setUp(0);
-    primary.insertLsn = '0/3000';
+    primary.flushLsn = '0/3000';
     await one.noteWrite(SCOPE);
     await runAsTenant('t1', async () => {
       await Promise.all([two.rows(QUESTION, SCOPE), two.rows(QUESTION, SCOPE)]);
@@ -261,7 +261,7 @@ describe('ReadRouter: notes shared between processes', () => {
 
   it("a request's statements run side by side share one wait for the replica", async () => {
     const { primary, one, two } = await setUp(50);
-    primary.insertLsn = '0/3000';
+    primary.flushLsn = '0/3000';
     await one.noteWrite(SCOPE);
     const answers = await runAsTenant('t1', () => Promise.all([two.rows(QUESTION, SCOPE), two.rows(QUESTION, SCOPE), two.rows(QUESTION, SCOPE)]));
     expect(answers.flat()).toEqual([{ from: 'primary' }, { from: 'primary' }, { from: 'primary' }]);
@@ -299,7 +299,7 @@ describe('ReadRouter: notes shared between processes', () => {
   it('a write whose note cannot be shared waits for the replica to replay it before it answers', async () => {
     const { primary, replica, shared, one } = await setUp(10_000);
     shared.failure = new Error('Connection is closed.');
-    primary.insertLsn = '0/3000';
+    primary.flushLsn = '0/3000';
     replica.replaysAtLooks = ['0/1000', '0/2000', '0/3000'];
     await one.noteWrite(SCOPE);
     expect(one.counts.notesUnshared).toBe(1);

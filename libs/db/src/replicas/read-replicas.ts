@@ -81,9 +81,19 @@ export class ReadReplicas {
     replica.reason = error instanceof Error ? error.message : String(error);
   }
 
-  /** The primary's WAL insert position now: at or past the end of every commit made before. */
+  /**
+   * The primary's WAL flush position now: at or past the end of every commit made before, since a
+   * commit answers once its WAL is flushed. Not the insert position: that includes what open
+   * transactions have written and no commit has flushed yet, which no replica receives until one
+   * does (one tenant's long ingestion would hold every other tenant's reads to their full wait,
+   * and make the replica look as far behind as that transaction is long). Where commits do not
+   * wait for the flush (synchronous_commit off), the insert position is the one that covers them.
+   */
   async primaryPosition(): Promise<bigint> {
-    const [row] = await queryRows<{ lsn: string }>(this.primary.db, sql`SELECT pg_current_wal_insert_lsn()::text AS lsn`);
+    const [row] = await queryRows<{ lsn: string }>(
+      this.primary.db,
+      sql`SELECT (CASE WHEN current_setting('synchronous_commit') = 'off' THEN pg_current_wal_insert_lsn() ELSE pg_current_wal_flush_lsn() END)::text AS lsn`,
+    );
     return parseLsn(row.lsn);
   }
 
