@@ -147,6 +147,18 @@ const CHANGES: Record<string, Case[]> = {
   // names the tagger splits ("Rhys Owen", read as a plural; "Lena Petrova's", the given name read
   // as a possessive); and a name that qualifies the noun after it ("the Green Party conference") is
   // not what was left.
+  // The twelfth round's: a place named by its owner in the possessive ("at Luigi's", "Joe's
+  // Garage"), a home one has somewhere, a work of art named by its maker or sitter ("a Hockney
+  // print", "the bust of Churchill"), a thing taken down, one of a make's things one has.
+  twelfthRound: [
+    ["Rosa waits tables at Gino's.", "Rosa left Gino's in March.", "Rosa | works_at | Gino's"],
+    ["Olaf is a fitter at Bill's Garage.", "Olaf quit Bill's Garage last year.", "Olaf | works_at | Bill's Garage"],
+    ['Tilde has a flat in Malmo.', 'Tilde moved to Lund in May.', 'Tilde | lives_in | Malmo'],
+    ['Ruth owns a Hockney print.', 'Ruth sold her Hockney print in April.', 'Ruth | owns | Hockney print'],
+    ['The bust of Churchill stands in Market Square.', 'The bust of Churchill was moved to the town library.', 'bust of Churchill | located_in | Market Square'],
+    ['The bust of Churchill stands in Market Square.', 'The bust of Churchill was taken down last week.', 'bust of Churchill | located_in | Market Square'],
+    ['Omar has a Triumph Bonneville.', 'Omar sold his Triumph last summer.', 'Omar | owns | Triumph Bonneville'],
+  ],
   eleventhRound: [
     ['Rhys Owen is a reporter for the Echo.', 'Rhys Owen left the Echo in May.', 'Rhys Owen | works_at | Echo'],
     ['Lena Petrova works at Brightwave.', "Please note that Lena Petrova's last working day at Brightwave was 31 May.", 'Lena Petrova | works_at | Brightwave'],
@@ -537,6 +549,13 @@ const CHANGES: Record<string, Case[]> = {
 };
 
 const CONTROLS: Record<string, Case[]> = {
+  twelfthRound: [
+    // A possessive that names a noun of its own is the owner's, and so is a home one had, or a holiday home.
+    ["Rosa waits tables at Gino's.", "Rosa ate at Gino's house in March.", "Rosa | works_at | Gino's"],
+    ['Tilde lives in Malmo.', 'Tilde has a holiday flat in Lund.', 'Tilde | lives_in | Malmo'],
+    ['Ruth owns a Hockney print.', 'Ruth bought a Hockney sketch in April.', 'Ruth | owns | Hockney print'],
+    ['The bust of Churchill stands in Market Square.', 'The bust of Nelson was taken down last week.', 'bust of Churchill | located_in | Market Square'],
+  ],
   statesReadNinth: [['Milo is a Green Party councillor.', 'Milo met the Labour Party leader.', 'Milo | member_of | Green Party']],
   eleventhRound: [
     ['Dana is a member of the Green Party.', 'Dana left the Green Party conference early.', 'Dana | member_of | Green Party'],

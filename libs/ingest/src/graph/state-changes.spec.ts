@@ -42,17 +42,17 @@ describe('changes of state, offline', () => {
     expect(new Set(STATE_CHANGES.pairs.map((p) => p.id)).size).toBe(STATE_CHANGES.pairs.length);
   });
 
-  // The issue's targets are 90% ended and 5% wrongly ended. Since the eleventh round's list (by a
-  // writer who had not seen the extractor) the tuning part ends 89% (docs/QUALITY.md): the floors
-  // guard what is reached, the target is reported, not asserted.
-  it('keeps the tuning part above its floors: ended at least 87%, a wrong one in at most 5% of its controls', () => {
+  // The issue's targets: 90% ended, 5% wrongly ended (docs/QUALITY.md). The tuning part meets
+  // them since the twelfth round's rules; the held-out part is guarded by a floor below what it
+  // reaches (87%), reported beside it.
+  it("meets the issue's targets on the tuning part: ended at least 90%, a wrong one in at most 5% of its controls", () => {
     console.log(`state changes, tuning: ${JSON.stringify(tuning)}\nstate changes, held-out: ${JSON.stringify(heldOut)}`);
-    expect(tuning.ended).toBeGreaterThanOrEqual(0.87);
+    expect(tuning.ended).toBeGreaterThanOrEqual(0.9);
     expect(tuning.wronglyEnded).toBeLessThanOrEqual(0.05);
   });
 
   it('keeps the held-out part above its floors', () => {
-    expect(heldOut.ended).toBeGreaterThanOrEqual(0.83);
+    expect(heldOut.ended).toBeGreaterThanOrEqual(0.85);
     expect(heldOut.wronglyEnded).toBeLessThanOrEqual(0.1);
   });
 

@@ -133,6 +133,8 @@ const OPEN_ENDINGS: Record<string, readonly string[]> = {
   graduated: ['education', 'training'],
   dropped_out: ['education', 'training'],
   moved_away: ['residence', 'location', 'headquarters', 'stay'],
+  // "The statue was taken down", "was removed": a thing no longer where it stood.
+  taken_down: ['location'],
   sold: ['ownership'],
   discharged: ['patient'],
   released: ['custody', 'patient'],

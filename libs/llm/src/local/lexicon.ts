@@ -238,3 +238,8 @@ export function singularNoun(word: string): string {
   if (/s$/.test(word) && word.length > 3) return word.slice(0, -1);
   return word;
 }
+
+/** The head nouns of a body or an institution one belongs to, works or volunteers at. */
+export const BODY_HEADS: ReadonlySet<string> = new Set(
+  'committee union club board council society association charity bank museum choir band orchestra team league library hospital school'.split(' '),
+);

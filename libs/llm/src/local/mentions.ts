@@ -1,5 +1,8 @@
-import { HONORIFICS, NAME_CONNECTORS, PRONOUNS, ROLE_NOUNS } from './lexicon';
-import { isSaint, lexiconTag, looksCapitalized, matchRanges, type ParsedText, type Token } from './nlp';
+import { BODY_HEADS, HONORIFICS, NAME_CONNECTORS, PRONOUNS, ROLE_NOUNS } from './lexicon';
+import { lexiconTag, matchRanges, type ParsedText, type Token } from './nlp';
+import { possessiveNames } from './possessive-names';
+import { namedWorks } from './work-names';
+import { isNameWord } from './words';
 
 /**
  * Named-entity mentions from the NLP library: people, organizations and places as compromise
@@ -46,10 +49,6 @@ export function cleanName(name: string): string {
  */
 function possessive(token: Token): boolean {
   return /['’]s?$/.test(token.text) || /^['’]/.test(token.post) || (token.tags.has('Possessive') && token.text === '');
-}
-
-function isNameWord(token: Token): boolean {
-  return looksCapitalized(token.text) && !token.tags.has('Pronoun') && !PRONOUNS.has(token.normal);
 }
 
 /** "Ji-woo", "Min-jun": the lowercase part after a hyphen continues the capitalized name before it. */
@@ -124,9 +123,8 @@ export function findMentions(
     for (let i = mention.start; i < mention.end; i++) taken.add(i);
     accepted.push(mention);
   };
-  // "St. Mary's", "St. Thomas' Hospital": the library reads a person called Mary.
-  for (const sentence of parsed.sentences) saintNames(sentence.tokens).forEach(accept);
-  for (const sentence of parsed.sentences) titledPossessiveNames(sentence.tokens).forEach(accept);
+  // "St. Mary's", "King's Cross", "at Luigi's": the library reads a person called Mary, or Luigi.
+  for (const sentence of parsed.sentences) possessiveNames(sentence.tokens).forEach(accept);
   candidates.forEach(accept);
 
   // Proper nouns the library did not type ("Acme", "DeepMind").
@@ -191,11 +189,9 @@ export function findMentions(
   for (const m of accepted) if (m.type === 'person' && parsed.tokens[m.start - 1]?.normal === 'the') m.type = 'concept';
   for (const sentence of parsed.sentences) namedBodies(sentence.tokens).forEach(accept);
   for (const m of accepted) withNumber(m, parsed, isDateToken);
-  return mergeAdjacent(accepted.sort((a, b) => a.start - b.start), parsed);
+  return namedWorks(mergeAdjacent(accepted.sort((a, b) => a.start - b.start), parsed), parsed);
 }
 
-/** The head nouns of a body or an institution one belongs to, works or volunteers at. */
-const BODY_HEADS = new Set('committee union club board council society association charity bank museum choir band orchestra team league library hospital school'.split(' '));
 const DECIDING_BODIES = new Set(['committee', 'board', 'council', 'association', 'society', 'union']);
 
 /**
@@ -314,54 +310,6 @@ function firstWordOfName(tokens: Token[], k: number): boolean {
 
 const SINGULAR_VERBS = /^(?:is|was|has|does)$/;
 const SINGULAR_POSSESSIVES = new Set(['his', 'her']);
-
-/** "St. Mary's", "St. John's Choir", "St. Thomas' Hospital": places and institutions named after a saint. */
-function saintNames(tokens: Token[]): Mention[] {
-  const out: Mention[] = [];
-  for (let k = 0; k + 1 < tokens.length; k++) {
-    if (!isSaint(tokens[k]) || !isNameWord(tokens[k + 1])) continue;
-    let end = k + 2;
-    let possessive = /['’]s$/.test(tokens[k + 1].text) || /^['’]/.test(tokens[k + 1].post);
-    while (end < tokens.length && !/[,;:()]/.test(tokens[end - 1].post)) {
-      const t = tokens[end];
-      if (t.tags.has('Elided')) end++;
-      else if (isNameWord(t) && !t.tags.has('Date')) {
-        possessive ||= /['’]s$/.test(t.text) || /^['’]/.test(t.post);
-        end++;
-      } else break;
-    }
-    // "St. Louis", "St. Petersburg": a place the library knows, named after a saint.
-    const place = !possessive && end === k + 2 && tokens[k].tags.has('Place') && tokens[k + 1].tags.has('Place');
-    if (!possessive && end === k + 2 && !place) continue;
-    const words = tokens
-      .slice(k + 1, end)
-      .filter((t) => t.text !== '')
-      .map((t) => t.text + (/^['’]/.test(t.post) && !/['’]s$/.test(t.text) ? "'" : ''));
-    out.push({ start: tokens[k].index, end: tokens[end - 1].index + 1, name: `St. ${words.join(' ')}`, type: place ? 'location' : 'organization', sentence: tokens[k].sentence });
-    k = end - 1;
-  }
-  return out;
-}
-
-/** Titles that name places in the possessive ("King's Cross", "Queen's Park", "Earl's Court"). */
-const TITLED_POSSESSIVES = new Set(['king', 'queen', 'prince', 'princess', 'bishop', 'earl', 'duke', 'lord', 'lady']);
-
-/** "King's Cross", "King's College London": the possessive title and the names after it are one place or institution. */
-function titledPossessiveNames(tokens: Token[]): Mention[] {
-  const out: Mention[] = [];
-  for (let k = 0; k + 1 < tokens.length; k++) {
-    const title = tokens[k];
-    if (!isNameWord(title) || !/['’]s$/.test(title.text) || !TITLED_POSSESSIVES.has(title.normal.replace(/['’]s$/, ''))) continue;
-    let end = k + 1;
-    while (end < tokens.length && isNameWord(tokens[end]) && !tokens[end].tags.has('Date') && !/[,;:()]/.test(tokens[end - 1].post)) end++;
-    if (end === k + 1) continue;
-    const words = tokens.slice(k, end).filter((t) => t.text !== '');
-    const institution = BODY_HEADS.has(words[words.length - 1].normal) || ['college', 'university', 'academy'].includes(words[words.length - 1].normal);
-    out.push({ start: title.index, end: tokens[end - 1].index + 1, name: words.map((t) => t.text).join(' '), type: institution ? 'organization' : 'location', sentence: title.sentence });
-    k = end - 1;
-  }
-  return out;
-}
 
 /** Last words of a place's name that a given name can start ("Victoria Street", "Mary Hill"). */
 const PLACE_HEADS = new Set(

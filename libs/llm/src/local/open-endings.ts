@@ -34,6 +34,10 @@ const KINDS: Readonly<Record<string, string>> = {
   bakery: 'thing', cafe: 'thing', 'café': 'thing', farm: 'thing', painting: 'thing', share: 'thing', stake: 'thing', property: 'thing',
 };
 
+/** Verbs of taking a thing down from where it stood ("was taken down", "was pulled down"), and of ending its standing there. */
+const TAKING_DOWN = new Set(['take', 'pull', 'tear', 'knock', 'bring']);
+const PULLING_DOWN = new Set(['topple', 'dismantle', 'demolish', 'remove']);
+
 /** "went freelance", "went self-employed". */
 const SELF_EMPLOYED = new Set(['freelance', 'self-employed']);
 
@@ -95,6 +99,9 @@ function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copul
   // "Kai went freelance (after ten years at the BBC)": no employer now, whatever else is named.
   if (['go', 'turn'].includes(group.lemma) && !group.negative && SELF_EMPLOYED.has(nextWord(toks, group.end) ?? '')) return 'left_job';
   objects = objects.filter((hit) => hit.mention.common || !possessive(hit));
+  // "The statue was taken down for repairs", "was toppled", "was removed": no longer where it
+  // stood, whatever it was taken down for (a named place it was removed from is removed_from).
+  if (group.passive && !objects.some((hit) => !hit.mention.common) && ((TAKING_DOWN.has(group.lemma) && (group.particle ?? toks[group.end]?.normal) === 'down') || PULLING_DOWN.has(group.lemma))) return 'taken_down';
   if (objects.some((hit) => !hit.mention.common)) return null;
   const kind = objectKind(toks, group);
   // "quit smoking", "retired from politics": an object of no kind is something else that ended.

@@ -13,13 +13,13 @@ import {
   THEMES,
 } from './lexicon';
 import type { Mention } from './mentions';
-import { looksCapitalized, verbForms, type ParsedSentence, type Token } from './nlp';
+import { lexiconTag, looksCapitalized, verbForms, type ParsedSentence, type Token } from './nlp';
 import { scanObjects, type ObjectHit } from './object-scan';
 import { bereaved, divorcedBy, openEnding } from './open-endings';
 import { officeHolderNoun, roleFacts } from './roles';
 import { nounFacts } from './state-nouns';
 import { validityOf, nearestDateBefore } from './validity';
-import { canonicalPredicate, DISMISSAL_NOUNS, dismissal, HEADQUARTERS_NOUNS, hiring, JOB_NOUNS, OWNABLE_NOUNS, PERSONAL_NOUNS, reciprocalRelation, STUDY_NOUNS } from './vocabulary';
+import { canonicalPredicate, DISMISSAL_NOUNS, dismissal, HEADQUARTERS_NOUNS, hiring, HOME_NOUNS, JOB_NOUNS, OWNABLE_NOUNS, PERSONAL_NOUNS, reciprocalRelation, STUDY_NOUNS } from './vocabulary';
 
 /**
  * Subject–verb–object relations inside one sentence, from the tags of the NLP library:
@@ -85,8 +85,20 @@ const SUBJECT_KEEPING_PASSIVES = new Set(['hire', 'employ']);
 const PURPOSE_VERBS = new Set(['leave', 'quit', 'go', 'move', 'resign', 'retire', 'return', 'come', 'relocate', 'appoint', 'hire', 'name', 'promote', 'choose', 'pick', 'elect']);
 const LIGHT_VERB_NOUNS = new Set([...JOB_NOUNS, ...HEADQUARTERS_NOUNS, ...STUDY_NOUNS, ...Object.keys(PERSONAL_NOUNS), ...OWNABLE_NOUNS, ...DISMISSAL_NOUNS]);
 const LEAVING_LEMMAS = new Set(['leave', 'quit', 'exit', 'desert', 'abandon']);
+/** A home one has and does not live in. */
+const SECOND_HOMES = /\b(?:second|holiday|summer|weekend|country|beach|ski)\s+(?:home|house|flat|apartment|studio)\b/i;
 /** Nouns a name before them may still be the body of ("left the Acme team" is leaving Acme's team). */
 const BODY_PARTS = new Set(['team', 'squad', 'board', 'band', 'choir', 'club', 'party', 'staff', 'group', 'company', 'firm', 'side', 'orchestra', 'committee', 'council', 'union', 'society']);
+
+const GIVEN_NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName']);
+const isGivenNameAlone = (mention: Mention) => !/\s/.test(mention.name) && GIVEN_NAME_TAGS.has(lexiconTag(mention.name.toLowerCase()) ?? '');
+
+/** "a Harley", "an old Rolex": an indefinite article (and adjectives) before the name at `k`. */
+function indefiniteBefore(toks: Token[], k: number): boolean {
+  let j = k - 1;
+  while (j >= 0 && toks[j].tags.has('Adjective') && !toks[j].tags.has('Noun')) j--;
+  return j >= 0 && (toks[j].normal === 'a' || toks[j].normal === 'an');
+}
 
 /** The word after a name is a common noun the name qualifies ("the Green Party conference"), not a body the name is. */
 function qualifiesNoun(after: Token | undefined, last: Token | undefined): boolean {
@@ -283,7 +295,19 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
     // ("got out of Belmarsh", "let Tariq go": with its particle the verb says what happened.)
     if (LIGHT_VERBS.has(group.lemma) && !group.copula && group.particle !== 'out') {
       const employer = subjects.length > 0 && subjects.every((s) => s.type !== 'person');
-      scan.objects = scan.objects.filter((hit) => (hit.noun !== null && LIGHT_VERB_NOUNS.has(hit.noun)) || (employer && lettingGo(group, hit)));
+      // ("has a flat in Cardiff": a home one has is where one lives; not one had, nor a holiday home.)
+      const home = (hit: ObjectHit) =>
+        group.lemma === 'have' && !group.main.tags.has('PastTense') && hit.prep === 'in' && hit.noun !== null && HOME_NOUNS.has(hit.noun) && hit.noun !== 'room' && !SECOND_HOMES.test(input.sentence.text);
+      // ("has a Harley Davidson", "has an old Rolex": one of a make's things, owned.)
+      // ("has a Tom in her class": a given name alone is someone of that name.)
+      const made = (hit: ObjectHit) =>
+        group.lemma === 'have' && hit.prep === null && hit.noun === null && !hit.mention.common && indefiniteBefore(toks, hit.mention.start - base) && !isGivenNameAlone(hit.mention);
+      for (const hit of scan.objects) {
+        if (!made(hit)) continue;
+        hit.indefinite = true;
+        if (hit.mention.type === 'person') hit.mention.type = 'concept';
+      }
+      scan.objects = scan.objects.filter((hit) => (hit.noun !== null && LIGHT_VERB_NOUNS.has(hit.noun)) || home(hit) || made(hit) || (employer && lettingGo(group, hit)));
     }
 
     const now = NOW_WORDS.test(input.sentence.text);

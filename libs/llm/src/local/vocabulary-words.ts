@@ -59,6 +59,9 @@ export const COPULA_NOUNS: Readonly<Record<string, string>> = {
   proprietor: 'owns',
 };
 /** "WidgetCo is a subsidiary of Acme": Acme owns it. */
+/** A home one has, owns, rents or sells somewhere ("a flat in Leeds"). */
+export const HOME_NOUNS: ReadonlySet<string> = new Set(['flat', 'apartment', 'house', 'room', 'home', 'studio']);
+
 export const OWNED_NOUNS = new Set(['subsidiary', 'division', 'imprint', 'affiliate', 'brand']);
 
 /** Things one has and names ("has a yacht called Seabird", "has a dog named Rex"): having one is owning it. */

@@ -8,6 +8,7 @@ import {
   GIVING_NOTICE,
   GROUP_HEADS,
   HEADQUARTERS_NOUNS,
+  HOME_NOUNS,
   HIRING_VERBS,
   HOSPITAL_VERBS,
   JOB_LEAVING,
@@ -34,7 +35,7 @@ import {
   SWITCHING_VERBS,
 } from './vocabulary-words';
 
-export { DISMISSAL_NOUNS, OFFICES, OFFICE_ROLES, PERSONAL_NOUNS, JOB_NOUNS, STUDY_NOUNS, BODY_NOUNS, HEADQUARTERS_NOUNS, OWNABLE_NOUNS, PARTING_VERBS } from './vocabulary-words';
+export { DISMISSAL_NOUNS, OFFICES, OFFICE_ROLES, PERSONAL_NOUNS, JOB_NOUNS, STUDY_NOUNS, BODY_NOUNS, HEADQUARTERS_NOUNS, HOME_NOUNS, OWNABLE_NOUNS, PARTING_VERBS } from './vocabulary-words';
 
 /**
  * One relation vocabulary for the many ways English says the same fact, so that a later text's
@@ -111,7 +112,6 @@ const ENDED_BONDS = new Set(['thing', 'relationship', 'romance', 'affair', 'enga
 /** The office named by the verb of holding it ("directs" → director). */
 const ROLE_OF_VERB: Readonly<Record<string, string>> = { direct: 'director', manage: 'manager', edit: 'editor', govern: 'governor' };
 const STAKE_NOUNS = new Set(['stake', 'share', 'shareholding', 'holding', 'interest']);
-const HOME_NOUNS = new Set(['flat', 'apartment', 'house', 'room', 'home', 'studio']);
 /** A site of an organization, named after the place it is in ("the Pune office"). */
 const BRANCH_NOUNS = new Set(['office', 'offices', 'branch', 'site', 'plant', 'campus', 'store', 'depot', 'factory', 'headquarters', 'hq']);
 /** Owning a home somewhere, buying and selling one. */
@@ -287,6 +287,8 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   }
   // "Ana has a yacht called Seabird": a named thing of hers ("had" says it once was).
   if (noun && OWNABLE_NOUNS.has(noun) && p.lemma === 'have' && !p.prep && !p.past && !isPerson(p.target) && !isPlace(p.target)) return { relation: 'owns' };
+  // "has a Harley Davidson": a thing of that make (a person or a place takes no article).
+  if (p.lemma === 'have' && p.indefinite && !p.prep && !p.past && !isPlace(p.target)) return { relation: 'owns' };
   // "serves on the school board", "sits on the housing committee".
   // ("sits on the Oxfam board": the body's noun after the name.)
   const bodyNext = BODY_NOUNS.has((p.next ?? '').split(' ')[0]);
@@ -345,8 +347,9 @@ export function canonicalPredicate(p: PredicateInput): Predicate {
   // "owns a house in Bath", "sold her flat in Seoul": a home there, owned (not where one lives).
   const homeIn = noun !== null && HOME_NOUNS.has(noun) && p.prep === 'in' && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common)) && !isPerson(p.target);
   if (homeIn && HOME_OWNING[p.lemma] && (p.lemma !== 'sell' || p.past)) return { relation: HOME_OWNING[p.lemma] };
-  // "rents a flat in Edinburgh": where one lives (not "a holiday flat", "a second home").
-  if ((p.lemma === 'rent' || p.lemma === 'share') && noun && HOME_NOUNS.has(noun) && p.prep && ['in', 'on', 'at'].includes(p.prep) && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common))) return { relation: 'lives_in' };
+  // "rents a flat in Edinburgh", "has an apartment in Brooklyn": where one lives (not "a
+  // holiday flat", "a second home"; "owns a house in Bath" is above: owned, maybe let).
+  if ((p.lemma === 'rent' || p.lemma === 'share' || (p.lemma === 'have' && !p.past && noun !== 'room')) && noun && HOME_NOUNS.has(noun) && p.prep && ['in', 'on', 'at'].includes(p.prep) && (isPlace(p.target) || (p.target.type === 'concept' && !p.target.common))) return { relation: 'lives_in' };
   switch (p.lemma) {
     case 'run':
       // "Victor runs Orion Capital": he leads it (not "runs the marathon").

@@ -1,4 +1,5 @@
 // What a word looks like as written, before any tagger's reading of it.
+import { PRONOUNS } from './lexicon';
 import type { Token } from './nlp';
 
 /**
@@ -13,4 +14,9 @@ export function looksCapitalized(word: string): boolean {
 export function isSaint(token: Token | undefined): boolean {
   // "St. Mary's", and "St Mary's" as British English writes it (callers check a name follows).
   return token !== undefined && token.text === 'St' && /^\.?\s*$/.test(token.post);
+}
+
+/** A word written as a name could be: capitalized, and no pronoun ("I", "He" at a sentence's start). */
+export function isNameWord(token: Token): boolean {
+  return looksCapitalized(token.text) && !token.tags.has('Pronoun') && !PRONOUNS.has(token.normal);
 }
