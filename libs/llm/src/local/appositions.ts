@@ -120,7 +120,8 @@ function possessiveAppositions(toks: Token[], mentions: Mention[], mentionAt: Ma
     const { noun, former: exNoun } = withoutEx(singularNoun(word.normal));
     const former = exNoun || earlier;
     const partner = PERSONAL_NOUNS[noun];
-    const office = partner ? null : canonicalPredicate({ relation: `${noun}_of`, lemma: 'be', particle: null, prep: 'of', copula: true, passive: false, gerund: false, past: false, noun, possessed: true, now: false, source: owner, target: owner }).relation;
+    // (Whether the noun names a state at all, before its holder is found: the owner stands in for it.)
+    const office = partner ? null : officeOf(noun, owner, owner);
     if (!partner && !OFFICE_ROLES.has(noun) && !(office && STATES.has(office))) continue;
     // ("Whitby's mayor": a place has offices, not partners or staff.)
     if (owner.type === 'location' && !OFFICE_ROLES.has(noun)) continue;
@@ -139,11 +140,15 @@ function possessiveAppositions(toks: Token[], mentions: Mention[], mentionAt: Ma
         out.push({ source: owner, target: holder, relation: partner, ended: former });
         continue;
       }
-      const held = canonicalPredicate({ relation: `${noun}_of`, lemma: 'be', particle: null, prep: 'of', copula: true, passive: false, gerund: false, past: false, noun, possessed: true, now: false, source: holder, target: owner });
       // ("Morrisons' deputy manager": a deputy's is a job there, not the office.)
       const deputy = toks.slice(owner.end - base, at).some((t) => DEPUTIES.has(t.normal));
-      out.push({ source: holder, target: owner, relation: deputy && OFFICE_ROLES.has(noun) ? 'works_at' : held.relation, ended: former });
+      out.push({ source: holder, target: owner, relation: deputy && OFFICE_ROLES.has(noun) ? 'works_at' : officeOf(noun, holder, owner), ended: former });
     }
   }
   return out;
+}
+
+/** The fact "the owner's <noun>" states of its holder ("Acme's CEO" → ceo_of), as the copula would ("is the CEO of Acme"). */
+function officeOf(noun: string, holder: Mention, owner: Mention): string {
+  return canonicalPredicate({ relation: `${noun}_of`, lemma: 'be', particle: null, prep: 'of', copula: true, passive: false, gerund: false, past: false, noun, possessed: true, now: false, source: holder, target: owner }).relation;
 }
