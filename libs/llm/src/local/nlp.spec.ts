@@ -1,4 +1,4 @@
-import { parseExplicitDate } from './dates';
+import { findDates, parseExplicitDate } from './dates';
 import { parseText, verbForms, verbLemma } from './nlp';
 
 describe('nlp helpers', () => {
@@ -20,6 +20,15 @@ describe('nlp helpers', () => {
     const work = parseText('Where does Alice work?').tokens.find((t) => t.normal === 'work')!;
     expect(work.tags.has('Person')).toBe(false);
     expect(work.tags.has('ProperNoun')).toBe(false);
+  });
+
+  it('reads a capitalized month after "in" as the month, and one after "&" as part of a name', () => {
+    const reference = new Date('2025-06-15T00:00:00Z');
+    const datesOf = (text: string) => findDates(parseText(text), reference).map((d) => parseText(text).tokens.slice(d.start, d.end).map((t) => t.text).join(' '));
+    // ("closed in" is a phrasal verb to the tagger, which then read "May" as a name.)
+    expect(datesOf('Acme closed in May.')).toEqual(['May']);
+    expect(datesOf('Pia left Slaughter & May in April.')).toEqual(['in April']);
+    expect(datesOf('May Chen may join Acme.')).toEqual([]);
   });
 
   it('parses the common explicit date forms to the start of their period', () => {

@@ -1,5 +1,6 @@
 import type { DatesMethods } from 'compromise-dates';
 import { compromise, type Nlp } from './compromise';
+import { retagMonths } from './month-retags';
 import { retagSentence } from './retags';
 import { looksCapitalized } from './words';
 
@@ -18,7 +19,9 @@ export { isSaint, looksCapitalized } from './words';
 export type Doc = ReturnType<Nlp> & DatesMethods;
 
 export function parse(text: string): Doc {
-  return compromise()<DatesMethods>(text);
+  const doc = compromise()<DatesMethods>(text);
+  retagMonths(doc);
+  return doc;
 }
 
 /** compromise's term JSON (the fields used here). */
