@@ -317,7 +317,8 @@ const PLACE_HEADS = new Set(
 );
 const GIVEN_NAME_TAGS = new Set(['MaleName', 'FemaleName', 'FirstName']);
 
-const isGivenName = (mention: Mention) => GIVEN_NAME_TAGS.has(lexiconTag(mention.name.toLowerCase()) ?? '');
+/** The mention is a given name the lexicon lists ("Tom", "Harley"). */
+export const isGivenName = (mention: Mention) => GIVEN_NAME_TAGS.has(lexiconTag(mention.name.toLowerCase()) ?? '');
 
 /** A two-word name whose first word is a given name in the lexicon and whose last is no place's noun. */
 function givenNameFirst(mention: Mention): boolean {

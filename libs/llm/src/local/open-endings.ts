@@ -34,9 +34,10 @@ const KINDS: Readonly<Record<string, string>> = {
   bakery: 'thing', cafe: 'thing', 'café': 'thing', farm: 'thing', painting: 'thing', share: 'thing', stake: 'thing', property: 'thing',
 };
 
-/** Verbs of taking a thing down from where it stood ("was taken down", "was pulled down"), and of ending its standing there. */
+/** Verbs that take a thing down from where it stood with "down" ("was taken down", "was pulled down"). */
 const TAKING_DOWN = new Set(['take', 'pull', 'tear', 'knock', 'bring']);
-const PULLING_DOWN = new Set(['topple', 'dismantle', 'demolish', 'remove']);
+/** Verbs that do so alone ("was toppled", "was removed"). */
+const REMOVING = new Set(['topple', 'dismantle', 'demolish', 'remove']);
 
 /** "went freelance", "went self-employed". */
 const SELF_EMPLOYED = new Set(['freelance', 'self-employed']);
@@ -101,7 +102,7 @@ function endingVerb(toks: Token[], group: VerbGroup, objects: ObjectHit[], copul
   objects = objects.filter((hit) => hit.mention.common || !possessive(hit));
   // "The statue was taken down for repairs", "was toppled", "was removed": no longer where it
   // stood, whatever it was taken down for (a named place it was removed from is removed_from).
-  if (group.passive && !objects.some((hit) => !hit.mention.common) && ((TAKING_DOWN.has(group.lemma) && (group.particle ?? toks[group.end]?.normal) === 'down') || PULLING_DOWN.has(group.lemma))) return 'taken_down';
+  if (group.passive && !objects.some((hit) => !hit.mention.common) && ((TAKING_DOWN.has(group.lemma) && (group.particle ?? toks[group.end]?.normal) === 'down') || REMOVING.has(group.lemma))) return 'taken_down';
   if (objects.some((hit) => !hit.mention.common)) return null;
   const kind = objectKind(toks, group);
   // "quit smoking", "retired from politics": an object of no kind is something else that ended.

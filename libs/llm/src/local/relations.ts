@@ -12,8 +12,8 @@ import {
   STATE_VERBS,
   THEMES,
 } from './lexicon';
-import type { Mention } from './mentions';
-import { lexiconTag, looksCapitalized, verbForms, type ParsedSentence, type Token } from './nlp';
+import { isGivenName, type Mention } from './mentions';
+import { looksCapitalized, verbForms, type ParsedSentence, type Token } from './nlp';
 import { scanObjects, type ObjectHit } from './object-scan';
 import { bereaved, divorcedBy, openEnding } from './open-endings';
 import { officeHolderNoun, roleFacts } from './roles';
@@ -90,8 +90,7 @@ const SECOND_HOMES = /\b(?:second|holiday|summer|weekend|country|beach|ski)\s+(?
 /** Nouns a name before them may still be the body of ("left the Acme team" is leaving Acme's team). */
 const BODY_PARTS = new Set(['team', 'squad', 'board', 'band', 'choir', 'club', 'party', 'staff', 'group', 'company', 'firm', 'side', 'orchestra', 'committee', 'council', 'union', 'society']);
 
-const GIVEN_NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName']);
-const isGivenNameAlone = (mention: Mention) => !/\s/.test(mention.name) && GIVEN_NAME_TAGS.has(lexiconTag(mention.name.toLowerCase()) ?? '');
+const isGivenNameAlone = (mention: Mention) => !/\s/.test(mention.name) && isGivenName(mention);
 
 /** "a Harley", "an old Rolex": an indefinite article (and adjectives) before the name at `k`. */
 function indefiniteBefore(toks: Token[], k: number): boolean {
@@ -302,12 +301,14 @@ export function extractSentenceRelations(input: SentenceInput): SentenceRelation
       // ("has a Tom in her class": a given name alone is someone of that name.)
       const made = (hit: ObjectHit) =>
         group.lemma === 'have' && hit.prep === null && hit.noun === null && !hit.mention.common && indefiniteBefore(toks, hit.mention.start - base) && !isGivenNameAlone(hit.mention);
-      for (const hit of scan.objects) {
-        if (!made(hit)) continue;
-        hit.indefinite = true;
-        if (hit.mention.type === 'person') hit.mention.type = 'concept';
-      }
-      scan.objects = scan.objects.filter((hit) => (hit.noun !== null && LIGHT_VERB_NOUNS.has(hit.noun)) || home(hit) || made(hit) || (employer && lettingGo(group, hit)));
+      scan.objects = scan.objects.filter((hit) => {
+        if (made(hit)) {
+          hit.indefinite = true;
+          if (hit.mention.type === 'person') hit.mention.type = 'concept';
+          return true;
+        }
+        return (hit.noun !== null && LIGHT_VERB_NOUNS.has(hit.noun)) || home(hit) || (employer && lettingGo(group, hit));
+      });
     }
 
     const now = NOW_WORDS.test(input.sentence.text);
